@@ -1,0 +1,95 @@
+"""Input checks shared by selectors, stabilizers and the evaluation runner.
+
+Each check raises :class:`stablefs.StablefsError` with one line that names the problem.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from stablefs._errors import StablefsError
+
+
+def check_n_features_to_select(n_features_to_select, n_features: int) -> int:
+    """Resolve ``n_features_to_select`` to an int in ``[1, n_features]``.
+
+    ``None`` selects half of the features (at least one), as scikit-learn's ``RFE`` does;
+    a float in ``(0, 1]`` is a fraction of the features; an int is taken as is.
+    Anything else, or an int outside ``[1, n_features]``, is an error, never clipped.
+    """
+    if n_features_to_select is None:
+        return max(1, n_features // 2)
+    if isinstance(n_features_to_select, numbers.Integral) and not isinstance(
+        n_features_to_select, bool
+    ):
+        k = int(n_features_to_select)
+        if k <= 0:
+            raise StablefsError(f"k = {k} features to select: k must be at least 1.")
+        if k > n_features:
+            raise StablefsError(
+                f"k = {k} features to select, but the data has only {n_features} features: "
+                f"choose k <= {n_features}."
+            )
+        return k
+    if isinstance(n_features_to_select, numbers.Real):
+        frac = float(n_features_to_select)
+        if not 0.0 < frac <= 1.0:
+            raise StablefsError(
+                f"n_features_to_select = {frac} as a fraction must lie in (0, 1]."
+            )
+        return max(1, int(frac * n_features))
+    raise StablefsError(
+        f"n_features_to_select must be an int, a fraction in (0, 1] or None, "
+        f"not {n_features_to_select!r}."
+    )
+
+
+def check_sizes(sizes, n_features: int) -> list[int]:
+    """Check a list of subset sizes ``k`` against the number of features."""
+    out = []
+    for k in sizes:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise StablefsError(f"subset size k = {k!r} is not a whole number.")
+        out.append(check_n_features_to_select(int(k), n_features))
+    if not out:
+        raise StablefsError("no subset size k given: pass at least one, e.g. -k 10,20.")
+    return sorted(set(out))
+
+
+def check_classes(y, *, min_per_class: int = 1, context: str = "") -> np.ndarray:
+    """Check that ``y`` has at least two classes, each with ``min_per_class`` samples.
+
+    Returns the sorted unique class labels.
+    """
+    classes, counts = np.unique(np.asarray(y), return_counts=True)
+    where = f" {context}" if context else ""
+    if classes.size < 2:
+        only = classes[0] if classes.size else "none"
+        raise StablefsError(
+            f"the labels{where} contain a single class ({only!r}): feature selection for "
+            "classification needs at least two classes."
+        )
+    small = [(c, n) for c, n in zip(classes, counts) if n < min_per_class]
+    if small:
+        desc = ", ".join(f"{c!r} has {n}" for c, n in small)
+        raise StablefsError(
+            f"a class has too few samples{where}: {desc}; at least {min_per_class} per class "
+            "are needed (use fewer folds or drop the class)."
+        )
+    return classes
+
+
+def rank_from_scores(scores: np.ndarray) -> np.ndarray:
+    """Ranking 1..p from relevance scores: 1 = highest score, ties broken by lower index.
+
+    NaN scores (e.g. a constant feature) rank after every finite score.
+    """
+    scores = np.asarray(scores, dtype=float)
+    key = np.where(np.isnan(scores), -np.inf, scores)
+    # lexsort sorts by the last key first: descending score, then ascending index
+    order = np.lexsort((np.arange(scores.size), -key))
+    ranking = np.empty(scores.size, dtype=np.int64)
+    ranking[order] = np.arange(1, scores.size + 1)
+    return ranking

@@ -1,0 +1,60 @@
+"""The :class:`Dataset` container returned by :func:`stablefs.datasets.load`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Dataset:
+    """A labelled data matrix.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,)
+        Class labels as read (strings for files, integers for synthetic data).
+    feature_names : ndarray of str, shape (n_features,)
+    name : str
+        Registry name, file stem, or synthetic spec.
+    relevance : ndarray of shape (n_features,), optional
+        True relevance vector r* (synthetic data only; seed 000 sec. 6.1).
+    relevant : ndarray of int, optional
+        Indices of the truly relevant features (synthetic data only).
+    source : str
+        Where the data came from (a path, or the synthetic spec).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: np.ndarray
+    name: str
+    relevance: np.ndarray | None = None
+    relevant: np.ndarray | None = None
+    source: str = ""
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def classes(self) -> np.ndarray:
+        return np.unique(self.y)
+
+    def class_counts(self) -> dict:
+        classes, counts = np.unique(self.y, return_counts=True)
+        return {c.item() if hasattr(c, "item") else c: int(n) for c, n in zip(classes, counts)}
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{c}: {n}" for c, n in self.class_counts().items())
+        return (
+            f"Dataset({self.name!r}, {self.n_samples} samples x {self.n_features} features, "
+            f"classes {{{counts}}})"
+        )

@@ -1,0 +1,190 @@
+"""Method strings: a small language to name a selector on the command line and in configs.
+
+Grammar (``docs/DESIGN.md``, "Method strings")::
+
+    spec   := prefix* name [ "(" key=value {, key=value} ")" ]
+    prefix := "iw-" | "en-" | "wen-" | "ren-" | ...
+    value  := a Python literal (int, float, str, bool, None)
+
+``"relieff"`` is plain ReliefF; ``"iw-relieff"`` wraps it in margin-based instance weighting;
+``"en-relieff(n_estimators=40)"`` wraps it in a bootstrap ensemble of 40 members. Stacked
+prefixes nest from the outside in: ``"en-iw-ttest"`` is an ensemble of instance-weighted
+t-tests. A parameter goes to the outermost object that has it (the ensemble's
+``n_estimators``, the selector's ``n_neighbors``); a parameter nobody has is an error.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import importlib
+from dataclasses import dataclass
+
+from stablefs._errors import StablefsError
+
+
+@dataclass(frozen=True)
+class MethodInfo:
+    """A registered base method or prefix: where its class lives and what it does."""
+
+    name: str
+    target: str  # "module:Class"
+    description: str
+    defaults: tuple = ()  # default constructor arguments, as (key, value) pairs
+
+    def load(self):
+        module, _, cls = self.target.partition(":")
+        return getattr(importlib.import_module(module), cls)
+
+
+#: base selectors by method name
+SELECTORS: dict[str, MethodInfo] = {}
+#: wrapping stabilizers by prefix (without the trailing "-")
+PREFIXES: dict[str, MethodInfo] = {}
+
+
+def register_selector(name, target, description, **defaults) -> None:
+    """Register a base method name (used by ``stablefs methods`` and ``make_selector``)."""
+    SELECTORS[name] = MethodInfo(name, target, description, tuple(sorted(defaults.items())))
+
+
+def register_prefix(prefix, target, description, **defaults) -> None:
+    """Register a prefix that wraps the selector after it in a stabilizer."""
+    PREFIXES[prefix] = MethodInfo(prefix, target, description, tuple(sorted(defaults.items())))
+
+
+register_selector("ttest", "stablefs.selectors:TTest",
+                  "Welch t-statistic |t| per feature (two classes; F-statistic for more).")
+register_selector("fstat", "stablefs.selectors:FStatistic",
+                  "one-way ANOVA F-statistic per feature (any number of classes).")
+register_selector("relieff", "stablefs.selectors:ReliefF",
+                  "ReliefF, k = 10 hits and misses, every instance (seed 000 eq. 5.1/5.3).")
+register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
+                "margin-based instance weighting (seed 000 ch. 4) around the selector.")
+register_prefix("en", "stablefs.stabilizers:Ensemble",
+                "bagging ensemble: 20 bootstraps, rank-sum aggregation (seed 000 sec. 5.2.3).",
+                sampling="bootstrap", aggregate="rank")
+register_prefix("wen", "stablefs.stabilizers:Ensemble",
+                "subsampling ensemble with weight aggregation, WEn (seed 003).",
+                sampling="subsample", aggregate="weight")
+register_prefix("ren", "stablefs.stabilizers:Ensemble",
+                "subsampling ensemble with rank aggregation, REn (seed 003).",
+                sampling="subsample", aggregate="rank")
+
+
+def available_methods() -> list[str]:
+    """Every base method name and every ``prefix-name`` combination of one prefix."""
+    names = sorted(SELECTORS)
+    return names + [f"{p}-{n}" for p in sorted(PREFIXES) for n in names]
+
+
+def _parse_params(text: str, spec: str) -> dict:
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+    except SyntaxError:
+        raise StablefsError(
+            f"cannot read the parameters of method {spec!r}: write them as name=value, "
+            "e.g. relieff(n_neighbors=5)."
+        ) from None
+    if call.args:
+        raise StablefsError(
+            f"method {spec!r}: parameters must be named (name=value), not positional."
+        )
+    params = {}
+    for kw in call.keywords:
+        try:
+            params[kw.arg] = ast.literal_eval(kw.value)
+        except ValueError:
+            raise StablefsError(
+                f"method {spec!r}: the value of {kw.arg!r} must be a number, string, "
+                "True/False or None."
+            ) from None
+    return params
+
+
+def parse_method(spec: str) -> tuple[list[str], str, dict]:
+    """Split a method string into ``(prefixes, base_name, params)``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise StablefsError("empty method string: name a method, e.g. -m relieff.")
+    text = spec.strip()
+    params: dict = {}
+    if "(" in text:
+        if not text.endswith(")"):
+            raise StablefsError(f"method {spec!r}: unbalanced parentheses.")
+        text, _, inner = text.partition("(")
+        params = _parse_params(inner[:-1], spec)
+    name = text.strip().lower()
+    prefixes = []
+    while name not in SELECTORS:
+        head, sep, rest = name.partition("-")
+        if sep and head in PREFIXES:
+            prefixes.append(head)
+            name = rest
+            continue
+        close = difflib.get_close_matches(text.strip().lower(), available_methods(), n=3,
+                                          cutoff=0.6)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise StablefsError(
+            f"unknown method {spec!r}.{hint} Run 'stablefs methods' for the full list."
+        )
+    return prefixes, name, params
+
+
+def make_selector(spec: str, **overrides):
+    """Build the (possibly wrapped) selector that a method string names.
+
+    Parameters
+    ----------
+    spec : str
+        A method string such as ``"relieff"``, ``"iw-relieff"``, ``"en-ttest(n_estimators=40)"``.
+    **overrides
+        Extra parameters, applied like the ones in parentheses (they win over them), e.g.
+        ``random_state`` or ``n_jobs``. Unlike parameters in the string, an override that no
+        object in the chain accepts is ignored, so callers can pass ``random_state`` to any
+        method.
+
+    Returns
+    -------
+    selector : BaseEstimator
+    """
+    prefixes, name, params = parse_method(spec)
+    estimator = SELECTORS[name].load()(**dict(SELECTORS[name].defaults))
+    for prefix in reversed(prefixes):
+        info = PREFIXES[prefix]
+        estimator = info.load()(estimator, **dict(info.defaults))
+    chain = _chain(estimator)
+    for key, value in params.items():
+        if not _assign(chain, key, value):
+            valid = sorted({p for obj in chain for p in obj.get_params(deep=False)} - {"selector"})
+            raise StablefsError(
+                f"method {spec!r}: unknown parameter {key!r}; valid parameters are "
+                f"{', '.join(valid)}."
+            )
+    for key, value in overrides.items():
+        _assign(chain, key, value, every=True)
+    return estimator
+
+
+def _chain(estimator) -> list:
+    chain = [estimator]
+    while "selector" in chain[-1].get_params(deep=False):
+        chain.append(chain[-1].selector)
+    return chain
+
+
+def _assign(chain, key, value, every=False) -> bool:
+    done = False
+    for obj in chain:
+        if key in obj.get_params(deep=False):
+            obj.set_params(**{key: value})
+            done = True
+            if not every:
+                break
+    return done
+
+
+def describe_methods() -> list[tuple[str, str]]:
+    """``(name, description)`` rows for ``stablefs methods``."""
+    rows = [(name, info.description) for name, info in sorted(SELECTORS.items())]
+    rows += [(f"{p}-<method>", info.description) for p, info in sorted(PREFIXES.items())]
+    return rows

@@ -1,0 +1,93 @@
+"""Base class for every stablefs selector.
+
+A selector is a scikit-learn estimator with ``SelectorMixin``. :meth:`BaseSelector.fit`
+validates the input, calls the subclass's :meth:`BaseSelector._score` to get one relevance
+score per feature (higher = more relevant), and derives from it
+
+- ``scores_``: the scores, shape ``(n_features,)``;
+- ``ranking_``: 1 = best, a permutation of ``1..p``, ties broken by lower feature index;
+- ``support_``: boolean mask of the top ``n_features_to_select`` features.
+
+Subclasses whose ranking is not a sort of their scores (wrappers, recursive elimination)
+override :meth:`BaseSelector._rank` as well.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from stablefs._validation import check_classes, check_n_features_to_select, rank_from_scores
+
+
+class BaseSelector(SelectorMixin, BaseEstimator):
+    """Common ``fit`` / ``ranking_`` / ``support_`` logic for feature weighting selectors.
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None
+        Size of ``support_``. ``None`` selects half of the features; a float in ``(0, 1]`` is a
+        fraction; an int larger than the number of features is an error.
+    """
+
+    #: whether ``fit`` honours ``sample_weight`` (instance weights)
+    _supports_sample_weight = True
+
+    def __init__(self, n_features_to_select=None):
+        self.n_features_to_select = n_features_to_select
+
+    # -- subclass hooks -------------------------------------------------------------------
+    def _score(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray) -> np.ndarray:
+        """Return one relevance score per feature (higher = more relevant)."""
+        raise NotImplementedError
+
+    def _rank(self, X, y, sample_weight):
+        """Return ``(scores, ranking)``; the default ranks features by their scores."""
+        scores = np.asarray(self._score(X, y, sample_weight), dtype=float)
+        return scores, rank_from_scores(scores)
+
+    # -- public API -----------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Score and rank the features of ``X`` for the class labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative instance weights; ``None`` weighs every sample equally. They are
+            normalised to sum to 1 before being passed to the scoring rule.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        self.classes_ = check_classes(y)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be non-negative.")
+        total = sample_weight.sum()
+        if not total > 0:
+            raise ValueError("sample_weight sums to zero: at least one sample needs weight.")
+        sample_weight = sample_weight / total
+        k = check_n_features_to_select(self.n_features_to_select, X.shape[1])
+        scores, ranking = self._rank(X, y, sample_weight)
+        self.scores_ = scores
+        self.ranking_ = np.asarray(ranking, dtype=np.int64)
+        self.support_ = self.ranking_ <= k
+        self.n_features_to_select_ = k
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

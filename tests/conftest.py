@@ -1,0 +1,43 @@
+"""Shared fixtures.
+
+Real data sets live outside the repository (``../shared/datasets`` beside the project, or the
+folders named in ``STABLEFS_DATA``); tests that need them skip with a clear reason when absent.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shared_data_dir() -> Path | None:
+    candidates = [p for p in os.environ.get("STABLEFS_DATA", "").split(os.pathsep) if p]
+    candidates.append(str(ROOT.parent / "shared" / "datasets"))
+    for c in candidates:
+        path = Path(c)
+        if (path / "MANIFEST.md").is_file() or (path / "colon.csv.gz").is_file():
+            return path
+    return None
+
+
+SHARED_DATA = _shared_data_dir()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Folder of the shared real data sets; skips the test when it is absent."""
+    if SHARED_DATA is None:
+        pytest.skip("shared data sets not found: set STABLEFS_DATA=../shared/datasets")
+    return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    """Keep the user download cache out of the tests and point STABLEFS_DATA at the shared sets."""
+    monkeypatch.setenv("STABLEFS_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+    if SHARED_DATA is not None:
+        monkeypatch.setenv("STABLEFS_DATA", str(SHARED_DATA))
