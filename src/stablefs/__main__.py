@@ -1,0 +1,5 @@
+import sys
+
+from stablefs.cli import main
+
+sys.exit(main())

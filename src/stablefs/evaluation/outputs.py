@@ -1,0 +1,89 @@
+"""Writing a comparison to disk (``docs/DESIGN.md``, "Files a run writes").
+
+``run.json``, ``selections.parquet`` (``.npz`` when pyarrow is absent), ``results.csv``,
+``stability.csv``, ``frequencies.csv`` and the report. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from stablefs._io import atomic_path, atomic_write_bytes, atomic_write_text
+from stablefs.evaluation.runner import ExperimentResult
+
+
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def write_selections(selections: pd.DataFrame, out_dir: Path) -> Path:
+    """Store every (method, resample) ranking, scores and training indices."""
+    if _has_pyarrow():
+        path = out_dir / "selections.parquet"
+        with atomic_path(path) as tmp:
+            selections.to_parquet(tmp, index=False)
+        return path
+    path = out_dir / "selections.npz"
+    buf = io.BytesIO()
+    np.savez_compressed(
+        buf,
+        method=selections["method"].to_numpy(dtype=str),
+        resample=selections["resample"].to_numpy(),
+        fit_time=selections["fit_time"].to_numpy(),
+        ranking=np.stack(selections["ranking"].to_list()),
+        scores=np.stack(selections["scores"].to_list()),
+        train=np.array(selections["train"].to_list(), dtype=object),
+    )
+    atomic_write_bytes(path, buf.getvalue())
+    return path
+
+
+def read_selections(out_dir) -> pd.DataFrame:
+    """Read back what :func:`write_selections` stored (either format)."""
+    out_dir = Path(out_dir)
+    if (out_dir / "selections.parquet").exists():
+        df = pd.read_parquet(out_dir / "selections.parquet")
+        for col in ("ranking", "scores", "train"):
+            df[col] = df[col].map(np.asarray)
+        return df
+    with np.load(out_dir / "selections.npz", allow_pickle=True) as z:
+        return pd.DataFrame({
+            "method": z["method"], "resample": z["resample"], "fit_time": z["fit_time"],
+            "train": list(z["train"]), "ranking": list(z["ranking"]), "scores": list(z["scores"]),
+        })
+
+
+def write_csv(df: pd.DataFrame, path: Path) -> Path:
+    atomic_write_text(path, df.to_csv(index=False))
+    return path
+
+
+def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
+                report: bool = True) -> dict[str, Path]:
+    """Write every output file of a comparison into ``out_dir``; return their paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "selections": write_selections(result.selections, out_dir),
+        "results.csv": write_csv(result.results, out_dir / "results.csv"),
+        "stability.csv": write_csv(result.stability, out_dir / "stability.csv"),
+        "frequencies.csv": write_csv(result.frequencies, out_dir / "frequencies.csv"),
+    }
+    if report:
+        from stablefs.report import write_report
+
+        paths.update(write_report(out_dir, run_info=run_info, results=result.results,
+                                  stability=result.stability, frequencies=result.frequencies))
+    # run.json last: its presence (with "finished") marks a complete run
+    paths["run.json"] = out_dir / "run.json"
+    atomic_write_text(paths["run.json"], json.dumps(run_info, indent=2, default=str))
+    return paths
