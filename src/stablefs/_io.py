@@ -151,12 +151,11 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, fsync: bool
         ``path``.
     """
     final = Path(path)
-    with atomic_path(final, fsync=False) as tmp:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            if fsync:
-                fh.flush()
-                os.fsync(fh.fileno())
+    with atomic_path(final, fsync=False) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+        if fsync:
+            fh.flush()
+            os.fsync(fh.fileno())
     if fsync:
         _fsync_dir(final.parent)
     return final

@@ -59,11 +59,11 @@ def parse_sizes(text: str | None, n_features: int) -> list[int]:
     return out
 
 
-def _load(data, label, drop_nominal, drop_missing, data_home=None):
+def _load(data, label, drop_nominal, drop_missing, encode_nominal, data_home=None):
     from stablefs.datasets import load
 
     return load(data, label=label, data_home=data_home, drop_nominal=drop_nominal,
-                drop_missing=drop_missing)
+                drop_missing=drop_missing, encode_nominal=encode_nominal)
 
 
 def _versions() -> dict:
@@ -89,6 +89,8 @@ data_options = [
                  "of ARFF files instead of refusing the file."),
     click.option("--drop-missing", is_flag=True, help="Drop samples with missing values "
                  "instead of refusing the file."),
+    click.option("--encode-nominal", is_flag=True, help="Turn nominal attributes into 0/1 "
+                 "indicator columns (as Weka's NominalToBinary) instead of refusing the file."),
 ]
 
 
@@ -132,7 +134,8 @@ def cli():
 @click.option("--no-report", is_flag=True, help="Skip report.md / report.html.")
 @with_data_options
 def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out, n_jobs, backend,
-            scheduler, seed, progress, no_report, label, drop_nominal, drop_missing):
+            scheduler, seed, progress, no_report, label, drop_nominal, drop_missing,
+            encode_nominal):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
     DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz), a registry name (colon, leukemia,
@@ -143,7 +146,7 @@ def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out,
     from stablefs.evaluation.protocols import Protocol
     from stablefs.evaluation.runner import run_experiment
 
-    ds = _load(data, label, drop_nominal, drop_missing)
+    ds = _load(data, label, drop_nominal, drop_missing, encode_nominal)
     method_list = split_list(methods)
     if not method_list:
         raise StablefsError("no method given: use e.g. -m relieff,iw-relieff.")
@@ -216,7 +219,8 @@ def _summary_table(result) -> str:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--n-jobs", type=int, default=1, show_default=True)
 @with_data_options
-def select(data, method, k, resamples, out, seed, n_jobs, label, drop_nominal, drop_missing):
+def select(data, method, k, resamples, out, seed, n_jobs, label, drop_nominal, drop_missing,
+           encode_nominal):
     """Fit METHOD on all of DATA and list the ranked features with their scores."""
     import numpy as np
     import pandas as pd
@@ -224,7 +228,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, label, drop_nominal, d
     from stablefs._io import atomic_write_text
     from stablefs.methods import make_selector
 
-    ds = _load(data, label, drop_nominal, drop_missing)
+    ds = _load(data, label, drop_nominal, drop_missing, encode_nominal)
     if resamples < 0:
         raise StablefsError(f"--resamples must be 0 or more, not {resamples}.")
     selector = make_selector(method, random_state=seed, n_jobs=n_jobs)
@@ -256,9 +260,11 @@ def select(data, method, k, resamples, out, seed, n_jobs, label, drop_nominal, d
 @cli.command()
 def datasets():
     """List the named data sets and where each file was found."""
+    import pandas as pd
+
     from stablefs.datasets import registry_table
 
-    click.echo(registry_table().to_string(index=False))
+    click.echo(pd.DataFrame(registry_table()).to_string(index=False))
 
 
 @cli.command()

@@ -1,1 +1,291 @@
-"""(being written)"""
+"""Tables, figures and the Markdown/HTML report of a comparison.
+
+:func:`write_report` turns the tidy outputs of the experiment runner (``docs/DESIGN.md``,
+"Files a run writes") into ``report.md`` with ``figures/*.png`` and a self-contained
+``report.html`` carrying the same content. The pieces are usable on their own:
+:mod:`stablefs.report.tables` (summaries, formatted tables, the computed summary),
+:mod:`stablefs.report.figures` (Matplotlib figures) and :mod:`stablefs.report.render`
+(the document model and its two renderers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from stablefs._io import atomic_write_bytes, atomic_write_text
+from stablefs._version import __version__
+from stablefs.report import figures as _fig
+from stablefs.report import tables as _tab
+from stablefs.report.render import (
+    BulletList,
+    CodeBlock,
+    Document,
+    Figure,
+    Heading,
+    Paragraph,
+    Strong,
+    to_html,
+    to_markdown,
+)
+
+__all__ = ["write_report"]
+
+_MEASURE_NOTES = {
+    "kuncheva": "Kuncheva index: overlap of two equal-size subsets corrected for the overlap "
+    "expected by chance, averaged over all pairs of resamples; 1 = identical lists, "
+    "0 = no better than random.",
+    "nogueira": "Nogueira stability: one minus the average variance of each feature's "
+    "selection indicator, scaled so that 1 = identical lists and 0 = random selection; "
+    "its confidence interval is asymptotic.",
+    "jaccard": "Jaccard index: |A ∩ B| / |A ∪ B| averaged over pairs of resamples; not "
+    "corrected for chance, so it grows with k.",
+    "dice": "Dice coefficient: 2|A ∩ B| / (|A| + |B|) averaged over pairs of resamples; not "
+    "corrected for chance.",
+    "npogr": "nPOGR: Kuncheva-like overlap that also credits highly correlated features.",
+    "spearman": "Spearman rank correlation between the full rankings of pairs of resamples.",
+}
+
+
+# ------------------------------------------------------------------------ header
+
+
+def _thousands(x) -> str:
+    try:
+        return f"{int(x):,}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _parse_time(value) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return None
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, sec = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min {sec} s"
+
+
+def _header(run_info: Mapping) -> tuple[list, str | None]:
+    """Header list items (label in bold, then the value) and the command line."""
+    items: list = []
+
+    def add(label: str, text: str) -> None:
+        items.append([Strong(f"{label}:"), f" {text}"])
+
+    data = run_info.get("data")
+    n, p = run_info.get("n_samples"), run_info.get("n_features")
+    shape = f"{_thousands(n)} samples × {_thousands(p)} features" if n is not None and \
+        p is not None else ""
+    if data is not None or shape:
+        add("Data", " — ".join(str(x) for x in (data, shape) if x not in (None, "")))
+    classes = run_info.get("classes")
+    if isinstance(classes, Mapping) and classes:
+        add("Classes", ", ".join(f"{lab} ({_thousands(c)})" for lab, c in classes.items()))
+    elif classes:
+        add("Classes", ", ".join(map(str, classes)))
+    if run_info.get("protocol"):
+        add("Protocol", str(run_info["protocol"]))
+    if run_info.get("methods"):
+        add("Methods", ", ".join(map(str, run_info["methods"])))
+    if run_info.get("sizes") is not None:
+        add("Sizes k", ", ".join(_tab.format_k(k) for k in run_info["sizes"]))
+    if run_info.get("seed") is not None:
+        add("Seed", str(run_info["seed"]))
+    started, finished = run_info.get("started"), run_info.get("finished")
+    if started or finished:
+        t0, t1 = _parse_time(started), _parse_time(finished)
+        text = f"{started or '?'} → {finished or 'not finished'}"
+        if t0 is not None and t1 is not None:
+            with contextlib.suppress(TypeError):  # naive vs aware datetimes
+                text += f" ({_duration((t1 - t0).total_seconds())})"
+        add("Run", text)
+    versions = dict(run_info.get("versions") or {})
+    add("stablefs version", str(versions.pop("stablefs", None) or __version__))
+    if versions:
+        add("Other software", ", ".join(f"{k} {v}" for k, v in versions.items()))
+    command = run_info.get("command")
+    return items, (str(command) if command else None)
+
+
+# ---------------------------------------------------------------------- assembly
+
+
+def _figure(fig_dir: Path, name: str, fig, caption: str, written: list[Path], *,
+            alt: str) -> Figure | None:
+    if fig is None:
+        return None
+    png = _fig.figure_to_png(fig)
+    path = fig_dir / name
+    atomic_write_bytes(path, png)
+    written.append(path)
+    return Figure(src=f"figures/{name}", png=png, caption=caption, alt=alt)
+
+
+def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
+                 stability: pd.DataFrame, frequencies: pd.DataFrame | None = None,
+                 title: str | None = None) -> dict[str, Path | list[Path]]:
+    """Write ``report.md``, ``figures/*.png`` and a self-contained ``report.html``.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Output folder (created if missing). Files there with the same names are replaced
+        atomically; other files are left alone.
+    run_info : dict
+        Run description; used keys: ``data``, ``n_samples``, ``n_features``, ``classes``
+        (label → count), ``methods``, ``sizes``, ``protocol``, ``seed``, ``started``,
+        ``finished``, ``versions`` (name → version), ``command``. Missing keys are skipped.
+    results : DataFrame
+        Tidy ``method, k, resample, metric, value``. Metrics ``<kind>_<classifier>``
+        (``accuracy_svm``, ``auc_1nn``, ...) are summarised per (method, k) as mean ± sd
+        over resamples; metrics ending in ``time`` (``fit_time``) per method, ignoring k.
+    stability : DataFrame
+        ``method, k, measure, estimate, low, high`` (bounds may be NaN or absent).
+    frequencies : DataFrame, optional
+        ``method, k, feature, frequency``; rows with frequency 0 may be omitted. Without it
+        (or when empty) the frequency figure and consensus table are left out.
+    title : str, optional
+        Report title; default ``"Feature selection stability and accuracy: <data>"``.
+
+    Returns
+    -------
+    dict
+        ``{"report.md": Path, "report.html": Path, "figures": [Path, ...]}``.
+
+    Raises
+    ------
+    stablefs.StablefsError
+        When a frame lacks a required column.
+
+    Notes
+    -----
+    Every file is written atomically (temporary file, then rename), figures first and
+    ``report.html`` last. Figures use Matplotlib's Agg backend without touching pyplot.
+    """
+    out_dir = Path(out_dir)
+    fig_dir = out_dir / "figures"
+    res = _tab.prepare_results(results)
+    stab = _tab.prepare_stability(stability)
+    freq = _tab.prepare_frequencies(frequencies)
+    methods = _tab.method_order(run_info.get("methods"), res, stab, freq)
+    perf = _tab.performance_summary(res)
+    timing = _tab.time_summary(res)
+    styles = _fig.method_styles(methods)
+    written: list[Path] = []
+
+    data_name = run_info.get("data")
+    doc = Document(title or "Feature selection stability and accuracy"
+                   + (f": {data_name}" if data_name else ""))
+    items, command = _header(run_info)
+    doc.add(BulletList(items, css_class="meta"))
+    if command:
+        doc.add(Paragraph("Rerun with:"), CodeBlock(command))
+
+    # summary
+    doc.add(Heading(2, "Summary"))
+    sentences = _tab.summary_sentences(methods, stab, perf, timing, freq)
+    doc.add(BulletList(sentences or ["No stability or accuracy values were given."],
+                       css_class="summary"))
+
+    # stability
+    doc.add(Heading(2, "Stability"))
+    if stab.empty:
+        doc.add(Paragraph("No stability values were given."))
+    else:
+        f = _figure(fig_dir, "stability.png", _fig.plot_stability(stab, methods, styles),
+                    "Stability against the number of selected features k, one panel per "
+                    "measure; shaded bands (or bars) are confidence intervals where "
+                    "available. Higher is more stable.", written,
+                    alt="Stability against k")
+        doc.add(f)
+        notes = [_MEASURE_NOTES[m.lower()] for m in pd.unique(stab["measure"])
+                 if m.lower() in _MEASURE_NOTES]
+        if notes:
+            doc.add(BulletList(notes))
+        for measure in pd.unique(stab["measure"]):
+            doc.add(Heading(3, f"{_tab.measure_label(measure)}"),
+                    _tab.stability_table(stab, measure, methods))
+        doc.add(Paragraph("Cells: estimate [lower, upper confidence bound]; the best value "
+                          "at each k is in bold (ties all bold).", css_class="note"))
+
+    # predictive performance
+    doc.add(Heading(2, "Predictive performance"))
+    if perf.empty:
+        doc.add(Paragraph("No accuracy or AUC values were given."))
+    else:
+        f = _figure(fig_dir, "performance.png", _fig.plot_performance(perf, methods, styles),
+                    "Held-out accuracy and AUC against k, one column per classifier: mean "
+                    "over resamples, shaded band ± one standard deviation.", written,
+                    alt="Accuracy and AUC against k")
+        doc.add(f)
+        kinds_first = sorted(pd.unique(perf["metric"]),
+                             key=lambda mt: (_tab.parse_metric(mt)[0] != "accuracy",
+                                             _tab.parse_metric(mt)[0] != "auc"))
+        for metric in kinds_first:
+            doc.add(Heading(3, _tab.metric_label(metric)),
+                    _tab.performance_table(perf, metric, methods))
+        doc.add(Paragraph("Cells: mean ± standard deviation over resamples; the best mean at "
+                          "each k is in bold.", css_class="note"))
+
+    # trade-off
+    trade = _fig.plot_tradeoff(stab, perf, methods, styles)
+    if trade is not None:
+        measure = _tab.measure_label(_tab.primary_measure(stab))
+        doc.add(Heading(2, "Stability–accuracy trade-off"))
+        doc.add(_figure(fig_dir, "tradeoff.png", trade,
+                        f"Stability ({measure}) against mean accuracy, one point per method "
+                        "and k (labelled by k), one panel per classifier.", written,
+                        alt="Stability against accuracy"))
+
+    # frequencies and consensus
+    doc.add(Heading(2, "Selection frequency and consensus signatures"))
+    if freq is None:
+        doc.add(Paragraph("No selection frequencies were given."))
+    else:
+        doc.add(_figure(fig_dir, "frequency.png", _fig.plot_frequencies(freq, methods, styles),
+                        "Share of resamples in which each feature was among the top k, for "
+                        "the 30 most frequently selected features of each method at its "
+                        "largest k; dashed line: consensus threshold "
+                        f"{_tab.CONSENSUS_THRESHOLD:g}.", written,
+                        alt="Selection frequency of the top features"))
+        doc.add(Paragraph([
+            "Consensus signature: the features selected in at least ",
+            f"{_tab.CONSENSUS_THRESHOLD:.0%}",
+            " of the resamples at the largest k (names in the order of frequency).",
+        ]))
+        doc.add(_tab.consensus_table(freq, methods))
+
+    # running times
+    doc.add(Heading(2, "Running time"))
+    if timing.empty:
+        doc.add(Paragraph("No running times were given."))
+    else:
+        doc.add(_figure(fig_dir, "fit_time.png", _fig.plot_fit_time(timing, methods, styles),
+                        "Mean time to fit each selector once on a training set; error bars: "
+                        "± one standard deviation over resamples.", written,
+                        alt="Mean fit time per method"))
+        doc.add(_tab.time_table(timing, methods))
+
+    doc.blocks = [b for b in doc.blocks if b is not None]
+    footer = f"Generated by stablefs {__version__}."
+    md = to_markdown(doc) + "\n---\n\n" + footer + "\n"
+    md_path = atomic_write_text(out_dir / "report.md", md)
+    html_path = atomic_write_text(out_dir / "report.html", to_html(doc, footer=footer))
+    return {"report.md": md_path, "report.html": html_path, "figures": written}
+

@@ -1,1 +1,11 @@
-"""(being written)"""
+"""Feature weighting / selection algorithms, one family per module.
+
+Every selector is a scikit-learn estimator (``BaseEstimator`` + ``SelectorMixin``) whose ``fit``
+sets ``scores_``, ``ranking_`` and ``support_`` (``docs/DESIGN.md``, "Selectors").
+"""
+
+from stablefs.selectors._base import BaseSelector
+from stablefs.selectors.relieff import ReliefF, relieff_scores
+from stablefs.selectors.univariate import FStatistic, TTest, anova_f, welch_t
+
+__all__ = ["BaseSelector", "FStatistic", "ReliefF", "TTest", "anova_f", "relieff_scores", "welch_t"]

@@ -1,0 +1,87 @@
+"""Aggregation over pairs (seed 000 eq. 5.4) and the jackknife variances behind the intervals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from stablefs._errors import StablefsError
+
+
+@dataclass(frozen=True)
+class PairScores:
+    """Similarity of every unordered pair i < j of m results (or of each result to a reference).
+
+    ``values[t]`` is the similarity of results ``i[t]`` and ``j[t]``; for the reference form
+    ``j`` is None and ``values[i]`` compares result i to the reference.
+    """
+
+    values: np.ndarray
+    i: np.ndarray
+    j: np.ndarray | None
+    m: int
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.values))
+
+    def jackknife_variance(self) -> float:
+        """Delete-one-result jackknife variance of the mean; NaN when m < 3.
+
+        All pairs (eq. 5.4): the mean is a U-statistic of order 2 over the m results; leaving
+        result l out gives U_(-l) = (T - R_l) / C(m-1, 2) with T the sum over all pairs and R_l
+        the sum over the pairs that involve l, and
+        v = (m-1)/m * sum_l (U_(-l) - mean_l U_(-l))^2.
+        Reference form (eq. 7): the mean of m independent terms; the jackknife equals
+        s^2/m (sample variance, ddof=1), defined for m >= 2.
+        """
+        m = self.m
+        if self.j is None:
+            if m < 2:
+                return float("nan")
+            return float(np.var(self.values, ddof=1) / m)
+        if m < 3:
+            return float("nan")
+        total = self.values.sum()
+        row = np.bincount(self.i, self.values, minlength=m) + np.bincount(
+            self.j, self.values, minlength=m)
+        loo = (total - row) / ((m - 1) * (m - 2) / 2)
+        return float((m - 1) / m * np.sum((loo - loo.mean()) ** 2))
+
+
+def pair_index(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of the pairs i < j."""
+    i, j = np.triu_indices(m, k=1)
+    return i, j
+
+
+def normal_interval(estimate: float, variance: float, alpha: float) -> tuple[float, float]:
+    """estimate ± z_{1-alpha/2} sqrt(variance); NaN bounds when the variance is NaN."""
+    if not np.isfinite(variance):
+        return float("nan"), float("nan")
+    z = stats.norm.ppf(1 - alpha / 2)
+    half = z * np.sqrt(max(variance, 0.0))
+    return float(estimate - half), float(estimate + half)
+
+
+def jackknife_variance(statistic, n: int) -> float:
+    """Delete-one jackknife variance of ``statistic(rows)`` over n results; NaN when n < 3.
+
+    ``statistic`` takes an index array of the rows to keep.
+    """
+    if n < 3:
+        return float("nan")
+    everything = np.arange(n)
+    loo = np.array([statistic(np.delete(everything, l)) for l in range(n)], dtype=float)
+    return float((n - 1) / n * np.sum((loo - loo.mean()) ** 2))
+
+
+def fail_pairs(measure: str, bad: np.ndarray, sizes_i, sizes_j, reason: str) -> None:
+    """Raise a one-line error naming the first undefined pair."""
+    t = int(np.flatnonzero(bad)[0])
+    raise StablefsError(
+        f"{measure} is undefined for a pair of subsets of sizes {int(np.ravel(sizes_i)[t])} and "
+        f"{int(np.ravel(sizes_j)[t])}: {reason}"
+    )

@@ -1,0 +1,278 @@
+r"""Nogueira, Sechidis & Brown (JMLR 18(174), 2018): stability estimator, variance, CI, tests.
+
+Notation: Z is the (m × p) 0/1 selection matrix, p̂_f = (1/m) Σ_i z_if the selection
+frequency of feature f, k_i = Σ_f z_if, k̄ = (1/m) Σ_i k_i and s_f² = m/(m−1) p̂_f (1 − p̂_f)
+the unbiased variance of column f.
+
+**Estimator** (their Definition 4 / eq. 4):
+
+    Φ̂(Z) = 1 − [(1/p) Σ_f s_f²] / [(k̄/p)(1 − k̄/p)].
+
+**Exact identity.** Because Σ_f p̂_f = k̄ and Σ_f p̂_f² = (1/m²) Σ_{i,j} |S_i ∩ S_j|,
+
+    Φ̂ = (ā − k̄²/p) / (k̄ − k̄²/p),   ā = mean of |S_i ∩ S_j| over the m(m−1)/2 pairs i < j.
+
+So Φ̂ is a ratio of *averages*. When every subset has the same size k (k̄ = k) the
+denominator is the same for every pair and Φ̂ equals, exactly and for every finite m, the
+mean pairwise Kuncheva index (= mean pairwise Phi, since Phi = Kuncheva for equal sizes).
+This holds only with the unbiased s_f² (the factor m/(m−1)); with the plug-in variance
+p̂_f(1 − p̂_f) one gets 1/m + (m−1)/m · (mean Kuncheva) instead.
+For unequal sizes Φ̂ is *not* the mean pairwise Phi (each pair has its own denominator);
+only the ratio-of-averages identity above holds. Both statements are tested.
+
+**Variance** (their Theorem 9, asymptotic normality as m → ∞). With
+
+    φ_i = 1/((k̄/p)(1 − k̄/p)) · [ (1/p) Σ_f z_if p̂_f − k_i k̄/p²
+                                  + (Φ̂/2) (2 k_i k̄/p² − k_i/p − k̄/p + 1) ],
+
+    v(Φ̂) = 4/m² · Σ_i (φ_i − φ̄)².
+
+We re-derived this by the delta method: Φ̂ = g(ā, k̄) with g(A, K) = (A − K²/p)/(K − K²/p);
+ā is a U-statistic of order 2 with kernel ⟨z_i, z_j⟩ whose Hájek projection is
+(2/m) Σ_i ⟨z_i, π⟩, so Φ̂ − Φ ≈ (1/m) Σ_i [2 g_A ⟨z_i, π⟩ + g_K k_i] = (2/m) Σ_i φ_i +
+const with g_A = 1/D, g_K = −(2K/p + Φ (1 − 2K/p))/D, D = K(1 − K/p). The bracket above is
+exactly g_A ⟨z_i, p̂⟩ + (g_K/2) k_i up to terms constant in i (which cancel in φ_i − φ̄),
+and Var ≈ Var(2φ)/m estimated by 4/m² Σ (φ_i − φ̄)². The factor is 4/m² (not 4/(m(m−1))
+nor 1/m²), and the Φ̂/2 term carries the k_i-dependence of the denominator: dropping it,
+or using k_i in place of k̄ in the k̄/p² products, gives the different variances found in
+circulation.
+
+Simulation check (``tests/test_stability_nogueira.py`` and the module report): the estimator
+is consistent — mean v / empirical Var(Φ̂) ≈ 0.94–1.02 for m = 100–300 — but it is
+*optimistic for small m*: ≈ 0.5–0.65 at m = 10 and ≈ 0.3 at m = 5 (95 % intervals cover
+≈ 80–85 % at m = 10), because the second-order term of the U-statistic is ignored.
+``variance="jackknife"`` (delete-one-result) is available and covers ≈ 92–95 % at m = 10.
+
+**Confidence interval:** Φ̂ ± z_{1−α/2} sqrt(v), not clipped to [−1/(m−1), 1].
+**Tests:** one-sample z = (Φ̂ − Φ₀)/sqrt(v); two-sample (independent results of two
+algorithms) z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b); p-values from the standard normal.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from stablefs._errors import StablefsError
+from stablefs.stability._common import normal_interval
+from stablefs.stability._inputs import SubsetData, as_subsets, check_alpha
+
+__all__ = [
+    "NogueiraTest",
+    "nogueira",
+    "nogueira_ci",
+    "nogueira_test",
+    "nogueira_two_sample_test",
+    "nogueira_variance",
+]
+
+
+class NogueiraTest(NamedTuple):
+    """Result of a Nogueira z-test."""
+
+    statistic: float
+    pvalue: float
+    estimate: float
+    variance: float
+
+
+def _data(subsets, n_features) -> SubsetData:
+    data = as_subsets(subsets, n_features, min_subsets=2)
+    kbar = data.sizes.mean()
+    if kbar == 0 or kbar == data.p:
+        what = "empty" if kbar == 0 else f"all p = {data.p} features"
+        raise StablefsError(
+            f"Nogueira's stability is undefined when every subset is {what} "
+            "(no variance is possible; k̄ must satisfy 0 < k̄ < p)."
+        )
+    return data
+
+
+def _estimate(data: SubsetData) -> float:
+    m, p = data.m, data.p
+    ph = data.Z.sum(axis=0) / m
+    kbar = data.sizes.mean()
+    s2 = m / (m - 1) * np.sum(ph * (1 - ph))
+    return float(1 - (s2 / p) / ((kbar / p) * (1 - kbar / p)))
+
+
+def _phi_terms(data: SubsetData, est: float) -> np.ndarray:
+    m, p = data.m, data.p
+    Zf = data.Z.astype(np.float64)
+    ph = Zf.sum(axis=0) / m
+    k = data.sizes.astype(np.float64)
+    kbar = k.mean()
+    denom = (kbar / p) * (1 - kbar / p)
+    return (1 / denom) * (
+        (Zf @ ph) / p - k * kbar / p**2
+        + (est / 2) * (2 * k * kbar / p**2 - k / p - kbar / p + 1)
+    )
+
+
+def _asymptotic_variance(data: SubsetData, est: float) -> float:
+    phi = _phi_terms(data, est)
+    return float(4 / data.m**2 * np.sum((phi - phi.mean()) ** 2))
+
+
+def _jackknife_variance(data: SubsetData) -> float:
+    m, p = data.m, data.p
+    if m < 3:
+        return float("nan")
+    Zf = data.Z.astype(np.float64)
+    F = Zf.sum(axis=0)
+    Floo = (F[None, :] - Zf) / (m - 1)                       # p̂ without result l
+    kloo = (data.sizes.sum() - data.sizes) / (m - 1)
+    s2 = (m - 1) / (m - 2) * np.sum(Floo * (1 - Floo), axis=1)
+    den = (kloo / p) * (1 - kloo / p)
+    if np.any(den == 0):
+        return float("nan")
+    loo = 1 - (s2 / p) / den
+    return float((m - 1) / m * np.sum((loo - loo.mean()) ** 2))
+
+
+def nogueira(subsets, n_features=None) -> float:
+    r"""Nogueira, Sechidis & Brown (2018) stability estimator Φ̂.
+
+    Φ̂ = 1 − [(1/p) Σ_f s_f²] / [(k̄/p)(1 − k̄/p)],  s_f² = m/(m−1) p̂_f (1 − p̂_f),
+    equivalently (ā − k̄²/p)/(k̄ − k̄²/p) with ā the mean pairwise intersection size.
+
+    * Range: [−1/(m−1), 1]; 1 iff all subsets are identical.
+    * Corrected for chance: yes (≈ 0, exactly 0 in expectation for equal sizes, under random
+      selection); the only measure here satisfying all five properties of the paper.
+    * Needs: m ≥ 2 results, p, any sizes, 0 < k̄ < p (otherwise a
+      :class:`~stablefs.StablefsError`). Empty subsets are allowed.
+    * For equal sizes it equals the mean pairwise :func:`kuncheva` / :func:`phi` exactly;
+      see the module docstring for the precise identity.
+
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+    n_features : int, optional
+        p; required for index collections.
+
+    Returns
+    -------
+    float
+    """
+    return _estimate(_data(subsets, n_features))
+
+
+def nogueira_variance(subsets, n_features=None, *, method: str = "asymptotic") -> float:
+    """Variance estimate of Φ̂: ``"asymptotic"`` (paper, Theorem 9) or ``"jackknife"``.
+
+    See the module docstring for the formula, its derivation and its small-m behaviour.
+    The jackknife needs m ≥ 3 and returns NaN otherwise.
+    """
+    data = _data(subsets, n_features)
+    if method == "asymptotic":
+        return _asymptotic_variance(data, _estimate(data))
+    if method == "jackknife":
+        return _jackknife_variance(data)
+    raise StablefsError(f"unknown variance method {method!r}: use 'asymptotic' or 'jackknife'.")
+
+
+def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
+                variance: str = "asymptotic") -> tuple[float, float, float, float]:
+    """Φ̂ with its variance and (1 − alpha) normal confidence interval.
+
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+    n_features : int, optional
+        p; required for index collections.
+    alpha : float
+        1 − confidence level.
+    variance : {"asymptotic", "jackknife"}
+        ``"asymptotic"`` is the paper's v(Φ̂) = 4/m² Σ (φ_i − φ̄)² (too narrow for small m,
+        see the module docstring); ``"jackknife"`` the delete-one-result jackknife
+        (NaN bounds when m < 3).
+
+    Returns
+    -------
+    (estimate, variance, low, high)
+        low/high = Φ̂ ∓ z_{1−α/2} sqrt(variance), not clipped.
+    """
+    alpha = check_alpha(alpha)
+    data = _data(subsets, n_features)
+    est = _estimate(data)
+    if variance == "asymptotic":
+        var = _asymptotic_variance(data, est)
+    elif variance == "jackknife":
+        var = _jackknife_variance(data)
+    else:
+        raise StablefsError(
+            f"unknown variance method {variance!r}: use 'asymptotic' or 'jackknife'."
+        )
+    low, high = normal_interval(est, var, alpha)
+    return est, var, low, high
+
+
+def _pvalue(z: float, alternative: str) -> float:
+    if alternative == "greater":
+        return float(stats.norm.sf(z))
+    if alternative == "less":
+        return float(stats.norm.cdf(z))
+    if alternative == "two-sided":
+        return float(2 * stats.norm.sf(abs(z)))
+    raise StablefsError(
+        f"unknown alternative {alternative!r}: use 'greater', 'less' or 'two-sided'."
+    )
+
+
+def _z(diff: float, var: float) -> float:
+    if var > 0:
+        return diff / np.sqrt(var)
+    return 0.0 if diff == 0 else float(np.copysign(np.inf, diff))
+
+
+def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
+                  alternative: str = "greater") -> NogueiraTest:
+    """One-sample z-test of H0: Φ = ``null`` (Nogueira et al. 2018, sec. 6).
+
+    z = (Φ̂ − Φ₀)/sqrt(v(Φ̂)) with the asymptotic variance; ``null=0`` tests whether the
+    algorithm is more stable than random selection.
+
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+    n_features : int, optional
+    null : float
+        Φ₀.
+    alternative : {"greater", "less", "two-sided"}
+        H1: Φ > Φ₀ (default), Φ < Φ₀, or Φ ≠ Φ₀.
+
+    Returns
+    -------
+    NogueiraTest
+        ``statistic`` (z), ``pvalue``, ``estimate``, ``variance``. With zero variance (all
+        φ_i equal, e.g. identical subsets) z is ±inf, or 0 when Φ̂ = Φ₀.
+    """
+    data = _data(subsets, n_features)
+    est = _estimate(data)
+    var = _asymptotic_variance(data, est)
+    z = _z(est - float(null), var)
+    return NogueiraTest(float(z), _pvalue(z, alternative), est, var)
+
+
+def nogueira_two_sample_test(subsets_a, subsets_b, n_features=None, *,
+                             alternative: str = "two-sided") -> NogueiraTest:
+    """Two-sample z-test of H0: Φ_a = Φ_b for two algorithms (Nogueira et al. 2018, sec. 6).
+
+    z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b). The two systems of results are assumed independent
+    (different resamples); on shared resamples the results are positively correlated and the
+    test is conservative.
+
+    Returns
+    -------
+    NogueiraTest
+        ``estimate`` is Φ̂_a − Φ̂_b and ``variance`` is v_a + v_b.
+    """
+    da, db = _data(subsets_a, n_features), _data(subsets_b, n_features)
+    if da.p != db.p:
+        raise StablefsError(f"the two systems have {da.p} and {db.p} features: they must match.")
+    ea, eb = _estimate(da), _estimate(db)
+    var = _asymptotic_variance(da, ea) + _asymptotic_variance(db, eb)
+    z = _z(ea - eb, var)
+    return NogueiraTest(float(z), _pvalue(z, alternative), ea - eb, var)

@@ -1,0 +1,259 @@
+r"""Frequency-based measures of a whole system of subsets (not averages over pairs).
+
+F_f = number of the m results that select feature f (seed 002 eq. 2.39), V = ∪_i S_i the
+features selected at least once, N = Σ_i |S_i| = Σ_f F_f.
+
+Somol & Novovičová's consistency C / CW / CW_rel (seed 002 eqs. 2.39–2.42, 2.51, 2.52 and
+seed-002 digest sec. 2.3), Křížek et al.'s entropy (eqs. 2.37–2.38, 2.50), Davis et al.
+(2006) and Novovičová, Somol & Pudil (2009). All need m ≥ 2 results; a system in which no
+feature is ever selected raises :class:`~stablefs.StablefsError` (there is nothing to be
+consistent about) — except Křížek's entropy, which is defined for it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stablefs._errors import StablefsError
+from stablefs.stability._inputs import SubsetData, as_subsets
+
+__all__ = ["davis", "krizek", "novovicova", "somol", "somol_c", "somol_cw", "somol_cw_rel"]
+
+
+def _nonempty(data: SubsetData, name: str) -> np.ndarray:
+    F = data.Z.sum(axis=0).astype(np.float64)  # counts over V (the union)
+    if F.size == 0:
+        raise StablefsError(f"{name} is undefined when no feature is selected in any result.")
+    return F
+
+
+def _somol_c(data: SubsetData) -> float:
+    F = _nonempty(data, "Somol's consistency C")
+    return float(np.mean((F - 1) / (data.m - 1)))
+
+
+def _somol_cw(data: SubsetData) -> float:
+    F = _nonempty(data, "Somol's weighted consistency CW")
+    N = F.sum()
+    return float(np.sum(F / N * (F - 1) / (data.m - 1)))
+
+
+def cw_bounds(N: int, m: int, p: int) -> tuple[float, float]:
+    """(CW_min, CW_max) for N selections among p features in m results (Somol & Novovičová 2010).
+
+    With D = N mod p and H = N mod m:
+    CW_min = (N² − p (N − D) − D²) / (p N (m − 1)),  CW_max = (H² + N (m − 1) − H m) / (N (m − 1)).
+    CW_min spreads the N selections as evenly as possible over the p features, CW_max stacks
+    them into features selected by all m results (verified by enumeration in the tests).
+    """
+    D = N % p
+    H = N % m
+    cw_min = (N * N - p * (N - D) - D * D) / (p * N * (m - 1))
+    cw_max = (H * H + N * (m - 1) - H * m) / (N * (m - 1))
+    return float(cw_min), float(cw_max)
+
+
+def _somol_cw_rel(data: SubsetData) -> float:
+    F = _nonempty(data, "Somol's relative weighted consistency CW_rel")
+    N = int(F.sum())
+    cw = _somol_cw(data)
+    lo, hi = cw_bounds(N, data.m, data.p)
+    if hi - lo <= 1e-12:
+        raise StablefsError(
+            f"CW_rel is undefined here: with N = {N} selections among p = {data.p} features "
+            f"in m = {data.m} results the attainable minimum and maximum of CW coincide."
+        )
+    return float((cw - lo) / (hi - lo))
+
+
+def _krizek(data: SubsetData, normalize: bool = True) -> float:
+    _, counts = np.unique(data.Z, axis=0, return_counts=True) if data.Z.shape[1] else (
+        None, np.array([data.m]))
+    freq = counts / data.m
+    H = float(-np.sum(freq * np.log(freq)))
+    if not normalize:
+        return H
+    return float(1 - H / np.log(data.m))
+
+
+def _davis(data: SubsetData, penalty: float = 0.0) -> float:
+    F = _nonempty(data, "Davis' measure")
+    value = np.mean(F / data.m)
+    if penalty:
+        value -= penalty * np.median(data.sizes) / data.p
+    return float(max(0.0, value))
+
+
+def _novovicova(data: SubsetData) -> float:
+    F = _nonempty(data, "Novovičová's measure")
+    N = F.sum()
+    return float(np.sum(F * np.log2(F)) / (N * np.log2(data.m)))
+
+
+def _prep(subsets, n_features, needs_p: bool) -> SubsetData:
+    return as_subsets(subsets, n_features, require_p=needs_p, min_subsets=2)
+
+
+_P_DOC = """
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m ≥ 2 selection results.
+    n_features : int, optional
+        p; {note}
+
+    Returns
+    -------
+    float
+"""
+
+
+def _params(note: str):
+    def deco(func):
+        func.__doc__ = func.__doc__.rstrip() + "\n" + _P_DOC.format(note=note)
+        return func
+
+    return deco
+
+
+@_params("not needed (the value does not depend on p).")
+def somol_c(subsets, n_features=None) -> float:
+    r"""Somol & Novovičová's consistency C (seed 002 eqs. 2.39–2.40).
+
+    C = (1/|V|) Σ_{f∈V} (F_f − 1)/(m − 1).
+
+    * Range: [0, 1]; 1 iff all results are identical; 0 iff no feature is selected twice.
+    * Corrected for chance: no.
+    * Needs: m ≥ 2, at least one selected feature; any sizes.
+    """
+    return _somol_c(_prep(subsets, n_features, False))
+
+
+@_params("not needed (the value does not depend on p).")
+def somol_cw(subsets, n_features=None) -> float:
+    r"""Somol & Novovičová's weighted consistency CW (seed 002 eqs. 2.41, 2.51).
+
+    CW = Σ_f (F_f/N) (F_f − 1)/(m − 1),  N = Σ_i |S_i|.
+
+    * Range: [0, 1]; 1 iff identical (the thesis' remark "N > n" is not needed).
+    * Corrected for chance: no; random subsets of size k score k/p in expectation
+      (E[F_f(F_f − 1)] = m(m − 1)(k/p)²).
+    * Needs: m ≥ 2, at least one selected feature; any sizes.
+    """
+    return _somol_cw(_prep(subsets, n_features, False))
+
+
+@_params("required for index collections (CW_min depends on it).")
+def somol_cw_rel(subsets, n_features=None) -> float:
+    r"""Somol & Novovičová's relative weighted consistency CW_rel (seed 002 eqs. 2.42, 2.52).
+
+    CW_rel = (CW − CW_min)/(CW_max − CW_min) with, for D = N mod p and H = N mod m,
+    CW_min = (N² − p(N − D) − D²)/(p N (m − 1)) and CW_max = (H² + N(m − 1) − H m)/(N (m − 1)).
+    The thesis omits the bounds; they are those of Somol & Novovičová (2010, IEEE TPAMI), as
+    listed in the seed-002 digest (sec. 2.3), and we checked them by enumeration.
+
+    * Range: [0, 1]; 1 for identical subsets.
+    * Corrected for chance: partially. The seed-002 digest counts it as chance-corrected, but
+      CW_min is the most *even* spread of the N selections, not the expectation under random
+      selection: random k-subsets score about k/p when m k < p, and about
+      (p − k)/(p (m − 1)) / (CW_max − CW_min) > 0 otherwise, so random selection does not
+      average 0 (use :func:`~stablefs.stability.nogueira` or :func:`kuncheva` for that).
+    * Needs: m ≥ 2, p, at least one selected feature; any sizes; an error when
+      CW_max = CW_min (e.g. a single selection overall).
+    """
+    return _somol_cw_rel(_prep(subsets, n_features, True))
+
+
+def somol(subsets, n_features=None, *, variant: str = "cw_rel") -> float:
+    """Somol & Novovičová's consistency; ``variant`` ∈ {"cw_rel" (default), "cw", "c"}.
+
+    ``"cw_rel"`` (:func:`somol_cw_rel`) is the form recommended by its authors and the one
+    Bommert's ``stabm`` calls "Somol"; ``"c"`` is seed 002's S_Somol and ``"cw"`` its
+    S_WSomol. See the three functions for formulas, ranges and requirements.
+
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+    n_features : int, optional
+        p; required for index collections with ``variant="cw_rel"``.
+    variant : {"cw_rel", "cw", "c"}
+
+    Returns
+    -------
+    float
+    """
+    key = str(variant).lower()
+    if key == "cw_rel":
+        return somol_cw_rel(subsets, n_features)
+    if key == "cw":
+        return somol_cw(subsets, n_features)
+    if key == "c":
+        return somol_c(subsets, n_features)
+    raise StablefsError(f"unknown Somol variant {variant!r}: use 'cw_rel', 'cw' or 'c'.")
+
+
+def krizek(subsets, n_features=None, *, normalize: bool = True) -> float:
+    r"""Křížek et al.'s entropy of the distribution of distinct subsets (seed 002 eqs. 2.37–2.38).
+
+    H = −Σ_{distinct X} F_X log F_X, F_X = (number of results equal to X)/m (natural log).
+
+    * ``normalize=True`` (default): S = 1 − H / log m, oriented as a stability —
+      1 iff all results are identical, 0 iff no subset occurs twice. This is the reading
+      that makes the thesis' sec. 2.3.2 ("constant 0" when no subset repeats) consistent;
+      the thesis does not give the normalisation (seed-002 digest sec. 2.3, "AMBIGUOUS").
+    * ``normalize=False``: the raw entropy H ∈ [0, log m] (0 = perfectly stable).
+    * Corrected for chance: no. It ignores partial overlap entirely (seed-002 digest sec. 2.2
+      example), so it is mostly useful for tiny p.
+    * Needs: m ≥ 2; any sizes (the thesis uses equal sizes), empty subsets allowed; p not
+      used.
+
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+    n_features : int, optional
+        Not needed.
+    normalize : bool
+
+    Returns
+    -------
+    float
+    """
+    return _krizek(_prep(subsets, n_features, False), normalize)
+
+
+def davis(subsets, n_features=None, *, penalty: float = 0.0) -> float:
+    r"""Davis et al. (2006) stability, as in Bommert's ``stabm::stabilityDavis``.
+
+    S = max{0, (1/|V|) Σ_{f∈V} F_f/m − penalty · median(|S_1|, …, |S_m|)/p}.
+
+    * Range: [0, 1]; 1 iff identical (with ``penalty=0``).
+    * Corrected for chance: no; ``penalty`` > 0 penalises large subsets.
+    * Needs: m ≥ 2, a selected feature; p only when ``penalty`` > 0.
+
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+    n_features : int, optional
+    penalty : float
+        Weight of the size penalty (0 = none).
+
+    Returns
+    -------
+    float
+    """
+    if penalty < 0:
+        raise StablefsError(f"penalty = {penalty} must be >= 0.")
+    return _davis(_prep(subsets, n_features, penalty > 0), float(penalty))
+
+
+@_params("not needed.")
+def novovicova(subsets, n_features=None) -> float:
+    r"""Novovičová, Somol & Pudil (2009) entropy-based stability, as in ``stabm``.
+
+    SS = (1/(N log₂ m)) Σ_{f∈V} F_f log₂ F_f,  N = Σ_f F_f.
+
+    * Range: [0, 1]; 1 iff identical, 0 iff no feature is selected twice.
+    * Corrected for chance: no.
+    * Needs: m ≥ 2, a selected feature; any sizes.
+    """
+    return _novovicova(_prep(subsets, n_features, False))

@@ -1,0 +1,405 @@
+"""Pairwise similarity measures of selected subsets, averaged over pairs.
+
+For two subsets S_i, S_j of p features write a = |S_i ∩ S_j|, k_i = |S_i|, k_j = |S_j|,
+b = k_i − a, c = k_j − a, d = p − a − b − c. Every measure here is a function s(a, k_i, k_j, p)
+and the stability of m results is its mean over all m(m−1)/2 pairs (seed 000 eq. 5.4)
+
+    S = 2 / (m (m − 1)) · Σ_{i<j} s(S_i, S_j),
+
+or, with ``reference=R``, the mean similarity of each result to one reference result
+(seed 001 eq. 7): S = (1/m) Σ_i s(R, S_i). All intersections come from one product of the
+(m × p) boolean matrix (restricted to the features selected at least once).
+
+Conventions for degenerate input (never a silent NaN):
+
+* fewer than two results without ``reference`` → :class:`~stablefs.StablefsError`;
+* measures that are not corrected for chance (Jaccard, Dice, Ochiai) define the similarity of
+  two *empty* subsets as 1 (they are identical) and of an empty and a non-empty subset as 0;
+  Hamming is always defined;
+* chance-corrected measures (Kuncheva, Lustgarten, Phi, Kappa, Wald, unadjusted) are undefined
+  when the chance-expected overlap is forced (a subset empty or holding all p features; see each
+  function) and raise a one-line :class:`~stablefs.StablefsError` naming the pair's sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from stablefs._errors import StablefsError
+from stablefs.stability._common import PairScores, fail_pairs, pair_index
+from stablefs.stability._inputs import SubsetData, as_reference, as_subsets
+
+__all__ = [
+    "dice",
+    "hamming",
+    "jaccard",
+    "kappa",
+    "kuncheva",
+    "lustgarten",
+    "ochiai",
+    "phi",
+    "similarity_matrix",
+    "unadjusted",
+    "wald",
+]
+
+Kernel = Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray]
+
+
+# ------------------------------------------------------------------------------ kernels
+def _k_kuncheva(a, ki, kj, p):
+    bad = ki != kj
+    if bad.any():
+        t = int(np.flatnonzero(bad)[0])
+        raise StablefsError(
+            f"Kuncheva's index needs subsets of equal size, got sizes {int(ki[t])} and "
+            f"{int(kj[t])}: use nogueira, phi or lustgarten for subsets of different sizes."
+        )
+    bad = (ki == 0) | (ki == p)
+    if bad.any():
+        fail_pairs("Kuncheva's index", bad, ki, kj,
+                   f"it needs 0 < k < p = {p} (k = 0 or k = p leaves nothing to chance).")
+    return (a * p - ki * kj) / (ki * (p - ki))
+
+
+def _both_empty(ki, kj):
+    return (ki == 0) & (kj == 0)
+
+
+def _k_jaccard(a, ki, kj, p):
+    union = ki + kj - a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(union > 0, a / np.where(union > 0, union, 1), 1.0)
+    return out
+
+
+def _k_dice(a, ki, kj, p):
+    tot = ki + kj
+    return np.where(tot > 0, 2 * a / np.where(tot > 0, tot, 1), 1.0)
+
+
+def _k_hamming(a, ki, kj, p):
+    return 1.0 - (ki + kj - 2 * a) / p
+
+
+def _k_ochiai(a, ki, kj, p):
+    den = np.sqrt(ki * kj)
+    out = np.where(den > 0, a / np.where(den > 0, den, 1), 0.0)
+    return np.where(_both_empty(ki, kj), 1.0, out)
+
+
+def _k_lustgarten(a, ki, kj, p):
+    den = np.minimum(ki, kj) - np.maximum(0, ki + kj - p)
+    bad = den == 0
+    if bad.any():
+        fail_pairs("Lustgarten's measure", bad, ki, kj,
+                   f"a subset is empty or holds all p = {p} features, so the overlap is forced.")
+    return (a - ki * kj / p) / den
+
+
+def _k_phi(a, ki, kj, p):
+    bad = (ki == 0) | (ki == p) | (kj == 0) | (kj == p)
+    if bad.any():
+        fail_pairs("Phi", bad, ki, kj,
+                   f"a subset is empty or holds all p = {p} features (zero variance).")
+    return (a * p - ki * kj) / np.sqrt(ki * (p - ki) * kj * (p - kj))
+
+
+def _k_kappa(a, ki, kj, p):
+    den = p * (ki + kj) - 2 * ki * kj
+    bad = den == 0
+    if bad.any():
+        fail_pairs("Cohen's kappa", bad, ki, kj,
+                   f"both subsets are empty or both hold all p = {p} features "
+                   "(chance agreement is 1).")
+    return 2 * (a * p - ki * kj) / den
+
+
+def _k_wald(a, ki, kj, p):
+    den = p * np.minimum(ki, kj) - ki * kj
+    bad = den == 0
+    if bad.any():
+        fail_pairs("Wald's measure", bad, ki, kj,
+                   f"a subset is empty or holds all p = {p} features, so the overlap is forced.")
+    return (a * p - ki * kj) / den
+
+
+def _k_unadjusted(a, ki, kj, p):
+    den = np.sqrt(ki * kj) - ki * kj / p
+    bad = (ki * kj == 0) | ((ki == p) & (kj == p))
+    if bad.any():
+        fail_pairs("the unadjusted measure", bad, ki, kj,
+                   f"a subset is empty, or both hold all p = {p} features.")
+    return (a - ki * kj / p) / den
+
+
+_KERNELS: dict[str, tuple[Kernel, bool]] = {  # name -> (kernel, needs n_features)
+    "kuncheva": (_k_kuncheva, True),
+    "jaccard": (_k_jaccard, False),
+    "dice": (_k_dice, False),
+    "hamming": (_k_hamming, True),
+    "ochiai": (_k_ochiai, False),
+    "lustgarten": (_k_lustgarten, True),
+    "phi": (_k_phi, True),
+    "kappa": (_k_kappa, True),
+    "wald": (_k_wald, True),
+    "unadjusted": (_k_unadjusted, True),
+}
+
+
+def pair_scores(name: str, subsets, n_features=None, reference=None) -> PairScores:
+    """The per-pair similarities of measure ``name`` (used by the registry's intervals)."""
+    kernel, needs_p = _KERNELS[name]
+    data = as_subsets(subsets, n_features, require_p=needs_p,
+                      min_subsets=1 if reference is not None else 2)
+    p = data.p
+    if reference is not None:
+        ref = as_reference(reference, data)
+        if not data.p_known:
+            p = max(p, ref.p)
+        rmask = np.zeros(p, dtype=bool)
+        rmask[ref.cols] = True
+        a = data.Z[:, rmask[data.cols]].sum(axis=1).astype(float)
+        ki = data.sizes.astype(float)
+        kj = np.full_like(ki, float(ref.sizes[0]))
+        return PairScores(kernel(a, kj, ki, p), np.arange(data.m), None, data.m)
+    A = data.intersections()
+    i, j = pair_index(data.m)
+    k = data.sizes.astype(float)
+    values = kernel(A[i, j].astype(float), k[i], k[j], p)
+    return PairScores(values, i, j, data.m)
+
+
+def _pairwise(name: str, subsets, n_features, reference) -> float:
+    return pair_scores(name, subsets, n_features, reference).mean
+
+
+def similarity_matrix(subsets, n_features=None, measure: str = "jaccard") -> np.ndarray:
+    """The (m × m) matrix of pairwise similarities s(S_i, S_j) of one pairwise measure.
+
+    Parameters
+    ----------
+    subsets : sequence of index collections or boolean matrix (m × p)
+    n_features : int, optional
+        p; needed for index collections with p-dependent measures.
+    measure : str
+        One of ``kuncheva, jaccard, dice, hamming, ochiai, lustgarten, phi, kappa, wald,
+        unadjusted``.
+
+    Returns
+    -------
+    ndarray of shape (m, m)
+        Symmetric; the diagonal holds s(S_i, S_i) (1 for every measure where defined).
+    """
+    if measure not in _KERNELS:
+        raise StablefsError(
+            f"unknown pairwise measure {measure!r}: choose from {', '.join(_KERNELS)}."
+        )
+    kernel, needs_p = _KERNELS[measure]
+    data: SubsetData = as_subsets(subsets, n_features, require_p=needs_p)
+    A = data.intersections().astype(float)
+    k = data.sizes.astype(float)
+    ki, kj = np.broadcast_arrays(k[:, None], k[None, :])
+    return kernel(A, ki, kj, data.p).reshape(data.m, data.m)
+
+
+_COMMON = """
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
+    n_features : int, optional
+        p, the number of features; {p_note}
+    reference : index collection or boolean mask, optional
+        Compare each result with this reference result (seed 001 eq. 7) instead of averaging
+        over all pairs (seed 000 eq. 5.4).
+
+    Returns
+    -------
+    float
+        The mean pairwise similarity.
+"""
+_NEEDS_P = "required for index collections (not for a boolean matrix)."
+_NO_P = "not needed (the value does not depend on p)."
+
+
+def _params(needs_p: bool):
+    """Append the shared Parameters/Returns sections to a measure's docstring."""
+
+    def deco(func):
+        func.__doc__ = func.__doc__.rstrip() + "\n" + _COMMON.format(
+            p_note=_NEEDS_P if needs_p else _NO_P)
+        return func
+
+    return deco
+
+
+@_params(True)
+def kuncheva(subsets, n_features=None, *, reference=None) -> float:
+    r"""Kuncheva's consistency index (seed 000 eq. 5.5; seed 002 eqs. 2.34–2.36, 2.49).
+
+    s(S_i, S_j) = (a − k²/p) / (k − k²/p) = (a·p − k²) / (k (p − k)),  k = |S_i| = |S_j|.
+
+    * Range: [−1, 1]; for given k and p the minimum is (max(0, 2k − p)·p − k²)/(k(p − k))
+      (−k/(p − k) when 2k ≤ p); 1 iff the subsets are identical.
+    * Corrected for chance: yes — k²/p is the expected overlap of two independent uniformly
+      random k-subsets, so random selection averages 0.
+    * Needs: equal sizes for every pair (otherwise a :class:`~stablefs.StablefsError`
+      pointing to :func:`nogueira`, :func:`phi` or :func:`lustgarten`), 0 < k < p, and p.
+
+    Notes
+    -----
+    The appendix tables of seed 002 never exceed 0.9778 = 44/45 for m = 10 (one of the 45
+    pairs apparently lost or averaged in as 0; seed-002 digest sec. 2.4). That is a defect of
+    the thesis' implementation; we do **not** mimic it: identical subsets give exactly 1.
+
+    For equal sizes Kuncheva = :func:`phi` = :func:`kappa` = :func:`wald` =
+    :func:`unadjusted` pair by pair, = :func:`lustgarten` when 2k ≤ p, and the mean over all
+    pairs equals :func:`nogueira` exactly (see there).
+    """
+    return _pairwise("kuncheva", subsets, n_features, reference)
+
+
+@_params(False)
+def jaccard(subsets, n_features=None, *, reference=None) -> float:
+    r"""Jaccard index, Kalousis et al.'s subset similarity (seed 002 eqs. 2.30, 2.48).
+
+    s(S_i, S_j) = |S_i ∩ S_j| / |S_i ∪ S_j| = a / (a + b + c).
+
+    * Range: [0, 1]; 1 iff identical. Two empty subsets score 1, an empty and a non-empty 0.
+    * Corrected for chance: no (grows with k/p for random subsets).
+    * Needs: any sizes; p is not used.
+
+    Notes
+    -----
+    Seed 002 eq. 2.31 multiplies by an extra 1/p (an erratum, seed-002 digest sec. 2.3);
+    eq. 2.48 — the usual index, implemented here — does not.
+    """
+    return _pairwise("jaccard", subsets, n_features, reference)
+
+
+@_params(False)
+def dice(subsets, n_features=None, *, reference=None) -> float:
+    r"""Dice–Sørensen coefficient = Sim_ID of Yu, Ding & Loscalzo (seed 001 eq. 5).
+
+    s(S_i, S_j) = 2 |S_i ∩ S_j| / (|S_i| + |S_j|) = 2a / (2a + b + c).
+
+    * Range: [0, 1]; 1 iff identical. Two empty subsets score 1.
+    * Corrected for chance: no.
+    * Needs: any sizes; p is not used.
+    """
+    return _pairwise("dice", subsets, n_features, reference)
+
+
+@_params(True)
+def hamming(subsets, n_features=None, *, reference=None) -> float:
+    r"""Dunne et al.'s Hamming similarity (seed 002 eqs. 2.26–2.29, 2.47).
+
+    s(S_i, S_j) = 1 − D_H / p = 1 − (|S_i \ S_j| + |S_j \ S_i|) / p = (a + d) / p,
+    D_H the Hamming distance of the two selection masks.
+
+    * Range: [0, 1]; 1 iff identical; higher = more stable (a similarity, not a distance).
+    * Corrected for chance: no (close to 1 whenever k ≪ p).
+    * Needs: any sizes, p. Defined for empty subsets.
+    """
+    return _pairwise("hamming", subsets, n_features, reference)
+
+
+@_params(False)
+def ochiai(subsets, n_features=None, *, reference=None) -> float:
+    r"""Ochiai coefficient (cosine similarity of the selection masks).
+
+    s(S_i, S_j) = |S_i ∩ S_j| / sqrt(|S_i| |S_j|).
+
+    * Range: [0, 1]; 1 iff identical. Two empty subsets score 1, one empty 0.
+    * Corrected for chance: no.
+    * Needs: any sizes; p is not used. (Ochiai 1957; formula as in Bommert's ``stabm``.)
+    """
+    return _pairwise("ochiai", subsets, n_features, reference)
+
+
+@_params(True)
+def lustgarten(subsets, n_features=None, *, reference=None) -> float:
+    r"""Lustgarten, Gopalakrishnan & Visweswaran (2009) adjusted stability measure.
+
+    s(S_i, S_j) = (a − k_i k_j / p) / (min(k_i, k_j) − max(0, k_i + k_j − p)),
+
+    Kuncheva's idea for unequal sizes: the numerator is the overlap beyond chance, the
+    denominator its attainable range.
+
+    * Range: [−1, 1]; 1 iff identical.
+    * Corrected for chance: yes (E[a] = k_i k_j / p for independent random subsets).
+    * Needs: p; any sizes except an empty subset or one with all p features (error).
+      Equals Kuncheva for equal sizes k ≤ p/2 (not above: the denominator then uses the
+      forced overlap 2k − p).
+    """
+    return _pairwise("lustgarten", subsets, n_features, reference)
+
+
+@_params(True)
+def phi(subsets, n_features=None, *, reference=None) -> float:
+    r"""Pearson correlation of the two selection masks (phi coefficient).
+
+    s(S_i, S_j) = (a d − b c) / sqrt(k_i (p − k_i) k_j (p − k_j))
+                = (a p − k_i k_j) / sqrt(k_i (p − k_i) k_j (p − k_j)).
+
+    * Range: [−1, 1]; 1 iff identical.
+    * Corrected for chance: yes (expected 0 for independent random subsets).
+    * Needs: p; every subset non-empty and smaller than p (else an error: zero variance).
+      Equals Kuncheva when k_i = k_j (Nogueira et al. 2018).
+    """
+    return _pairwise("phi", subsets, n_features, reference)
+
+
+@_params(True)
+def kappa(subsets, n_features=None, *, reference=None) -> float:
+    r"""Cohen's kappa of the two selection masks.
+
+    With p_o = (a + d)/p and p_e = (k_i k_j + (p − k_i)(p − k_j))/p²:
+    s = (p_o − p_e)/(1 − p_e) = 2 (a p − k_i k_j) / (p (k_i + k_j) − 2 k_i k_j).
+
+    * Range: [−1, 1]; 1 iff identical.
+    * Corrected for chance: yes.
+    * Needs: p; undefined (error) only when both subsets are empty or both hold all p
+      features. Equals Kuncheva when k_i = k_j.
+    """
+    return _pairwise("kappa", subsets, n_features, reference)
+
+
+@_params(True)
+def wald(subsets, n_features=None, *, reference=None) -> float:
+    r"""Wald, Khoshgoftaar & Napolitano (2013) stability measure.
+
+    s(S_i, S_j) = (a − k_i k_j / p) / (min(k_i, k_j) − k_i k_j / p).
+
+    * Range: [1 − p, 1]; 1 iff identical (the lower bound is reached only for very unequal
+      sizes; for equal sizes it is Kuncheva's, ≥ −1).
+    * Corrected for chance: yes.
+    * Needs: p; a subset that is empty or holds all p features is an error.
+      Formula as in Bommert's ``stabm``; equals Kuncheva when k_i = k_j.
+    """
+    return _pairwise("wald", subsets, n_features, reference)
+
+
+@_params(True)
+def unadjusted(subsets, n_features=None, *, reference=None) -> float:
+    r"""The chance-corrected "unadjusted" measure (Bommert; ``stabm::stabilityUnadjusted``).
+
+    s(S_i, S_j) = (a − k_i k_j / p) / (sqrt(k_i k_j) − k_i k_j / p),
+
+    i.e. the Ochiai coefficient corrected for chance; "unadjusted" because it is the
+    similarity-adjusted measures of Bommert & Rahnenführer without the adjustment term
+    (:func:`~stablefs.stability.intersection_count` adds it).
+
+    * Range: at most 1 (1 iff identical); ≥ −1 for equal sizes.
+    * Corrected for chance: yes.
+    * Needs: p; an empty subset, or two subsets holding all p features, is an error.
+
+    Notes
+    -----
+    Some texts use (k_i + k_j)/2 instead of sqrt(k_i k_j) in the denominator (a corrected
+    Dice); the two agree for equal sizes, where both equal Kuncheva.
+    """
+    return _pairwise("unadjusted", subsets, n_features, reference)

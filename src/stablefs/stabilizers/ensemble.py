@@ -1,0 +1,295 @@
+"""Resampling ensembles of a selector: bagging (seed 000 sec. 5.2.3) and WEn / REn (seed 003).
+
+Each member fits a clone of the selector on a stratified resample of the training data; the
+members' outputs are aggregated by rank sum, by mean weight, or by top-k frequency. Members
+run in parallel with joblib; every member's resample and seed are drawn in the parent process
+from ``np.random.SeedSequence(random_state).spawn(n_estimators)``, so the result is identical
+for any ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import has_fit_parameter
+
+from stablefs._errors import StablefsError
+from stablefs._validation import check_n_features_to_select, rank_from_scores
+from stablefs.selectors._base import BaseSelector
+from stablefs.stabilizers.margin import _scores_and_ranking
+
+_SAMPLING = ("bootstrap", "subsample")
+_AGGREGATE = ("rank", "weight", "frequency")
+_DEFAULT_FRACTION = {"bootstrap": 1.0, "subsample": 0.9}
+
+
+def _seed_sequence(random_state) -> np.random.SeedSequence:
+    """A SeedSequence from an int, None, RandomState, Generator or SeedSequence."""
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(random_state.integers(0, 2**32, size=4).tolist())
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise StablefsError(f"random_state = {random_state}: use an int >= 0 or None.")
+        return np.random.SeedSequence(int(random_state))
+    rs = check_random_state(random_state)
+    return np.random.SeedSequence(rs.randint(0, 2**32, size=4, dtype=np.uint64).tolist())
+
+
+def stratified_sizes(counts: np.ndarray, fraction: float) -> np.ndarray:
+    """Per-class resample sizes: ``round(fraction * n)`` in total, proportional to the classes.
+
+    The total ``m = round(fraction * n)`` (at least one per class, at most ``n``) is split by
+    largest remainders of ``m n_c / n`` (ties to the lower class), then every class gets at
+    least one sample. Each size is therefore within one of ``fraction * n_c`` and at most
+    ``n_c`` (for ``fraction <= 1``).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    n_classes = counts.size
+    total = int(np.floor(fraction * n + 0.5))
+    total = min(max(total, n_classes), n)
+    quotas = total * counts / n
+    sizes = np.floor(quotas).astype(np.int64)
+    rest = total - int(sizes.sum())
+    if rest > 0:
+        order = np.lexsort((np.arange(n_classes), -(quotas - sizes)))
+        sizes[order[:rest]] += 1
+    for c in np.flatnonzero(sizes == 0):
+        sizes[int(np.argmax(sizes))] -= 1
+        sizes[c] = 1
+    return sizes
+
+
+def draw_resample(
+    rng: np.random.Generator, codes: np.ndarray, sampling: str, fraction: float
+) -> np.ndarray:
+    """Sample indices of one stratified resample, sorted ascending.
+
+    ``"bootstrap"``: each class ``c`` is drawn *with* replacement, ``size_c`` times from its own
+    samples; ``"subsample"``: ``size_c`` distinct samples of the class, without replacement
+    (``size_c`` from :func:`stratified_sizes`). Every class is present in every resample.
+    """
+    n_classes = int(codes.max()) + 1
+    members = [np.flatnonzero(codes == c) for c in range(n_classes)]
+    sizes = stratified_sizes(np.array([m.size for m in members]), fraction)
+    replace = sampling == "bootstrap"
+    parts = [rng.choice(m, size=int(s), replace=replace) for m, s in zip(members, sizes)]
+    return np.sort(np.concatenate(parts))
+
+
+def _fit_member(selector, X, y, index, sample_weight, seed):
+    member = clone(selector)
+    if seed is not None and "random_state" in member.get_params(deep=False):
+        member.set_params(random_state=seed)
+    if sample_weight is None:
+        member.fit(X[index], y[index])
+    else:
+        member.fit(X[index], y[index], sample_weight=sample_weight[index])
+    scores, ranking = _scores_and_ranking(member)
+    support = np.asarray(member.get_support(), dtype=bool) if hasattr(member, "get_support") \
+        else None
+    return member, scores, ranking, support
+
+
+class Ensemble(BaseSelector):
+    """Ensemble of a selector over stratified resamples, with rank, weight or frequency aggregation.
+
+    - Bagging ensemble (seed 000 sec. 5.2.3, "En-ReliefF", "En-SVM-RFE"): ``sampling="bootstrap"``,
+      20 members, ``aggregate="rank"`` (complete linear aggregation: ``score = -sum_t rank_t``).
+    - Subsampling ensembles of seed 003 (sec. 2.2 and 4): ``m`` subsamples of size ``alpha n``
+      drawn without replacement (``sampling="subsample"``, ``fraction=alpha``, 0.9 by default);
+      ``aggregate="weight"`` is WEn (``w_e = (1/m) sum_t w_t``, the mean weight vector) and
+      ``aggregate="rank"`` is REn (sum of the rank vectors, best rank 1).
+    - ``aggregate="frequency"``: how often a feature is in a member's top ``k``
+      (``k`` = ``n_features_to_select``), ties broken by the rank sum, then the feature index.
+
+    Parameters
+    ----------
+    selector : estimator
+        Any stablefs selector (exposing ``scores_`` and/or ``ranking_``); cloned per member.
+    n_estimators : int, default=20
+        Number of members (seed 000 uses 20).
+    sampling : {"bootstrap", "subsample"}, default="bootstrap"
+        With or without replacement. Resamples are stratified by class so that every member
+        sees every class: the bootstrap draws each class with replacement from its own samples
+        (class sizes kept), the subsample draws ``fraction`` of each class (sizes from
+        :func:`stratified_sizes`, total ``round(fraction n)``, at least one per class).
+    fraction : float in (0, 1] or None, default=None
+        Resample size as a fraction of ``n``: ``None`` = 1.0 for the bootstrap, 0.9 for the
+        subsample (seed 003's ``alpha``).
+    aggregate : {"rank", "weight", "frequency"}, default="rank"
+        How member results are combined (see above).
+    n_features_to_select : int, float or None, default=None
+        Size of ``support_`` and the ``k`` of ``"frequency"``. ``None`` uses the inner
+        selector's own choice.
+    normalize : bool, default=False
+        For ``aggregate="weight"`` only: divide each member's score vector by the sum of its
+        absolute values before averaging, so that every member gets the same say whatever
+        the scale of its scores. The default ``False`` is seed 003's plain mean of the weight
+        vectors (on resamples of equal size the members' scales are comparable, and the
+        seed's stability analysis is for the plain mean).
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the resamples and, for inner selectors with a ``random_state``, the members.
+    n_jobs : int or None, default=None
+        Members fitted in parallel (joblib); the result does not depend on it.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted selectors
+    resamples_ : list of ndarray
+        Sample indices of each member (sorted; repeated indices for the bootstrap).
+    member_scores_ : ndarray of shape (n_estimators, n_features)
+    member_rankings_ : ndarray of shape (n_estimators, n_features), int
+    selection_frequency_ : ndarray of shape (n_features,)
+        Fraction of members whose top ``n_features_to_select_`` contains the feature.
+    scores_ : ndarray of shape (n_features,)
+        ``-sum of ranks`` (rank), mean weight (weight) or selection frequency (frequency).
+    ranking_, support_, n_features_to_select_, classes_
+        As for every selector.
+
+    Notes
+    -----
+    ``sample_weight`` is passed to each member restricted to its resample (and renormalised
+    by it); a sample of weight 0 is treated as absent and never drawn. Equal weights are not
+    passed on, so selectors without ``sample_weight`` can be ensembled.
+    """
+
+    def __init__(
+        self,
+        selector,
+        n_estimators=20,
+        sampling="bootstrap",
+        fraction=None,
+        aggregate="rank",
+        n_features_to_select=None,
+        normalize=False,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.selector = selector
+        self.n_estimators = n_estimators
+        self.sampling = sampling
+        self.fraction = fraction
+        self.aggregate = aggregate
+        self.n_features_to_select = n_features_to_select
+        self.normalize = normalize
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self) -> float:
+        m = self.n_estimators
+        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
+            raise StablefsError(f"n_estimators = {m!r}: it must be a whole number >= 1.")
+        if self.sampling not in _SAMPLING:
+            raise StablefsError(
+                f"sampling = {self.sampling!r}: use 'bootstrap' or 'subsample'."
+            )
+        if self.aggregate not in _AGGREGATE:
+            raise StablefsError(
+                f"aggregate = {self.aggregate!r}: use 'rank', 'weight' or 'frequency'."
+            )
+        frac = _DEFAULT_FRACTION[self.sampling] if self.fraction is None else self.fraction
+        if isinstance(frac, bool) or not isinstance(frac, numbers.Real) or not 0 < frac <= 1:
+            raise StablefsError(f"fraction = {frac!r}: it must be a number in (0, 1].")
+        return float(frac)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit every member on its resample and aggregate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        super().fit(X, y, sample_weight)
+        if self.n_features_to_select is None:
+            k = self._inner_k
+            self.support_ = self.ranking_ <= k
+            self.n_features_to_select_ = k
+        del self._inner_k
+        return self
+
+    def _rank(self, X, y, sample_weight):
+        fraction = self._check_params()
+        p = X.shape[1]
+        positive = np.flatnonzero(sample_weight > 0)
+        _, codes = np.unique(y[positive], return_inverse=True)
+        if np.ptp(sample_weight) == 0:
+            weights = None
+        else:
+            if not has_fit_parameter(self.selector, "sample_weight"):
+                raise StablefsError(
+                    f"{type(self.selector).__name__}.fit takes no sample_weight: fit the "
+                    "ensemble without sample_weight or wrap a weight-aware selector."
+                )
+            weights = sample_weight
+        children = _seed_sequence(self.random_state).spawn(self.n_estimators)
+        resamples, seeds = [], []
+        for child in children:
+            draw_seq, member_seq = child.spawn(2)
+            rng = np.random.default_rng(draw_seq)
+            resamples.append(positive[draw_resample(rng, codes, self.sampling, fraction)])
+            seeds.append(int(member_seq.generate_state(1)[0]))
+        out = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_member)(self.selector, X, y, idx, weights, seed)
+            for idx, seed in zip(resamples, seeds)
+        )
+        self.estimators_ = [o[0] for o in out]
+        self.resamples_ = resamples
+        self.member_scores_ = np.vstack([o[1] for o in out]).astype(float)
+        self.member_rankings_ = np.vstack([o[2] for o in out]).astype(np.int64)
+        if self.n_features_to_select is None:
+            support = out[0][3]
+            k = int(support.sum()) if support is not None else max(1, p // 2)
+        else:
+            k = check_n_features_to_select(self.n_features_to_select, p)
+        self._inner_k = k
+        top = self.member_rankings_ <= k
+        self.selection_frequency_ = top.mean(axis=0)
+        rank_sum = self.member_rankings_.sum(axis=0)
+        if self.aggregate == "rank":
+            scores = -rank_sum.astype(float)
+            return scores, rank_from_scores(scores)
+        if self.aggregate == "weight":
+            member = self.member_scores_
+            if self.normalize:
+                member = _l1_normalise(member)
+            scores = member.mean(axis=0)
+            return scores, rank_from_scores(scores)
+        scores = self.selection_frequency_.copy()
+        order = np.lexsort((np.arange(p), rank_sum, -scores))
+        ranking = np.empty(p, dtype=np.int64)
+        ranking[order] = np.arange(1, p + 1)
+        return scores, ranking
+
+
+def _l1_normalise(scores: np.ndarray) -> np.ndarray:
+    """Rows divided by the sum of their absolute values (rows of zeros unchanged).
+
+    An infinite score (e.g. a perfectly separating feature for the t-test) is taken in the
+    limit: the infinite entries share the unit mass equally, the finite ones get 0.
+    """
+    out = np.array(scores, dtype=float)
+    for row in out:
+        inf = np.isinf(row)
+        if inf.any():
+            row[:] = np.where(inf, np.sign(row) / inf.sum(), 0.0)
+            continue
+        total = np.nansum(np.abs(row))
+        if total > 0:
+            row /= total
+    return out

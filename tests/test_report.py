@@ -1,0 +1,393 @@
+"""The Markdown/HTML report: files, self-containment, computed summary, escaping, edge cases."""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stablefs import StablefsError
+from stablefs.report import write_report
+from stablefs.report.figures import method_styles, plot_label
+from stablefs.report.render import md_escape
+from stablefs.report.tables import (
+    format_estimate,
+    format_k,
+    format_mean_sd,
+    format_seconds,
+    metric_label,
+    parse_metric,
+)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+METHODS = ["relieff", "iw-relieff", "en-relieff"]
+SIZES = [10, 20, 30]
+
+
+def make_frames(methods=METHODS, sizes=SIZES, n_resamples=5, classifiers=("svm", "1nn"),
+                seed=0, fit_time=True, n_features=60):
+    """Synthetic runner output in which the *last* method is the most stable and accurate."""
+    rng = np.random.default_rng(seed)
+    res, stab, freq = [], [], []
+    for i, m in enumerate(methods):
+        for r in range(n_resamples):
+            if fit_time:
+                res.append((m, 0, r, "fit_time", 0.05 * (i + 1) + 0.01 * rng.random()))
+            for k in sizes:
+                for clf in classifiers:
+                    acc = 0.70 + 0.04 * i + 0.001 * k + rng.normal(0, 0.01)
+                    res.append((m, k, r, f"accuracy_{clf}", acc))
+                    res.append((m, k, r, f"auc_{clf}", min(1.0, acc + 0.05)))
+        for k in sizes:
+            for measure, base in (("kuncheva", 0.40), ("nogueira", 0.35)):
+                est = base + 0.12 * i + 0.002 * k
+                stab.append((m, k, measure, est, est - 0.04, est + 0.04))
+            q = np.clip(1 - np.arange(n_features) / (15 + 8 * i), 0, 1)
+            for j in range(n_features):
+                if q[j] > 0:
+                    freq.append((m, k, f"GENE{j}", round(q[j] * n_resamples) / n_resamples))
+    return (
+        pd.DataFrame(res, columns=["method", "k", "resample", "metric", "value"]),
+        pd.DataFrame(stab, columns=["method", "k", "measure", "estimate", "low", "high"]),
+        pd.DataFrame(freq, columns=["method", "k", "feature", "frequency"]),
+    )
+
+
+def make_run_info(methods=METHODS, sizes=SIZES, **over):
+    info = {
+        "data": "synthetic:han2012",
+        "n_samples": 100,
+        "n_features": 1000,
+        "classes": {"tumour": 60, "normal": 40},
+        "methods": list(methods),
+        "sizes": list(sizes),
+        "protocol": "5 random stratified 2/3 splits",
+        "seed": 7,
+        "started": "2024-05-01T12:00:00",
+        "finished": "2024-05-01T12:03:30",
+        "versions": {"stablefs": "0.1.0", "numpy": "2.0"},
+        "command": "stablefs compare synthetic:han2012 -m relieff,iw-relieff,en-relieff "
+                   "-k 10,20,30 --out run",
+    }
+    info.update(over)
+    return info
+
+
+def summary_of(md: str) -> str:
+    return md.split("## Summary", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    results, stability, frequencies = make_frames()
+    paths = write_report(out, run_info=make_run_info(), results=results, stability=stability,
+                         frequencies=frequencies)
+    return out, paths
+
+
+# ------------------------------------------------------------------------ files
+
+
+def test_files_exist_and_are_returned(report):
+    out, paths = report
+    assert paths["report.md"] == out / "report.md" and paths["report.md"].is_file()
+    assert paths["report.html"] == out / "report.html" and paths["report.html"].is_file()
+    names = sorted(p.name for p in paths["figures"])
+    assert names == ["fit_time.png", "frequency.png", "performance.png", "stability.png",
+                     "tradeoff.png"]
+    for p in paths["figures"]:
+        assert p.parent == out / "figures"
+        assert p.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_no_temporary_files_left(report):
+    out, _ = report
+    assert not [p for p in out.rglob("*") if p.name.startswith(".")]
+
+
+def test_markdown_references_existing_pngs(report):
+    out, paths = report
+    md = paths["report.md"].read_text(encoding="utf-8")
+    refs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert refs, "no figure in report.md"
+    for ref in refs:
+        assert not ref.startswith(("/", "http"))  # relative
+        target = out / ref
+        assert target.is_file() and target.read_bytes()[:8] == PNG_MAGIC
+    assert {out / r for r in refs} == set(paths["figures"])
+
+
+def test_html_is_self_contained(report):
+    _, paths = report
+    html = paths["report.html"].read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>")
+    low = html.lower()
+    assert 'src="http' not in low and "src='http" not in low
+    assert "<link" not in low and "<script" not in low
+    assert "@import" not in low and "url(" not in low
+    assert not re.search(r'href="(?!#)', low)  # only in-page anchors
+    imgs = re.findall(r"<img\b[^>]*>", html)
+    assert len(imgs) == 5
+    for tag in imgs:
+        src = re.search(r'src="([^"]*)"', tag).group(1)
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == PNG_MAGIC
+
+
+def test_md_and_html_share_content(report):
+    _, paths = report
+    md = paths["report.md"].read_text(encoding="utf-8")
+    html = paths["report.html"].read_text(encoding="utf-8")
+    for text in ("Summary", "Kuncheva", "Nogueira", "Accuracy (linear SVM)", "AUC (1NN)",
+                 "0.420 [0.380, 0.460]", "Consensus signature", "Running time",
+                 "5 random stratified 2/3 splits", "100 samples × 1,000 features",
+                 "tumour (60)", "GENE0 (1.00)"):
+        assert text in md, text
+        assert text in html, text
+    assert "stablefs compare synthetic:han2012" in md and "stablefs compare" in html
+
+
+def test_header_lists_run_information(report):
+    _, paths = report
+    md = paths["report.md"].read_text(encoding="utf-8")
+    head = md.split("## Summary", 1)[0]
+    for text in ("synthetic:han2012", "Seed:** 7", "10, 20, 30", "relieff, iw-relieff",
+                 "stablefs version:** 0.1.0", "3 min 30 s", "numpy 2.0"):
+        assert text in head, text
+
+
+def test_summary_names_most_stable_and_most_accurate_method(report):
+    _, paths = report
+    summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
+    # en-relieff is built to be the most stable (and most accurate) at every k
+    assert "Most stable at k=30 (Kuncheva): en-relieff (0.70 [0.66, 0.74])" in summary
+    assert "ahead of iw-relieff" in summary
+    assert "en-relieff is the most stable at every size k" in summary
+    assert "Most accurate with linear SVM at k=30: en-relieff" in summary
+    assert "Fastest to fit: relieff" in summary and "slowest: en-relieff" in summary
+
+
+def test_best_values_are_bold_in_tables(report):
+    _, paths = report
+    md = paths["report.md"].read_text(encoding="utf-8")
+    kuncheva = md.split("### Kuncheva", 1)[1].split("###", 1)[0]
+    row = next(line for line in kuncheva.splitlines() if line.startswith("| en-relieff"))
+    assert row.count("**") == 2 * len(SIZES)
+
+
+# ------------------------------------------------------------------- summaries
+
+
+def test_summary_reports_ties_honestly(tmp_path):
+    results, stability, frequencies = make_frames(methods=["A", "B"])
+    stability["estimate"] = 0.5
+    stability[["low", "high"]] = (0.45, 0.55)
+    paths = write_report(tmp_path, run_info=make_run_info(methods=["A", "B"]),
+                         results=results, stability=stability, frequencies=frequencies)
+    summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
+    assert "a tie between A (0.50 [0.45, 0.55]) and B (0.50 [0.45, 0.55])" in summary
+    assert "jointly the most stable at every size" in summary
+    assert "Most stable at k=30 (Kuncheva): A (" not in summary
+
+
+def test_summary_flags_overlapping_intervals(tmp_path):
+    results, stability, _ = make_frames(methods=["A", "B"])
+    stability["low"] = stability["estimate"] - 0.3
+    stability["high"] = stability["estimate"] + 0.3
+    paths = write_report(tmp_path, run_info=make_run_info(methods=["A", "B"]),
+                         results=results, stability=stability)
+    summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
+    assert "Most stable at k=30 (Kuncheva): B" in summary
+    assert "confidence intervals overlap" in summary
+
+
+# ------------------------------------------------------------------ escaping
+
+
+def test_html_special_characters_are_escaped(tmp_path):
+    methods = ['a<b>&"c"', "plain"]
+    results, stability, frequencies = make_frames(methods=methods)
+    frequencies["feature"] = "<script>alert(1)</script>" + frequencies["feature"]
+    info = make_run_info(methods=methods, data="<b>set</b>", command="stablefs compare 'a<b>'")
+    paths = write_report(tmp_path, run_info=info, results=results, stability=stability,
+                         frequencies=frequencies, title="Report <i>&</i>")
+    html = paths["report.html"].read_text(encoding="utf-8")
+    assert "<script" not in html.lower()
+    assert "<b>set</b>" not in html and "&lt;b&gt;set&lt;/b&gt;" in html
+    assert 'a<b>&"c"' not in html and "a&lt;b&gt;&amp;&quot;c&quot;" in html
+    assert "<title>Report &lt;i&gt;&amp;&lt;/i&gt;</title>" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;GENE0" in html
+    md = paths["report.md"].read_text(encoding="utf-8")
+    prose = re.sub(r"```.*?```", "", md, flags=re.S)  # the command is verbatim in a code block
+    assert "<script>" not in prose and "<b>" not in prose
+    assert r"\<script\>alert(1)\</script\>GENE0" in md
+
+
+def test_md_escape():
+    assert md_escape("AFFX_BioB_5_at") == "AFFX_BioB_5_at"  # intra-word _ is harmless
+    assert md_escape("_x_") == r"\_x\_"
+    assert md_escape("a|b*c") == r"a\|b\*c"
+    assert md_escape("[l](http://x)") == r"[l\](http://x)"
+    assert md_escape("$x$") == r"\$x\$"
+    assert md_escape("x &lt; y & z") == r"x \&lt; y & z"
+    assert md_escape("two\nlines") == "two lines"
+
+
+def test_plot_label_truncates_and_escapes_mathtext():
+    long = "AFFX-HUMGAPDH/M33197_5_at_with_a_long_suffix"
+    assert plot_label(long, 20).endswith("…") and len(plot_label(long, 20)) == 20
+    assert plot_label("$5 gene", 28) == r"\$5 gene"
+
+
+# ---------------------------------------------------------------- edge cases
+
+
+def _check_basic(paths):
+    assert paths["report.md"].is_file() and paths["report.html"].is_file()
+    html = paths["report.html"].read_text(encoding="utf-8")
+    assert html.count("<img") == len(paths["figures"])
+    for p in paths["figures"]:
+        assert p.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_one_method_one_k_one_classifier_one_resample(tmp_path):
+    results, stability, frequencies = make_frames(methods=["relieff"], sizes=[10],
+                                                  n_resamples=1, classifiers=("svm",))
+    paths = write_report(tmp_path, run_info=make_run_info(methods=["relieff"], sizes=[10]),
+                         results=results, stability=stability, frequencies=frequencies)
+    _check_basic(paths)
+    assert len(paths["figures"]) == 5
+    summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
+    assert "relieff" in summary and "the only method compared" in summary
+
+
+def test_nan_bounds_missing_frequencies_and_fit_time(tmp_path):
+    results, stability, _ = make_frames(fit_time=False)
+    stability[["low", "high"]] = np.nan
+    stability.loc[0, "low"] = 0.1  # a single bound
+    paths = write_report(tmp_path, run_info=make_run_info(), results=results,
+                         stability=stability, frequencies=None)
+    _check_basic(paths)
+    assert sorted(p.name for p in paths["figures"]) == ["performance.png", "stability.png",
+                                                       "tradeoff.png"]
+    md = paths["report.md"].read_text(encoding="utf-8")
+    assert "No selection frequencies were given." in md
+    assert "No running times were given." in md
+    assert "0.420 [0.100, –]" in md  # relieff, k=10: the one known bound
+    assert "| 0.440 |" in md  # no bounds at all: the estimate alone
+
+
+def test_empty_frequencies_and_missing_bound_columns(tmp_path):
+    results, stability, frequencies = make_frames()
+    paths = write_report(tmp_path, run_info=make_run_info(), results=results,
+                         stability=stability.drop(columns=["low", "high"]),
+                         frequencies=frequencies.iloc[:0])
+    _check_basic(paths)
+    assert "frequency.png" not in {p.name for p in paths["figures"]}
+
+
+def test_nan_k_fit_time_rows_and_minimal_run_info(tmp_path):
+    results, stability, frequencies = make_frames(sizes=[5, 50])
+    results.loc[results["metric"] == "fit_time", "k"] = np.nan
+    paths = write_report(tmp_path, run_info={"data": "x"}, results=results,
+                         stability=stability, frequencies=frequencies)
+    _check_basic(paths)
+    md = paths["report.md"].read_text(encoding="utf-8")
+    assert "| k = 5 | k = 50 |" in md  # fit_time rows did not become a k column
+    assert "Fit time (mean ± sd)" in md
+
+
+def test_many_methods_and_long_feature_names(tmp_path):
+    methods = [f"method-{i}-" + "x" * (3 * i) for i in range(12)]
+    results, stability, frequencies = make_frames(methods=methods, sizes=[10, 20],
+                                                  n_resamples=2, n_features=35)
+    frequencies["feature"] = frequencies["feature"] + "_" + "probe_set_identifier" * 3
+    paths = write_report(tmp_path, run_info=make_run_info(methods=methods, sizes=[10, 20]),
+                         results=results, stability=stability, frequencies=frequencies)
+    _check_basic(paths)
+    assert len(paths["figures"]) == 5
+    styles = method_styles(methods)
+    assert len({tuple(np.round(s["color"], 4)) for s in styles.values()}) == 12
+    md = paths["report.md"].read_text(encoding="utf-8")
+    assert "GENE0_probe_set_identifierprobe_set_identifierprobe_set_identifier" in md
+
+
+def test_method_styles_are_distinct_for_many_methods():
+    for n in (1, 8, 10, 15, 30):
+        styles = method_styles([f"m{i}" for i in range(n)])
+        assert len({tuple(np.round(s["color"], 4)) for s in styles.values()}) == n
+
+
+def test_rerun_replaces_files_cleanly(tmp_path):
+    results, stability, frequencies = make_frames(sizes=[10])
+    info = make_run_info(sizes=[10])
+    first = write_report(tmp_path, run_info=info, results=results, stability=stability,
+                         frequencies=frequencies)
+    second = write_report(tmp_path, run_info=info, results=results, stability=stability,
+                          frequencies=frequencies, title="Second")
+    assert first["report.md"] == second["report.md"]
+    assert second["report.md"].read_text(encoding="utf-8").startswith("# Second")
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".")]
+
+
+def test_missing_columns_raise_a_clear_error(tmp_path):
+    results, stability, _ = make_frames()
+    with pytest.raises(StablefsError, match="results lacks the column"):
+        write_report(tmp_path, run_info={}, results=results.drop(columns=["metric"]),
+                     stability=stability)
+    with pytest.raises(StablefsError, match="stability lacks the column.*estimate"):
+        write_report(tmp_path, run_info={}, results=results,
+                     stability=stability.drop(columns=["estimate"]))
+
+
+def test_pyplot_and_backend_untouched(tmp_path):
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    backend = matplotlib.get_backend()
+    rc = dict(matplotlib.rcParams)
+    before = plt.get_fignums()
+    results, stability, frequencies = make_frames(sizes=[10])
+    write_report(tmp_path, run_info=make_run_info(sizes=[10]), results=results,
+                 stability=stability, frequencies=frequencies)
+    assert plt.get_fignums() == before
+    assert matplotlib.get_backend() == backend
+    assert dict(matplotlib.rcParams) == rc
+
+
+# ------------------------------------------------------------------ formatting
+
+
+def test_number_formatting():
+    assert format_estimate(0.71234, 0.65, 0.7741) == "0.712 [0.650, 0.774]"
+    assert format_estimate(0.7, math.nan, math.nan) == "0.700"
+    assert format_estimate(0.7, math.nan, 0.8) == "0.700 [–, 0.800]"
+    assert format_estimate(math.nan) == "–"
+    assert format_mean_sd(0.8431, 0.0212) == "0.843 ± 0.021"
+    assert format_mean_sd(0.8431, math.nan) == "0.843"
+    assert format_seconds(1.2345) == "1.23 s"
+    assert format_seconds(0.01234, 0.0021) == "12.3 ± 2.1 ms"
+    assert format_seconds(125.0) == "2.08 min"
+    assert format_k(50.0) == "50" and format_k(math.nan) == "–"
+
+
+def test_metric_names():
+    assert parse_metric("accuracy_svm") == ("accuracy", "svm")
+    assert parse_metric("balanced_accuracy_1nn") == ("balanced_accuracy", "1nn")
+    assert parse_metric("auc") == ("auc", "")
+    assert metric_label("auc_3nn") == "AUC (3NN)"
+    assert metric_label("accuracy_svm") == "Accuracy (linear SVM)"
+
+
+def test_frequency_figure_is_readable_size(report):
+    out, _ = report
+    png = (out / "figures" / "frequency.png").read_bytes()
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert 800 < width < 4000 and 400 < height < 6000  # 150 dpi, not absurd
+    assert Path(out / "figures" / "stability.png").stat().st_size > 10_000

@@ -1,0 +1,36 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from stablefs import StablefsError
+from stablefs._validation import check_n_features_to_select, rank_from_scores
+
+
+def test_rank_ties_broken_by_lower_index():
+    assert rank_from_scores([1.0, 3.0, 3.0, 0.0]).tolist() == [3, 1, 2, 4]
+
+
+def test_nan_scores_rank_last():
+    assert rank_from_scores([np.nan, 1.0, np.nan, 2.0]).tolist() == [3, 2, 4, 1]
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=40))
+def test_ranking_is_a_permutation_consistent_with_scores(scores):
+    r = rank_from_scores(scores)
+    assert sorted(r.tolist()) == list(range(1, len(scores) + 1))
+    s = np.where(np.isnan(scores), -np.inf, scores)
+    order = np.argsort(r)
+    assert np.all(np.diff(s[order]) <= 0)
+
+
+@pytest.mark.parametrize("k", [0, -3, 11])
+def test_bad_k(k):
+    with pytest.raises(StablefsError):
+        check_n_features_to_select(k, 10)
+
+
+def test_k_forms():
+    assert check_n_features_to_select(None, 10) == 5
+    assert check_n_features_to_select(0.3, 10) == 3
+    assert check_n_features_to_select(10, 10) == 10
