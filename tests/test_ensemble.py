@@ -13,7 +13,7 @@ from sklearn.feature_selection import SelectorMixin
 from stablefs import StablefsError, make_selector
 from stablefs.selectors import BaseSelector, ReliefF, TTest
 from stablefs.stabilizers import Ensemble
-from stablefs.stabilizers.ensemble import draw_resample, stratified_sizes
+from stablefs.stabilizers.ensemble import stratified_sizes
 
 
 def _data(seed=0, sizes=(18, 12), p=15):

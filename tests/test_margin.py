@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pandas as pd
@@ -199,13 +198,11 @@ def test_method_string_builds_the_wrapper():
     assert sel.fit(X, y).ranking_.shape == (X.shape[1],)
 
 
-def test_lung_weights_are_fast(shared_data):
+def test_lung_weights_are_a_distribution(shared_data):
+    """Real data: finite, positive weights summing to 1 (speed is in benchmarks/)."""
     data = pd.read_csv(shared_data / "lung.csv.gz", dtype={"label": str})
     X = data.drop(columns="label").to_numpy(float)
     y = data["label"].to_numpy()
-    margin_instance_weights(X[:, :100], y)  # warm-up
-    start = time.perf_counter()
     w = margin_instance_weights(X, y)
-    elapsed = time.perf_counter() - start
     assert_allclose(w.sum(), 1.0)
-    assert elapsed < 3.0, f"margin weights on Lung took {elapsed:.2f} s (target < 1 s)"
+    assert np.all(np.isfinite(w)) and np.all(w > 0)

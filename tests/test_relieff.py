@@ -228,17 +228,15 @@ def test_properties_permutation_and_affine_invariance(seed, p, K, a, b):
     assert_allclose(sel.fit(Xa, y).scores_, base, rtol=1e-9, atol=1e-12)
 
 
-def test_lung_sized_data_is_fast_and_bounded():
-    """No loop over features: 20,000 features and 120 samples in well under a few seconds."""
-    import time
-
+def test_twenty_thousand_features():
+    """Feature-chunked computation on 20,000 features (speed is in benchmarks/)."""
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1], 60)
     X = rng.normal(size=(120, 20_000))
-    start = time.perf_counter()
+    X[:, 7] += 3 * y
     s = ReliefF(n_neighbors=10).fit(X, y).scores_
-    assert time.perf_counter() - start < 10
     assert s.shape == (20_000,) and np.all(np.isfinite(s))
+    assert np.argmax(s) == 7
 
 
 def test_colon_agrees_with_skrebate(shared_data):

@@ -1,4 +1,4 @@
-"""TTest and FStatistic: equal weights give the textbook statistics; weights behave as documented."""
+"""TTest and FStatistic: equal weights give the textbook statistics; weights as documented."""
 
 from __future__ import annotations
 

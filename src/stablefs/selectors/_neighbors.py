@@ -22,8 +22,9 @@ from scipy.spatial.distance import pdist, squareform
 
 from stablefs._errors import StablefsError
 
-#: number of float64 elements a temporary block may hold (2**21 elements = 16 MiB)
-BLOCK_ELEMENTS = 2**21
+#: float64 elements a temporary block may hold: 2**18 = 2 MiB, small enough to stay in cache
+#: (measured: several times faster than 16 MiB blocks for ReliefF on Colon and Lung)
+BLOCK_ELEMENTS = 2**18
 
 
 def minmax_scale(X: np.ndarray) -> np.ndarray:
@@ -97,8 +98,10 @@ def weighted_pair_abs_diff(
 ) -> np.ndarray:
     """Per feature ``j``: ``sum_t coef[t] * |X[a[t], j] - X[b[t], j]|``.
 
-    Vectorised over features in blocks of columns so that the ``len(a) x block`` temporaries
-    stay below :data:`BLOCK_ELEMENTS` elements; the sum over pairs is a matrix-vector product.
+    Vectorised over features in blocks of columns: the ``len(a) x width`` differences go into
+    two buffers allocated once (at most :data:`BLOCK_ELEMENTS` elements each; reusing them
+    avoids a page-faulting allocation per block), and the sum over pairs is a matrix-vector
+    product.
     """
     n_pairs = a.size
     p = X.shape[1]
@@ -106,10 +109,19 @@ def weighted_pair_abs_diff(
     if n_pairs == 0:
         return out
     block = block or BLOCK_ELEMENTS
-    width = max(1, block // n_pairs)
+    width = max(1, min(p, block // n_pairs))
+    buf_a = np.empty(n_pairs * width)
+    buf_b = np.empty(n_pairs * width)
     for start in range(0, p, width):
         cols = X[:, start : start + width]
-        out[start : start + width] = coef @ np.abs(cols[a] - cols[b])
+        w = cols.shape[1]
+        da = buf_a[: n_pairs * w].reshape(n_pairs, w)
+        db = buf_b[: n_pairs * w].reshape(n_pairs, w)
+        np.take(cols, a, axis=0, out=da)
+        np.take(cols, b, axis=0, out=db)
+        np.subtract(da, db, out=da)
+        np.abs(da, out=da)
+        out[start : start + w] = coef @ da
     return out
 
 

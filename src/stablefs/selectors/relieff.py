@@ -82,6 +82,14 @@ def relieff_scores(
       frequency for equal weights); two classes give a factor of 1.
     - Scale: the scores are the full sums of eq. 5.1 / 5.3, in ``[-1, 1]``.
     """
+    k = n_neighbors
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise StablefsError(f"n_neighbors = {k!r}: it must be a whole number >= 1.")
+    if neighbor_weights not in _NEIGHBOR_WEIGHTS:
+        raise StablefsError(
+            f"neighbor_weights = {neighbor_weights!r}: use 'instance' or 'uniform'."
+        )
+    n_neighbors = int(k)
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
     w = np.full(n, 1.0 / n) if sample_weight is None else np.asarray(sample_weight, float)
@@ -165,13 +173,7 @@ class ReliefF(BaseSelector):
         self.neighbor_weights = neighbor_weights
 
     def _score(self, X, y, sample_weight):
-        k = self.n_neighbors
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-            raise StablefsError(f"n_neighbors = {k!r}: it must be a whole number >= 1.")
-        if self.neighbor_weights not in _NEIGHBOR_WEIGHTS:
-            raise StablefsError(
-                f"neighbor_weights = {self.neighbor_weights!r}: use 'instance' or 'uniform'."
-            )
         return relieff_scores(
-            X, y, sample_weight, n_neighbors=int(k), neighbor_weights=self.neighbor_weights
+            X, y, sample_weight, n_neighbors=self.n_neighbors,
+            neighbor_weights=self.neighbor_weights,
         )

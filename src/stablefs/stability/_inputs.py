@@ -126,7 +126,7 @@ def check_alpha(alpha) -> float:
 
 
 def _is_scalar(x) -> bool:
-    return np.ndim(x) == 0 and not isinstance(x, (str, bytes))
+    return isinstance(x, (numbers.Number, np.generic))
 
 
 def _as_index_array(item, pos: int, what: str) -> np.ndarray:
@@ -200,7 +200,9 @@ def as_subsets(
 
 def _from_matrix(M: np.ndarray, p, what: str) -> SubsetData:
     if M.ndim != 2:
-        raise StablefsError(f"a selection matrix must be 2-D (m results × p features), not {M.ndim}-D.")
+        raise StablefsError(
+            f"a selection matrix must be 2-D (m results × p features), not {M.ndim}-D."
+        )
     if M.dtype != bool:
         vals = np.unique(M)
         if not np.isin(vals, (0, 1)).all():

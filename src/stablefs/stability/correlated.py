@@ -18,7 +18,7 @@ other feature (r = 0), so they can only match themselves.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from stablefs._errors import StablefsError
 from stablefs.stability._common import PairScores, pair_index
@@ -92,16 +92,31 @@ def _padded(sets: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Blocks:
-    """Cross-correlation blocks of batches of subset pairs (rows: subset a, cols: subset b)."""
+    """Cross-correlation blocks R[b] = corr(S_a[b], S_b[b]) for batches of subset pairs.
 
-    def __init__(self, XT: np.ndarray):
+    With ``union`` (the features of the observed results, at most ``_UNION_MAX``), the
+    u × u correlation matrix of those features is computed once and blocks are gathered
+    from it; otherwise (random subsets) each block is one small matrix product.
+    """
+
+    def __init__(self, XT: np.ndarray, union: np.ndarray | None = None):
         self.XT = XT
+        self.union = None
+        if union is not None and union.size <= _UNION_MAX:
+            self.union = union
+            XU = XT[union]
+            self.CU = XU @ XU.T
+
+    def corr(self, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        if self.union is not None:
+            pa = np.searchsorted(self.union, ia)
+            pb = np.searchsorted(self.union, ib)
+            return self.CU[pa[:, :, None], pb[:, None, :]]
+        return self.XT[ia] @ self.XT[ib].transpose(0, 2, 1)
 
     def compute(self, ia, va, ib, vb):
-        """R (B × ka × kb), shared-row/shared-col flags and the valid-entry mask."""
-        A = self.XT[ia]                      # B × ka × n
-        Bm = self.XT[ib]                     # B × kb × n
-        R = A @ Bm.transpose(0, 2, 1)
+        """R (B × ka × kb), valid-entry mask, shared-row and shared-column flags."""
+        R = self.corr(ia, ib)
         valid = va[:, :, None] & vb[:, None, :]
         same = (ia[:, :, None] == ib[:, None, :]) & valid
         row_sh = same.any(axis=2)
@@ -110,31 +125,62 @@ class _Blocks:
         return R, valid, row_sh, col_sh
 
 
+_UNION_MAX = 4000
+
+
 # ------------------------------------------------------------------------------ nPOGR
+def _critical_r(alpha, n: int):
+    """Smallest r whose one-sided Pearson test (H1: ρ > 0, n − 2 df) has p <= alpha."""
+    t = stats.t.isf(alpha, n - 2)
+    return t / np.sqrt(n - 2 + t * t)
+
+
+def _pvalue_r(r, n: int):
+    """One-sided p-value of Pearson r > 0 with n − 2 df: 0.5 · I_{1−r²}((n−2)/2, 1/2)."""
+    r = np.clip(r, 0.0, 1.0)
+    return 0.5 * special.betainc((n - 2) / 2.0, 0.5, 1.0 - r * r)
+
+
+def _bh_significant(R, family, fdr: float, n: int, r_crit: float) -> np.ndarray:
+    """Benjamini–Hochberg step-up at level ``fdr`` within each block's family.
+
+    p-values are monotone in r, so entries with p <= fdr/M (r above the block's critical r
+    at level fdr/M) are rejected whatever their rank; exact p-values are computed only for
+    the remaining candidates (fdr/M < p <= fdr), whose ranks follow the sure ones.
+    """
+    M = family.sum(axis=(1, 2))
+    cand = family & (r_crit <= R)
+    if not cand.any():
+        return cand
+    Ms, inv = np.unique(M, return_inverse=True)
+    with np.errstate(divide="ignore"):
+        rho = np.where(Ms > 0, _critical_r(fdr / np.maximum(Ms, 1), n), np.inf)
+    sure = cand & (rho[inv][:, None, None] <= R)
+    inter = cand & ~sure
+    if not inter.any():
+        return sure
+    n_sure = sure.sum(axis=(1, 2))
+    b, x, y = np.nonzero(inter)
+    pv = _pvalue_r(R[b, x, y], n)
+    order = np.lexsort((pv, b))
+    b, x, y, pv = b[order], x[order], y[order], pv[order]
+    rank = n_sure[b] + (np.arange(b.size) - np.searchsorted(b, b, side="left")) + 1
+    ok = pv <= rank * fdr / M[b]
+    kmax = n_sure.copy()
+    np.maximum.at(kmax, b[ok], rank[ok])
+    sig = rank <= kmax[b]
+    G = sure
+    G[b[sig], x[sig], y[sig]] = True
+    return G
+
+
 def _npogr_overlaps(blocks: _Blocks, ia, ib, fdr: float, r_crit: float, n: int):
     """Per pair: r = |a ∩ b| and O = (O_ab + O_ba)/2 with per-comparison BH at level fdr."""
     va = np.ones(ia.shape, dtype=bool)
     vb = np.ones(ib.shape, dtype=bool)
     R, valid, row_sh, col_sh = blocks.compute(ia, va, ib, vb)
     family = valid & ~(row_sh[:, :, None] & col_sh[:, None, :])
-    M = family.sum(axis=(1, 2))
-    cand = family & (R >= r_crit)
-    G = np.zeros_like(cand)
-    if cand.any():
-        b, x, y = np.nonzero(cand)
-        r = np.minimum(R[b, x, y], 1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = r * np.sqrt((n - 2) / (1.0 - r * r))
-        pv = stats.t.sf(np.where(np.isfinite(t), t, np.inf), n - 2)
-        order = np.lexsort((pv, b))
-        b, x, y, pv = b[order], x[order], y[order], pv[order]
-        start = np.searchsorted(b, b, side="left")
-        rank = np.arange(b.size) - start + 1
-        ok = pv <= rank * fdr / M[b]
-        kmax = np.zeros(R.shape[0], dtype=np.int64)
-        np.maximum.at(kmax, b[ok], rank[ok])
-        sig = rank <= kmax[b]
-        G[b[sig], x[sig], y[sig]] = True
+    G = _bh_significant(R, family, fdr, n, r_crit)
     overlap = row_sh.sum(axis=1)
     o_ab = (~row_sh & G.any(axis=2)).sum(axis=1)
     o_ba = (~col_sh & G.any(axis=1)).sum(axis=1)
@@ -142,9 +188,7 @@ def _npogr_overlaps(blocks: _Blocks, ia, ib, fdr: float, r_crit: float, n: int):
 
 
 def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None) -> tuple:
-    data = as_subsets(subsets, None if isinstance(subsets, np.ndarray) and subsets.dtype == bool
-                      else _p_of(X), min_subsets=1 if reference is not None else 2)
-    X = check_data_matrix(X, data.p)
+    data, X = _prepare(subsets, X, reference)
     fdr = _check_threshold(fdr, "fdr")
     n_pairs = _check_n_pairs(n_pairs)
     sizes = data.sizes
@@ -159,11 +203,10 @@ def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None) -> t
     if not 0 < k < p:
         raise StablefsError(f"nPOGR needs 0 < k < p; got k = {k}, p = {p}.")
     XT = standardized_columns(X)
-    blocks = _Blocks(XT)
-    t_c = stats.t.isf(fdr, n - 2)
-    r_crit = t_c / np.sqrt(n - 2 + t_c * t_c)   # one-sided p <= fdr  <=>  r >= r_crit
+    r_crit = float(_critical_r(fdr, n))   # one-sided p <= fdr  <=>  r >= r_crit
+    union = data.cols if ref is None else np.union1d(data.cols, ref.cols)
 
-    def overlaps(ia, ib):
+    def overlaps(ia, ib, blocks):
         r_out, o_out = [], []
         for s in range(0, ia.shape[0], _BATCH):
             r, o = _npogr_overlaps(blocks, ia[s:s + _BATCH], ib[s:s + _BATCH], fdr, r_crit, n)
@@ -175,7 +218,7 @@ def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None) -> t
     rng = np.random.default_rng(random_state)
     ra = _random_subsets(rng, p, k, n_pairs)
     rb = _random_subsets(rng, p, k, n_pairs)
-    _, o_rand = overlaps(ra, rb)
+    _, o_rand = overlaps(ra, rb, _Blocks(XT))
     e_o = float(o_rand.mean())
     e_r = k * k / p
     den = k - e_r - e_o
@@ -185,12 +228,13 @@ def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None) -> t
             f"({e_r + e_o:.3g}) reaches the subset size k = {k}."
         )
     sets = np.stack(data.index_sets())
+    observed = _Blocks(XT, union)
     if ref is not None:
         ib = np.repeat(ref.index_sets()[0][None, :], data.m, axis=0)
-        r, o = overlaps(sets, ib)
+        r, o = overlaps(sets, ib, observed)
         return PairScores((r + o - e_r - e_o) / den, np.arange(data.m), None, data.m), e_o
     i, j = pair_index(data.m)
-    r, o = overlaps(sets[i], sets[j])
+    r, o = overlaps(sets[i], sets[j], observed)
     return PairScores((r + o - e_r - e_o) / den, i, j, data.m), e_o
 
 
@@ -253,10 +297,9 @@ def npogr(subsets, X, *, fdr: float = 0.001, n_pairs: int = 10000, random_state=
 
 
 # --------------------------------------------------------- Zucknick / intersection count
-def _corr_pairs(data: SubsetData, X, threshold: float, ia_sets, ib_sets, fn):
+def _corr_pairs(XT, union, threshold: float, ia_sets, ib_sets, fn):
     """Apply ``fn(R_thr, valid, row_sh, col_sh, ka, kb)`` to batches of padded blocks."""
-    XT = standardized_columns(X)
-    blocks = _Blocks(XT)
+    blocks = _Blocks(XT, union)
     ia, va = ia_sets
     ib, vb = ib_sets
     out = []
@@ -264,7 +307,7 @@ def _corr_pairs(data: SubsetData, X, threshold: float, ia_sets, ib_sets, fn):
         sl = slice(s, s + _BATCH)
         R, valid, row_sh, col_sh = blocks.compute(ia[sl], va[sl], ib[sl], vb[sl])
         A = np.abs(R)
-        A = np.where(A >= threshold, A, 0.0)
+        A = np.where(threshold <= A, A, 0.0)
         out.append(fn(A, valid, row_sh, col_sh, va[sl].sum(1), vb[sl].sum(1)))
     return np.concatenate(out) if out else np.empty(0)
 
@@ -304,16 +347,26 @@ def _pairs_of(data, reference):
 
 
 def _prepare(subsets, X, reference):
+    if X is None:
+        check_data_matrix(None, 0)
     data = as_subsets(subsets, None if isinstance(subsets, np.ndarray) and subsets.dtype == bool
                       else _p_of(X), min_subsets=1 if reference is not None else 2)
     return data, check_data_matrix(X, data.p)
+
+
+def _union(data: SubsetData, reference) -> np.ndarray:
+    if reference is None:
+        return data.cols
+    return np.union1d(data.cols, as_reference(reference, data).cols)
 
 
 def _zucknick_pairs(subsets, X, *, threshold=0.9, reference=None) -> PairScores:
     data, X = _prepare(subsets, X, reference)
     threshold = _check_threshold(threshold, "threshold")
     a, b, i, j, _, _ = _pairs_of(data, reference)
-    vals = _corr_pairs(data, X, threshold, a, b, _zucknick_fn)
+    XT = standardized_columns(X)
+    union = _union(data, reference)
+    vals = _corr_pairs(XT, union, threshold, a, b, _zucknick_fn)
     return PairScores(vals, i, j, data.m)
 
 
@@ -354,13 +407,14 @@ def _intersection_pairs(subsets, X, *, threshold=0.9, n_pairs=10000, random_stat
     a, b, i, j, ka, kb = _pairs_of(data, reference)
     if np.any(ka == 0) or np.any(kb == 0):
         raise StablefsError("the intersection-count measure is undefined for empty subsets.")
-    observed = _corr_pairs(data, X, threshold, a, b, _count_fn)
+    XT = standardized_columns(X)
+    observed = _corr_pairs(XT, _union(data, reference), threshold, a, b, _count_fn)
     expected = np.empty(observed.size)
     rng = np.random.default_rng(random_state)
     for lo, hi in sorted({(min(x, y), max(x, y)) for x, y in zip(ka.tolist(), kb.tolist())}):
         ra = _random_subsets(rng, data.p, lo, n_pairs)
         rb = _random_subsets(rng, data.p, hi, n_pairs)
-        e = _corr_pairs(data, X, threshold, (ra, np.ones(ra.shape, bool)),
+        e = _corr_pairs(XT, None, threshold, (ra, np.ones(ra.shape, bool)),
                         (rb, np.ones(rb.shape, bool)), _count_fn).mean()
         sel = (np.minimum(ka, kb) == lo) & (np.maximum(ka, kb) == hi)
         expected[sel] = e
@@ -375,7 +429,7 @@ def _intersection_pairs(subsets, X, *, threshold=0.9, n_pairs=10000, random_stat
 
 def intersection_count(subsets, X, *, threshold: float = 0.9, n_pairs: int = 10000,
                        random_state=0, reference=None) -> float:
-    r"""Adjusted intersection count (Bommert & Rahnenführer 2020; ``stabm::stabilityIntersectionCount``).
+    r"""Adjusted intersection count (Bommert & Rahnenführer 2020; ``stabm`` IntersectionCount).
 
     I(S_i, S_j) = |S_i ∩ S_j| + min(C(S_i, S_j), C(S_j, S_i)), where C(S_a, S_b) counts the
     features of S_a \ S_b with |r| ≥ ``threshold`` to at least one feature of S_b \ S_a, and
@@ -446,7 +500,7 @@ def _sechidis_value(data: SubsetData, XT: np.ndarray, threshold: float, mu_c: fl
     for s in range(0, u, step):
         cols = data.cols[s:s + step]
         C = np.abs(XT[cols] @ XT[data.cols].T)
-        C = np.where(C >= threshold, C, 0.0)
+        C = np.where(threshold <= C, C, 0.0)
         C[np.arange(cols.size), np.arange(s, s + cols.size)] = 1.0   # C_ff = 1
         G = W[:, s:s + step].T @ W
         tr += float(np.sum(C * G))

@@ -256,8 +256,8 @@ def kuncheva(subsets, n_features=None, *, reference=None) -> float:
     the thesis' implementation; we do **not** mimic it: identical subsets give exactly 1.
 
     For equal sizes Kuncheva = :func:`phi` = :func:`kappa` = :func:`wald` =
-    :func:`unadjusted` pair by pair, = :func:`lustgarten` when 2k ≤ p, and the mean over all
-    pairs equals :func:`nogueira` exactly (see there).
+    :func:`unadjusted` pair by pair (and :func:`lustgarten` = (1 − k/p) · Kuncheva when
+    2k ≤ p), and the mean over all pairs equals :func:`nogueira` exactly (see there).
     """
     return _pairwise("kuncheva", subsets, n_features, reference)
 
@@ -329,11 +329,13 @@ def lustgarten(subsets, n_features=None, *, reference=None) -> float:
     Kuncheva's idea for unequal sizes: the numerator is the overlap beyond chance, the
     denominator its attainable range.
 
-    * Range: [−1, 1]; 1 iff identical.
+    * Range: (−1, 1). The denominator is the whole attainable range of the overlap, not
+      its distance from chance, so identical subsets do **not** score 1: they score
+      (min(k_i, k_j) − k_i k_j/p)/(min(k_i, k_j) − max(0, k_i + k_j − p)), e.g. 1 − k/p for
+      equal sizes k ≤ p/2 (Nogueira et al. 2018 list this as a failed "maximum" property).
     * Corrected for chance: yes (E[a] = k_i k_j / p for independent random subsets).
     * Needs: p; any sizes except an empty subset or one with all p features (error).
-      Equals Kuncheva for equal sizes k ≤ p/2 (not above: the denominator then uses the
-      forced overlap 2k − p).
+      For equal sizes k ≤ p/2 it is (1 − k/p) × Kuncheva.
     """
     return _pairwise("lustgarten", subsets, n_features, reference)
 

@@ -1,0 +1,114 @@
+"""Benchmark: stablefs ReliefF vs skrebate's ReliefF, and margin instance weights on Lung.
+
+Run from the project root::
+
+    .venv/bin/python benchmarks/bench_relieff.py            # Colon and Lung, 3 repeats
+    .venv/bin/python benchmarks/bench_relieff.py --quick    # Colon only, 1 repeat
+
+Targets (see benchmarks/README.md): ReliefF >= 30x faster than skrebate on Colon (62 x 2000),
+>= 100x on Lung (181 x 12533), k = 10 neighbours; margin_instance_weights on Lung < 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from stablefs.selectors import ReliefF
+from stablefs.stabilizers import margin_instance_weights
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path:
+    """``STABLEFS_DATA`` (first folder holding colon.csv.gz) or ``../shared/datasets``."""
+    for folder in os.environ.get("STABLEFS_DATA", "").split(os.pathsep):
+        if folder and (Path(folder) / "colon.csv.gz").is_file():
+            return Path(folder)
+    return ROOT.parent / "shared" / "datasets"
+
+
+def load(name: str, folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    frame = pd.read_csv(folder / f"{name}.csv.gz", dtype={"label": str})
+    X = frame.drop(columns="label").to_numpy(dtype=float)
+    _, y = np.unique(frame["label"].to_numpy(), return_inverse=True)  # skrebate wants numbers
+    return X, y
+
+
+def best_of(fn, repeats: int) -> tuple[float, object]:
+    best, out = np.inf, None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", "-r", type=int, default=3,
+                        help="best of R runs for stablefs (default 3)")
+    parser.add_argument("--skrebate-repeats", type=int, default=1,
+                        help="best of R runs for skrebate (default 1; it is slow)")
+    parser.add_argument("--datasets", default="colon,lung",
+                        help="comma-separated data sets (default colon,lung)")
+    parser.add_argument("--quick", action="store_true",
+                        help="Colon only, one repeat each (skips the minutes-long skrebate Lung)")
+    parser.add_argument("--no-skrebate", action="store_true", help="time stablefs only")
+    args = parser.parse_args(argv)
+    names = ["colon"] if args.quick else [s.strip() for s in args.datasets.split(",") if s]
+    repeats = 1 if args.quick else args.repeats
+    folder = data_dir()
+    if not (folder / "colon.csv.gz").is_file():
+        print(f"data not found in {folder}: set STABLEFS_DATA", file=sys.stderr)
+        return 2
+    try:
+        from skrebate import ReliefF as SkReliefF
+    except ImportError:
+        SkReliefF = None
+        print("skrebate not installed: timing stablefs only", file=sys.stderr)
+    if args.no_skrebate:
+        SkReliefF = None
+
+    print(f"python {platform.python_version()}, numpy {np.__version__}, "
+          f"{os.cpu_count()} cpus, data {folder}")
+    rows = []
+    for name in names:
+        X, y = load(name, folder)
+        ReliefF(n_neighbors=10).fit(X[:, :50], y)  # warm-up
+        ours_t, ours = best_of(lambda X=X, y=y: ReliefF(n_neighbors=10).fit(X, y), repeats)
+        theirs_t = rho = np.nan
+        if SkReliefF is not None:
+            sk = SkReliefF(n_neighbors=10, n_features_to_select=10, n_jobs=1)
+            theirs_t, fitted = best_of(lambda sk=sk, X=X, y=y: sk.fit(X, y),
+                                       1 if args.quick else args.skrebate_repeats)
+            rho = float(np.corrcoef(np.argsort(np.argsort(ours.scores_)),
+                                    np.argsort(np.argsort(fitted.feature_importances_)))[0, 1])
+        rows.append((name, X.shape, ours_t, theirs_t, rho))
+
+    print()
+    print(f"{'data':8} {'n x p':>12} {'stablefs (s)':>13} {'skrebate (s)':>13} "
+          f"{'speed-up':>9} {'Spearman':>9}")
+    for name, shape, ours_t, theirs_t, rho in rows:
+        ratio = theirs_t / ours_t
+        print(f"{name:8} {f'{shape[0]} x {shape[1]}':>12} {ours_t:13.4f} {theirs_t:13.2f} "
+              f"{ratio:8.0f}x {rho:9.5f}")
+
+    X, y = load("lung", folder) if "lung" in names or args.quick else (None, None)
+    if X is not None:
+        margin_instance_weights(X[:, :100], y)  # warm-up
+        t, _ = best_of(lambda: margin_instance_weights(X, y), repeats)
+        print(f"\nmargin_instance_weights on lung {X.shape[0]} x {X.shape[1]}: {t:.3f} s "
+              f"(target < 1 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

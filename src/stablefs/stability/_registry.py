@@ -1,0 +1,224 @@
+"""The registry of subset-stability measures used by the CLI and the experiment runner.
+
+``MEASURES[name]`` is a :class:`Measure`: callable as ``MEASURES[name](subsets, n_features,
+X=..., random_state=...)`` and carrying its properties. :func:`measure_interval` returns
+(estimate, low, high):
+
+* ``nogueira``: the analytic interval of Nogueira et al. (2018), see
+  :func:`~stablefs.stability.nogueira_ci` (defined for m ≥ 2).
+* Pairwise-average measures (Kuncheva, Jaccard, …, nPOGR, Zucknick, intersection count):
+  the mean over pairs is a U-statistic of order 2 over the m results. Its variance is
+  estimated by the delete-one-result jackknife, v = (m−1)/m Σ_l (U_(−l) − Ū)², and the
+  interval is estimate ± z_{1−α/2} sqrt(v) (normal approximation). U_(−l) needs at least
+  two results left, so **m < 3 gives NaN bounds** (the estimate is still returned). For the
+  Monte-Carlo-corrected measures the expectation term is held fixed; its simulation error
+  is not part of the interval.
+* Whole-system measures (Somol, Křížek, Davis, Novovičová, Sechidis): delete-one-result
+  jackknife of the statistic itself, same normal interval, NaN bounds when m < 3.
+
+Bounds are not clipped to the measure's range.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from stablefs._errors import StablefsError
+from stablefs.stability import correlated, nogueira, somol
+from stablefs.stability import subsets as sub
+from stablefs.stability._common import jackknife_variance, normal_interval
+from stablefs.stability._inputs import as_subsets, check_alpha
+
+__all__ = ["MEASURES", "Measure", "available_measures", "measure_interval"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A named subset-stability measure and its properties.
+
+    Attributes
+    ----------
+    name : str
+    func : callable
+        The public function (e.g. :func:`~stablefs.stability.kuncheva`).
+    kind : {"pairwise", "system", "nogueira", "correlated-pairwise", "correlated-system"}
+    chance_corrected : bool
+    equal_sizes : bool
+        Requires all subsets to have the same size.
+    needs_X : bool
+        Needs the data matrix.
+    higher_is_better : bool
+    description : str
+    """
+
+    name: str
+    func: Callable
+    kind: str
+    chance_corrected: bool
+    equal_sizes: bool = False
+    needs_X: bool = False
+    higher_is_better: bool = True
+    description: str = ""
+
+    def __call__(self, subsets, n_features=None, *, X=None, random_state=0) -> float:
+        """Evaluate the measure (X and random_state are used only where needed)."""
+        return measure_interval(self.name, subsets, n_features, X=X, random_state=random_state,
+                                _interval=False)[0]
+
+
+def _m(name, func, kind, cc, desc, **kw) -> Measure:
+    return Measure(name, func, kind, cc, description=desc, **kw)
+
+
+MEASURES: dict[str, Measure] = {
+    m.name: m
+    for m in [
+        _m("kuncheva", sub.kuncheva, "pairwise", True,
+           "Kuncheva's consistency index (seed 000 eq. 5.5)", equal_sizes=True),
+        _m("nogueira", nogueira.nogueira, "nogueira", True,
+           "Nogueira, Sechidis & Brown (2018) estimator with analytic CI"),
+        _m("jaccard", sub.jaccard, "pairwise", False, "Jaccard / Kalousis"),
+        _m("dice", sub.dice, "pairwise", False, "Dice = Sim_ID (seed 001 eq. 5)"),
+        _m("hamming", sub.hamming, "pairwise", False,
+           "Dunne's Hamming similarity 1 - D_H/p"),
+        _m("ochiai", sub.ochiai, "pairwise", False, "Ochiai (cosine)"),
+        _m("lustgarten", sub.lustgarten, "pairwise", True, "Lustgarten et al. (2009)"),
+        _m("phi", sub.phi, "pairwise", True, "Pearson correlation of selection masks"),
+        _m("kappa", sub.kappa, "pairwise", True, "Cohen's kappa of selection masks"),
+        _m("wald", sub.wald, "pairwise", True, "Wald et al. (2013)"),
+        _m("unadjusted", sub.unadjusted, "pairwise", True,
+           "chance-corrected Ochiai (Bommert's unadjusted measure)"),
+        _m("somol", somol.somol_cw_rel, "system", False,
+           "Somol & Novovičová relative weighted consistency CW_rel"),
+        _m("somol_c", somol.somol_c, "system", False, "Somol consistency C"),
+        _m("somol_cw", somol.somol_cw, "system", False, "Somol weighted consistency CW"),
+        _m("krizek", somol.krizek, "system", False,
+           "Křížek entropy, normalised 1 - H/log m"),
+        _m("davis", somol.davis, "system", False, "Davis et al. (2006), no penalty"),
+        _m("novovicova", somol.novovicova, "system", False, "Novovičová et al. (2009)"),
+        _m("npogr", correlated.npogr, "correlated-pairwise", True,
+           "nPOGR, symmetric (seed 000 eq. 5.8)", equal_sizes=True, needs_X=True),
+        _m("zucknick", correlated.zucknick, "correlated-pairwise", False,
+           "Zucknick et al. (2008), |r| >= 0.9", needs_X=True),
+        _m("intersection_count", correlated.intersection_count, "correlated-pairwise", True,
+           "adjusted intersection count, |r| >= 0.9", needs_X=True),
+        _m("sechidis", correlated.sechidis, "correlated-system", True,
+           "Sechidis et al. (2020), |r| >= 0.9", needs_X=True),
+    ]
+}
+
+
+def available_measures() -> list[str]:
+    """Names accepted by :func:`measure_interval` and the CLI, in registry order."""
+    return list(MEASURES)
+
+
+def _unknown(name) -> StablefsError:
+    close = difflib.get_close_matches(str(name), list(MEASURES), n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    return StablefsError(
+        f"unknown stability measure {name!r}{hint}: choose from {', '.join(MEASURES)}."
+    )
+
+
+def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: float = 0.05,
+                     random_state=0, _interval: bool = True) -> tuple[float, float, float]:
+    """Estimate and (1 − alpha) confidence interval of a registered stability measure.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`available_measures`.
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+    n_features : int, optional
+        p; required for index collections.
+    X : array of shape (n_samples, p), optional
+        Needed by ``npogr``, ``zucknick``, ``intersection_count`` and ``sechidis``; ignored by
+        the others.
+    alpha : float
+        1 − confidence level.
+    random_state : int or None
+        Seed of the Monte-Carlo parts (E(O) of nPOGR, E[I] of the intersection count, μ_C of
+        Sechidis); ignored by the others.
+
+    Returns
+    -------
+    (estimate, low, high)
+        See the module docstring for how each interval is formed; low/high are NaN when the
+        interval is undefined (m < 3 for jackknife intervals).
+    """
+    if name not in MEASURES:
+        raise _unknown(name)
+    alpha = check_alpha(alpha)
+    meas = MEASURES[name]
+    if meas.kind == "nogueira":
+        if not _interval:
+            return nogueira.nogueira(subsets, n_features), np.nan, np.nan
+        est, _, low, high = nogueira.nogueira_ci(subsets, n_features, alpha)
+        return est, low, high
+    if meas.kind == "pairwise":
+        scores = sub.pair_scores(name, subsets, n_features)
+    elif meas.kind == "correlated-pairwise":
+        scores = _correlated_scores(name, subsets, n_features, X, random_state)
+    else:
+        return _system_interval(name, subsets, n_features, X, random_state, alpha, _interval)
+    est = scores.mean
+    if not _interval:
+        return est, np.nan, np.nan
+    low, high = normal_interval(est, scores.jackknife_variance(), alpha)
+    return est, low, high
+
+
+def _with_p(subsets, n_features, X):
+    """n_features for the correlated measures: explicit, else X's column count."""
+    if n_features is None and X is not None and np.ndim(X) == 2:
+        return int(np.shape(X)[1])
+    return n_features
+
+
+def _correlated_scores(name, subsets, n_features, X, random_state):
+    data = as_subsets(subsets, _with_p(subsets, n_features, X), min_subsets=2)
+    if name == "npogr":
+        scores, _ = correlated._npogr_pairs(data, X, fdr=0.001, n_pairs=10000,
+                                            random_state=random_state)
+        return scores
+    if name == "zucknick":
+        return correlated._zucknick_pairs(data, X)
+    return correlated._intersection_pairs(data, X, random_state=random_state)
+
+
+def _system_interval(name, subsets, n_features, X, random_state, alpha, interval):
+    meas = MEASURES[name]
+    needs_p = name in ("somol",) or meas.needs_X
+    data = as_subsets(subsets, _with_p(subsets, n_features, X), require_p=needs_p,
+                      min_subsets=2)
+    if name == "sechidis":
+        data, Xc = correlated._prepare(data, X, None)
+        XT = correlated.standardized_columns(Xc)
+        mu = correlated._mean_offdiag_similarity(XT, 0.9, 100_000,
+                                                 np.random.default_rng(random_state))
+
+        def stat(d):
+            return correlated._sechidis_value(d, XT, 0.9, mu)
+    else:
+        stat = _SYSTEM_STATS[name]
+    est = stat(data)
+    if not interval:
+        return est, np.nan, np.nan
+    var = jackknife_variance(lambda rows: stat(data.subset(rows)), data.m)
+    low, high = normal_interval(est, var, alpha)
+    return est, low, high
+
+
+_SYSTEM_STATS = {
+    "somol": somol._somol_cw_rel,
+    "somol_c": somol._somol_c,
+    "somol_cw": somol._somol_cw,
+    "krizek": somol._krizek,
+    "davis": somol._davis,
+    "novovicova": somol._novovicova,
+}

@@ -1,0 +1,178 @@
+r"""Matching-based similarity of two sets of feature groups (Yu, Ding & Loscalzo, seed 001).
+
+A result R is a set of feature groups {G_1, …}; a plain subset is the special case of
+single-feature groups. Two results define a complete weighted bipartite graph between
+their groups; with M a maximum-weight matching (Hungarian algorithm,
+``scipy.optimize.linear_sum_assignment``)
+
+    Sim^M(R_1, R_2) = Σ_{(G_i, G_j) ∈ M} w(G_i, G_j) / |M|          (seed 001 eq. 6)
+
+where |M| = min(|R_1|, |R_2|), the size of a maximum matching of the complete bipartite
+graph (zero-weight edges count). Weights:
+
+* ``by="index"`` (Sim^M_ID): w = Sim_ID(G_i, G_j) = 2|G_i ∩ G_j| / (|G_i| + |G_j|) (eq. 5);
+* ``by="value"`` (Sim^M_V): w = Pearson correlation (across samples) of the group centres,
+  a centre being the mean of the group's standardised feature columns of X (for
+  single-feature groups: the correlation of the two features).
+
+For plain subsets Sim^M_ID = |S_1 ∩ S_2| / min(|S_1|, |S_2|); the paper's remark that it
+"becomes Sim_ID" holds exactly only for equal sizes (then both are |S_1 ∩ S_2| / k).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from stablefs._errors import StablefsError
+
+__all__ = ["matching_similarity", "matching_stability"]
+
+
+def _as_groups(groups, what: str) -> list[np.ndarray]:
+    if isinstance(groups, (str, bytes)) or groups is None:
+        raise StablefsError(f"{what} must be a sequence of feature groups or a subset.")
+    if isinstance(groups, np.ndarray) and groups.ndim == 1 and groups.dtype == bool:
+        groups = np.flatnonzero(groups)
+    if isinstance(groups, (set, frozenset)):
+        groups = sorted(groups)
+    items = list(groups)
+    if not items:
+        raise StablefsError(f"{what} is empty: at least one group (or feature) is needed.")
+    if all(np.ndim(g) == 0 for g in items):          # a plain subset: singleton groups
+        items = [[g] for g in items]
+    out = []
+    for pos, g in enumerate(items):
+        if isinstance(g, (set, frozenset)):
+            g = sorted(g)
+        arr = np.asarray(g)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        if arr.ndim != 1 or arr.size == 0:
+            raise StablefsError(f"group {pos} of {what} is empty or not a 1-D index collection.")
+        if arr.dtype.kind not in "iu":
+            raise StablefsError(f"group {pos} of {what} holds non-integer feature indices.")
+        if arr.min() < 0:
+            raise StablefsError(f"group {pos} of {what} has a negative feature index.")
+        u = np.unique(arr)
+        if u.size != arr.size:
+            raise StablefsError(f"group {pos} of {what} lists a feature twice.")
+        out.append(u.astype(np.int64))
+    return out
+
+
+def _index_weights(A: list[np.ndarray], B: list[np.ndarray]) -> np.ndarray:
+    feats = np.unique(np.concatenate(A + B))
+    IA = np.zeros((len(A), feats.size))
+    IB = np.zeros((len(B), feats.size))
+    for r, g in enumerate(A):
+        IA[r, np.searchsorted(feats, g)] = 1.0
+    for r, g in enumerate(B):
+        IB[r, np.searchsorted(feats, g)] = 1.0
+    inter = IA @ IB.T
+    sa = np.array([g.size for g in A], dtype=float)
+    sb = np.array([g.size for g in B], dtype=float)
+    return 2 * inter / (sa[:, None] + sb[None, :])
+
+
+def _centres(X: np.ndarray, groups: list[np.ndarray], feats: np.ndarray) -> np.ndarray:
+    """Group centres (n_samples × n_groups) from the standardised columns of ``feats`` only."""
+    Xs = X[:, feats]
+    Xs = Xs - Xs.mean(axis=0)
+    sd = Xs.std(axis=0)
+    Xs = np.divide(Xs, sd, out=np.zeros_like(Xs), where=sd > 0)
+    return np.column_stack([Xs[:, np.searchsorted(feats, g)].mean(axis=1) for g in groups])
+
+
+def _value_weights(A, B, X) -> np.ndarray:
+    if X is None:
+        raise StablefsError('by="value" compares feature values: pass X (n_samples × n_features).')
+    X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise StablefsError("X must be a 2-D array with at least 2 samples.")
+    feats = np.unique(np.concatenate(A + B))
+    if feats.max() >= X.shape[1]:
+        raise StablefsError(
+            f"feature index {int(feats.max())} is outside X's {X.shape[1]} columns."
+        )
+    if not np.all(np.isfinite(X[:, feats])):
+        raise StablefsError("X contains missing or infinite values in the grouped features.")
+    ca, cb = _centres(X, A, feats), _centres(X, B, feats)
+
+    def unit(C):
+        C = C - C.mean(axis=0)
+        nrm = np.sqrt((C * C).sum(axis=0))
+        return np.divide(C, nrm, out=np.zeros_like(C), where=nrm > 1e-12)
+
+    return unit(ca).T @ unit(cb)
+
+
+def matching_similarity(groups_a, groups_b, X=None, by: str = "index") -> float:
+    r"""Sim^M_ID or Sim^M_V of two results by maximum weighted bipartite matching.
+
+    Sim^M(R_1, R_2) = Σ_{(G_i, G_j) ∈ M} w(G_i, G_j) / |M|, M a maximum-weight matching of the
+    complete bipartite graph between the groups of R_1 and R_2, |M| = min(|R_1|, |R_2|)
+    (seed 001 eqs. 5–6; see the module docstring for the weights).
+
+    * Range: [0, 1] for ``by="index"`` (1 iff every group of the smaller result equals a
+      group of the other); [−1, 1] for ``by="value"`` (signed correlations; a constant
+      centre correlates 0 with everything).
+    * Corrected for chance: no.
+    * Needs: non-empty groups; X (n_samples × p) for ``by="value"``. Works for sets of
+      groups (lists of index collections) and for plain subsets (a flat index list or a
+      boolean mask = single-feature groups).
+
+    Parameters
+    ----------
+    groups_a, groups_b : sequence of index collections, or a flat subset
+    X : array of shape (n_samples, p), optional
+    by : {"index", "value"}
+
+    Returns
+    -------
+    float
+    """
+    A = _as_groups(groups_a, "groups_a")
+    B = _as_groups(groups_b, "groups_b")
+    if by == "index":
+        W = _index_weights(A, B)
+    elif by == "value":
+        W = _value_weights(A, B, X)
+    else:
+        raise StablefsError(f'by = {by!r}: use "index" (Sim^M_ID) or "value" (Sim^M_V).')
+    rows, cols = linear_sum_assignment(W, maximize=True)
+    return float(W[rows, cols].sum() / min(len(A), len(B)))
+
+
+def matching_stability(results, reference=None, X=None, by: str = "index") -> float:
+    r"""Average Sim^M over results: against ``reference`` (seed 001 eq. 7) or over all pairs.
+
+    With a reference R (e.g. the groups found on the full data):
+    (1/q) Σ_i Sim^M(R, R_i) (eq. 7); without, the mean over all q(q−1)/2 pairs (eq. 5.4 of
+    seed 000). Range and requirements as :func:`matching_similarity`; q ≥ 1 with a
+    reference, q ≥ 2 without.
+
+    Parameters
+    ----------
+    results : sequence of results (each a set of groups or a plain subset)
+    reference : one result, optional
+    X : array of shape (n_samples, p), optional
+    by : {"index", "value"}
+
+    Returns
+    -------
+    float
+    """
+    results = list(results)
+    if reference is not None:
+        if not results:
+            raise StablefsError("no results given to compare with the reference.")
+        return float(np.mean([matching_similarity(reference, r, X, by) for r in results]))
+    if len(results) < 2:
+        raise StablefsError(
+            f"{len(results)} result(s) given: the pairwise average needs at least two "
+            "(or pass reference=)."
+        )
+    vals = [matching_similarity(results[i], results[j], X, by)
+            for i in range(len(results)) for j in range(i + 1, len(results))]
+    return float(np.mean(vals))
