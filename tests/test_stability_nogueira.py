@@ -70,7 +70,7 @@ def test_bounds_and_maximum():
 
 
 def _paper_variance_loop(Z):
-    """Literal transcription of the paper's v(Φ̂) (Theorem 9), one φ_i at a time."""
+    """Literal transcription of the paper's v(Φ̂), one φ_i at a time."""
     Z = Z.astype(float)
     M, d = Z.shape
     hatPF = Z.mean(0)

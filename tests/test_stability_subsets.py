@@ -127,7 +127,7 @@ def test_equalities_for_equal_sizes():
 
 
 def test_lustgarten_differs_from_kuncheva_above_half():
-    p, k = 10, 7
+    p = 10                                              # k = 7
     s = [[0, 1, 2, 3, 4, 5, 6], [3, 4, 5, 6, 7, 8, 9]]   # a = 4 = 2k - p: minimum overlap
     assert kuncheva(s, p) == pytest.approx((4 * 10 - 49) / (7 * 3))
     assert lustgarten(s, p) == pytest.approx((4 - 4.9) / (7 - 4))

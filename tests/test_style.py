@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_ruff_clean():
-    ruff = shutil.which("ruff")
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     if ruff is None:
         pytest.skip("ruff is not installed (pip install '.[test]')")
     proc = subprocess.run([ruff, "check", "src", "tests", "benchmarks"], cwd=ROOT,

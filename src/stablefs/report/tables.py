@@ -79,7 +79,7 @@ _KIND_LABELS = {
     "mcc": "MCC",
 }
 _KINDS_LOWER_IS_BETTER = {"error", "log_loss", "brier"}
-_MEASURES_LOWER_IS_BETTER = {"weight_variance", "hamming"}
+_MEASURES_LOWER_IS_BETTER = {"weight_variance"}
 
 
 # ------------------------------------------------------------------------- labels

@@ -271,7 +271,8 @@ def npogr(subsets, X, *, fdr: float = 0.001, n_pairs: int = 10000, random_state=
       every non-shared gene is correlated with the other subset).
     * Corrected for chance: yes (for overlap and for correlated genes; E(O) only up to its
       Monte-Carlo error, about sd(O)/sqrt(n_pairs)).
-    * Needs: X (n_samples ≥ 3 × p), equal sizes 0 < k < p, m ≥ 2 results (or a reference).
+    * Needs: X (n_samples × p, n_samples ≥ 3), equal sizes 0 < k < p, m ≥ 2 results (or a
+      reference).
       Cost: (m(m−1)/2 + n_pairs) correlation blocks of k × k.
 
     Parameters
@@ -330,6 +331,11 @@ def _count_fn(A, valid, row_sh, col_sh, ka, kb):
     c_ab = only.any(axis=2).sum(axis=1)
     c_ba = only.any(axis=1).sum(axis=1)
     return (inter + np.minimum(c_ab, c_ba)).astype(float)
+
+
+def _adjust_fn(A, valid, row_sh, col_sh, ka, kb):
+    """The correlation part min(C(S_a, S_b), C(S_b, S_a)) of the intersection count."""
+    return _count_fn(A, valid, row_sh, col_sh, ka, kb) - row_sh.sum(axis=1)
 
 
 def _pairs_of(data, reference):
@@ -415,9 +421,9 @@ def _intersection_pairs(subsets, X, *, threshold=0.9, n_pairs=10000, random_stat
         ra = _random_subsets(rng, data.p, lo, n_pairs)
         rb = _random_subsets(rng, data.p, hi, n_pairs)
         e = _corr_pairs(XT, None, threshold, (ra, np.ones(ra.shape, bool)),
-                        (rb, np.ones(rb.shape, bool)), _count_fn).mean()
+                        (rb, np.ones(rb.shape, bool)), _adjust_fn).mean()
         sel = (np.minimum(ka, kb) == lo) & (np.maximum(ka, kb) == hi)
-        expected[sel] = e
+        expected[sel] = lo * hi / data.p + e      # E|S_i ∩ S_j| exactly, E[min C] by MC
     den = np.sqrt(ka * kb) - expected
     if np.any(den <= 0):
         raise StablefsError(
@@ -436,9 +442,11 @@ def intersection_count(subsets, X, *, threshold: float = 0.9, n_pairs: int = 100
 
         s(S_i, S_j) = (I − E[I]) / (sqrt(|S_i| |S_j|) − E[I]),
 
-    E[I] the mean of I over ``n_pairs`` seeded pairs of independent random subsets of sizes
-    (|S_i|, |S_j|) (one estimate per distinct size pair). Without the correlation term it
-    is :func:`~stablefs.stability.unadjusted`.
+    E[I] = |S_i||S_j|/p (exact) + the mean of min(C(S_a, S_b), C(S_b, S_a)) over ``n_pairs``
+    seeded pairs of independent random subsets of sizes (|S_i|, |S_j|) (one estimate per
+    distinct size pair; ``stabm`` estimates the whole of E[I] by simulation). When no pair
+    of features of X reaches the threshold it is exactly
+    :func:`~stablefs.stability.unadjusted`.
 
     * Range: at most 1 (1 for identical subsets).
     * Corrected for chance: yes (up to Monte-Carlo error).

@@ -12,6 +12,8 @@ consistent about) — except Křížek's entropy, which is defined for it.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from stablefs._errors import StablefsError
@@ -67,8 +69,8 @@ def _somol_cw_rel(data: SubsetData) -> float:
 
 
 def _krizek(data: SubsetData, normalize: bool = True) -> float:
-    _, counts = np.unique(data.Z, axis=0, return_counts=True) if data.Z.shape[1] else (
-        None, np.array([data.m]))
+    packed = np.packbits(data.Z, axis=1)            # one byte string per distinct subset
+    counts = np.array(list(Counter(row.tobytes() for row in packed).values()))
     freq = counts / data.m
     H = float(-np.sum(freq * np.log(freq)))
     if not normalize:

@@ -229,8 +229,10 @@ def _params(needs_p: bool):
     """Append the shared Parameters/Returns sections to a measure's docstring."""
 
     def deco(func):
-        func.__doc__ = func.__doc__.rstrip() + "\n" + _COMMON.format(
-            p_note=_NEEDS_P if needs_p else _NO_P)
+        doc = func.__doc__.rstrip() + "\n"
+        block = _COMMON.format(p_note=_NEEDS_P if needs_p else _NO_P)
+        cut = doc.find("\n    Notes\n")            # numpydoc: Parameters before Notes
+        func.__doc__ = doc + block if cut < 0 else doc[:cut] + block + doc[cut:]
         return func
 
     return deco
@@ -332,7 +334,7 @@ def lustgarten(subsets, n_features=None, *, reference=None) -> float:
     * Range: (−1, 1). The denominator is the whole attainable range of the overlap, not
       its distance from chance, so identical subsets do **not** score 1: they score
       (min(k_i, k_j) − k_i k_j/p)/(min(k_i, k_j) − max(0, k_i + k_j − p)), e.g. 1 − k/p for
-      equal sizes k ≤ p/2 (Nogueira et al. 2018 list this as a failed "maximum" property).
+      equal sizes k ≤ p/2.
     * Corrected for chance: yes (E[a] = k_i k_j / p for independent random subsets).
     * Needs: p; any sizes except an empty subset or one with all p features (error).
       For equal sizes k ≤ p/2 it is (1 − k/p) × Kuncheva.
