@@ -623,3 +623,12 @@ def test_no_warning_for_clean_files(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load(write(tmp_path / "d.csv", SMALL_CSV))
+
+
+def test_registry_name_wins_over_a_folder_of_that_name(tmp_path, monkeypatch, shared_data):
+    """``stablefs compare colon`` twice in one directory: the first run's output folder may be
+    called ``colon``; the name must still mean the registry set."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "colon").mkdir()
+    ds = load("colon")
+    assert ds.X.shape == (62, 2000)

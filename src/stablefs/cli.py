@@ -147,9 +147,13 @@ def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out,
     from stablefs.evaluation.runner import run_experiment
 
     ds = _load(data, label, drop_nominal, drop_missing, encode_nominal)
+    from stablefs.methods import parse_method
+
     method_list = split_list(methods)
     if not method_list:
         raise StablefsError("no method given: use e.g. -m relieff,iw-relieff.")
+    for m in method_list:
+        parse_method(m)  # a bad method string fails before any output
     size_list = parse_sizes(sizes, ds.n_features)
     proto = Protocol.parse(protocol, repeats)
     out_dir = Path(out) if out else _default_out(ds.name)

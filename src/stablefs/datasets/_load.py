@@ -94,9 +94,11 @@ def load(
             drop_missing=drop_missing,
             encode_nominal=encode_nominal,
         )
-    if path.is_dir():
-        raise StablefsError(f"{text}: is a folder, not a data file ({SUPPORTED}).")
     key = text.strip().lower()
+    if path.is_dir() and key not in REGISTRY:
+        raise StablefsError(f"{text}: is a folder, not a data file ({SUPPORTED}).")
+    # a registry name wins over a folder of the same name (e.g. the output of a former
+    # ``stablefs compare colon`` run in the current directory)
     if key in REGISTRY:
         local = fetch(key, data_home)
         ds = read_file(
