@@ -200,3 +200,18 @@ def test_correlated_measures_on_lung(shared_data):
     v = npogr(subsets, Xl, n_pairs=3000)        # timing: benchmarks/bench_stability.py
     k = kuncheva(subsets, Xl.shape[1])
     assert k < v <= 1
+
+
+def test_npogr_warns_when_chance_correlation_fills_the_subsets():
+    """Broadly correlated genes (one shared factor): nearly every random gene is significantly
+    correlated with some gene of another random subset, so E(O) approaches k."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    factor = rng.normal(size=(60, 1))
+    X = 0.85 * factor + rng.normal(size=(60, 200))  # E(r) + E(O) ~ 9.3 of k = 10
+    subsets = [rng.choice(200, 10, replace=False) for _ in range(4)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        npogr(subsets, X, n_pairs=200)
+    assert any("ill-conditioned" in str(w.message) for w in caught)

@@ -17,6 +17,8 @@ other feature (r = 0), so they can only match themselves.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import special, stats
 
@@ -226,6 +228,16 @@ def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None) -> t
         raise StablefsError(
             f"nPOGR is undefined here: the expected overlap plus correlated genes "
             f"({e_r + e_o:.3g}) reaches the subset size k = {k}."
+        )
+    if den < 0.1 * k:
+        warnings.warn(
+            f"nPOGR is ill-conditioned on these data: by chance alone E(r) + E(O) = "
+            f"{e_r + e_o:.3g} of k = {k} genes count as shared or significantly correlated, "
+            "so small differences are magnified (values far below -1 are possible). The genes "
+            "are broadly correlated (e.g. raw intensities); consider a log transform or "
+            "per-sample normalisation, or a measure without correlation credit.",
+            RuntimeWarning,
+            stacklevel=3,
         )
     sets = np.stack(data.index_sets())
     observed = _Blocks(XT, union)
