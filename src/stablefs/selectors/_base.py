@@ -49,6 +49,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         scores = np.asarray(self._score(X, y, sample_weight), dtype=float)
         return scores, rank_from_scores(scores)
 
+    def _default_n_features_to_select(self, k: int) -> int:
+        """Size of ``support_`` when ``n_features_to_select`` is None, called after
+        :meth:`_rank`; ``k`` is the generic default (half of the features). Wrappers return
+        their inner selector's choice."""
+        return k
+
     # -- public API -----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Score and rank the features of ``X`` for the class labels ``y``.
@@ -77,6 +83,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         sample_weight = sample_weight / total
         k = check_n_features_to_select(self.n_features_to_select, X.shape[1])
         scores, ranking = self._rank(X, y, sample_weight)
+        if self.n_features_to_select is None:
+            k = self._default_n_features_to_select(k)
         self.scores_ = scores
         self.ranking_ = np.asarray(ranking, dtype=np.int64)
         self.support_ = self.ranking_ <= k

@@ -73,6 +73,15 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
+def _prepare(X, y, sample_weight):
+    """Float data, weights (equal when None) and class codes of the positive-weight samples."""
+    X = np.asarray(X, dtype=np.float64)
+    w = np.full(X.shape[0], 1.0 / X.shape[0]) if sample_weight is None else sample_weight
+    X, y, w, _ = positive_weight_subset(X, np.asarray(y), np.asarray(w, dtype=np.float64))
+    classes, codes = np.unique(y, return_inverse=True)
+    return X, w, classes, codes
+
+
 def welch_t(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:
     """Absolute instance-weighted Welch t-statistic of every feature (two classes).
 
@@ -91,10 +100,7 @@ def welch_t(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = Non
     -------
     ndarray of shape (n_features,)
     """
-    X = np.asarray(X, dtype=np.float64)
-    w = np.full(X.shape[0], 1.0 / X.shape[0]) if sample_weight is None else sample_weight
-    X, y, w, _ = positive_weight_subset(X, np.asarray(y), np.asarray(w, dtype=np.float64))
-    classes, codes = np.unique(y, return_inverse=True)
+    X, w, classes, codes = _prepare(X, y, sample_weight)
     if classes.size != 2:
         raise ValueError("welch_t needs exactly two classes; use anova_f for more.")
     _, means, _, var_mean = _class_moments(X, codes, w, 2)
@@ -123,10 +129,7 @@ def anova_f(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = Non
     -------
     ndarray of shape (n_features,)
     """
-    X = np.asarray(X, dtype=np.float64)
-    w = np.full(X.shape[0], 1.0 / X.shape[0]) if sample_weight is None else sample_weight
-    X, y, w, _ = positive_weight_subset(X, np.asarray(y), np.asarray(w, dtype=np.float64))
-    classes, codes = np.unique(y, return_inverse=True)
+    X, w, classes, codes = _prepare(X, y, sample_weight)
     n_classes = classes.size
     W, means, ss, _ = _class_moments(X, codes, w, n_classes)
     dev = means - means[0]  # exactly 0 where all class means are equal (constant features)

@@ -201,27 +201,8 @@ class Ensemble(BaseSelector):
             raise StablefsError(f"fraction = {frac!r}: it must be a number in (0, 1].")
         return float(frac)
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit every member on its resample and aggregate.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-
-        Returns
-        -------
-        self
-        """
-        self._check_params()
-        super().fit(X, y, sample_weight)
-        if self.n_features_to_select is None:
-            k = self._inner_k
-            self.support_ = self.ranking_ <= k
-            self.n_features_to_select_ = k
-        del self._inner_k
-        return self
+    def _default_n_features_to_select(self, k: int) -> int:
+        return self._inner_k
 
     def _rank(self, X, y, sample_weight):
         fraction = self._check_params()

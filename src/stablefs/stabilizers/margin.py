@@ -229,29 +229,11 @@ class MarginInstanceWeighting(BaseSelector):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def fit(self, X, y, sample_weight=None):
-        """Weight the instances, then fit the inner selector on the weighted data.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Multiplies the margin weights. Samples of weight 0 are left out of the margin
-            computation (treated as absent) and keep weight 0.
-
-        Returns
-        -------
-        self
-        """
-        _check_weightable(self.selector)
-        super().fit(X, y, sample_weight)
-        if self.n_features_to_select is None:
-            self.support_ = np.asarray(self.selector_.get_support(), dtype=bool)
-            self.n_features_to_select_ = int(self.support_.sum())
-        return self
+    def _default_n_features_to_select(self, k: int) -> int:
+        return int(np.count_nonzero(self.selector_.get_support()))
 
     def _rank(self, X, y, sample_weight):
+        _check_weightable(self.selector)
         Xp, yp, wp, keep = positive_weight_subset(X, y, sample_weight)
         margin_w, done = margin_instance_weights(
             Xp, yp, scale=self.scale, metric=self.metric, n_iter=self.n_iter, tol=self.tol,
