@@ -2,6 +2,8 @@
 
 * Kuncheva, Jaccard and Nogueira over 100 subsets of size 50 from p = 20,000: < 50 ms each
   (input given as index lists, conversion included).
+* The same three measures in pyensemblefs (a Python port of R's stabm), on the same input in the
+  same run, when it is installed: the speed-up ratio and the absolute difference of the values.
 * nPOGR on Lung (181 × 12533) with 100 subsets of size 50 (10,000 random pairs for E(O)):
   < 10 s (data loading excluded).
 
@@ -41,10 +43,23 @@ def bench_subsets(repeat: int) -> None:
                      rng.choice(np.setdiff1d(np.arange(p), core), 20, replace=False)]
                for _ in range(m)]
     subsets = [list(map(int, s)) for s in subsets]       # plain Python index lists
+    try:
+        from pyensemblefs.stability.stability import stability as peer
+    except ImportError:
+        peer = None
+        print("pyensemblefs not installed (pip install -e '.[bench]'): no peer ratios")
+    # pyensemblefs has no Kuncheva; its Phi coefficient equals Kuncheva for equal sizes
+    peer_names = {"kuncheva": "phi", "jaccard": "jaccard", "nogueira": "nogueira"}
     for name, fn in (("kuncheva", kuncheva), ("jaccard", jaccard), ("nogueira", nogueira)):
         t, v = _best(lambda fn=fn: fn(subsets, p), repeat)
         flag = "ok" if t < 0.05 else "SLOW"
-        print(f"{name:9s} m={m} k={k} p={p}: {1000 * t:7.2f} ms  value={v:.4f}  [{flag} < 50 ms]")
+        line = f"{name:9s} m={m} k={k} p={p}: {1000 * t:7.2f} ms  value={v:.4f}  [{flag} < 50 ms]"
+        if peer is not None:
+            tp, vp = _best(lambda n=peer_names[name]: peer(features=subsets, measure=n, p=p,
+                                                             index_base=0), max(1, repeat // 3))
+            line += (f"  pyensemblefs {1000 * tp:9.1f} ms ({tp / t:6.0f}x slower, "
+                     f"|diff| {abs(v - vp):.1e})")
+        print(line)
 
 
 def _lung_path(data_dir: str | None) -> Path | None:
