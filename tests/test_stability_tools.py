@@ -178,3 +178,21 @@ def test_measures_do_not_import_selectors():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_subsets_from_a_real_rfecv():
+    """The split supports of a fitted scikit-learn RFECV, per subset size."""
+    from sklearn.datasets import make_classification
+    from sklearn.feature_selection import RFECV
+    from sklearn.svm import LinearSVC
+
+    from stablefs.stability import nogueira
+
+    X, y = make_classification(80, 12, n_informative=4, random_state=0)
+    rfecv = RFECV(LinearSVC(), cv=5).fit(X, y)
+    Z = subsets_from_cv_results(rfecv.cv_results_, size=4)
+    assert Z.shape == (5, 12) and np.all(Z.sum(axis=1) == 4)
+    by_size = subsets_from_cv_results(rfecv.cv_results_)
+    assert sorted(by_size) == list(range(1, 13))
+    assert np.all(by_size[12])  # every feature at the first step
+    assert -1 <= nogueira(Z) <= 1
