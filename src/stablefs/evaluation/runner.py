@@ -243,13 +243,10 @@ def run_experiment(
     names = [m if isinstance(m, str) else type(m).__name__ for m in methods]
     if len(set(names)) != len(names):
         raise StablefsError(f"a method is named twice in {', '.join(names)}.")
-    templates = {}
-    for name, m in zip(names, methods):
+    for m in methods:
         if isinstance(m, str):
             parse_method(m)  # fail fast on a bad string, before any work
-            templates[name] = m
-        else:
-            templates[name] = m
+    templates = dict(zip(names, methods))
     feature_names = (np.asarray(feature_names, dtype=str) if feature_names is not None
                      else np.array([f"f{j}" for j in range(n_features)]))
 

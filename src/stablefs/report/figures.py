@@ -239,20 +239,36 @@ def plot_stability(stability: pd.DataFrame, methods: Sequence[str], styles: dict
         for ax, meas in zip(axes, measures, strict=True):
             df = stability[stability["measure"] == meas]
             ks = sorted(df["k"].unique())
-            for i, m in enumerate(present):
-                d = df[df["method"] == m].sort_values("k")
-                if d.empty:
-                    continue
-                st = styles[m]
-                x = d["k"] + _dodge(i, len(present), len(ks))
-                ax.plot(x, d["estimate"], color=st["color"], marker=st["marker"])
-                _band(ax, x, d["estimate"], d["low"], d["high"], st["color"],
-                      single=len(ks) == 1)
+            _method_lines(ax, df, present, styles, ks, "estimate",
+                          lambda d: (d["low"], d["high"]))
             _k_axis(ax, ks)
             ax.set_title(plot_label(measure_label(meas), 40))
             ax.set_ylabel("stability")
         _legend(fig, present, styles, width=w * ncols)
     return fig
+
+
+def _method_lines(ax, df: pd.DataFrame, present: Sequence[str], styles: dict, ks: list,
+                  value: str, bounds) -> None:
+    """One line with markers per method against k (dodged so that methods do not overlap),
+    and its band ``bounds(rows) -> (low, high)`` shaded around it."""
+    for i, m in enumerate(present):
+        d = df[df["method"] == m].sort_values("k")
+        if d.empty:
+            continue
+        st = styles[m]
+        x = d["k"] + _dodge(i, len(present), len(ks))
+        low, high = bounds(d)
+        ax.plot(x, d[value], color=st["color"], marker=st["marker"])
+        _band(ax, x, d[value], low, high, st["color"], single=len(ks) == 1)
+
+
+def _sd_band(d: pd.DataFrame, bounded: bool):
+    """mean ± sd, clipped to [0, 1] for bounded metrics (accuracy, AUC, ...)."""
+    low, high = d["mean"] - d["sd"], d["mean"] + d["sd"]
+    if bounded:
+        low, high = low.clip(lower=0), high.clip(upper=1)
+    return low, high
 
 
 def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
@@ -287,17 +303,8 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
                     continue
                 ks = sorted(df["k"].unique())
                 bounded = kind in ("accuracy", "auc", "balanced_accuracy", "error")
-                for idx, m in enumerate(present):
-                    d = df[df["method"] == m].sort_values("k")
-                    if d.empty:
-                        continue
-                    st = styles[m]
-                    x = d["k"] + _dodge(idx, len(present), len(ks))
-                    ax.plot(x, d["mean"], color=st["color"], marker=st["marker"])
-                    lo, hi = d["mean"] - d["sd"], d["mean"] + d["sd"]
-                    if bounded:
-                        lo, hi = lo.clip(lower=0), hi.clip(upper=1)
-                    _band(ax, x, d["mean"], lo, hi, st["color"], single=len(ks) == 1)
+                _method_lines(ax, df, present, styles, ks, "mean",
+                              lambda d, b=bounded: _sd_band(d, b))
                 _k_axis(ax, ks)
                 metric = df["metric"].iloc[0]
                 ax.set_title(plot_label(metric_label(metric), 44))
