@@ -31,7 +31,7 @@ def write_csv(path, n=30, p=12, seed=0):
 def test_split_list_keeps_parenthesised_commas():
     assert split_list("relieff(n_neighbors=5, x=1),ttest") == ["relieff(n_neighbors=5, x=1)",
                                                                 "ttest"]
-    assert parse_sizes("10:30:10,5", 100) == [10, 20, 30, 5]
+    assert parse_sizes("10:30:10,5", 100) == [5, 10, 20, 30]  # sorted, unique
     assert parse_sizes(None, 25) == [10, 20]
 
 

@@ -50,9 +50,9 @@ def test_results_do_not_depend_on_n_jobs():
 
 def test_resume_reuses_finished_fits(tmp_path):
     X, y = toy()
-    kw = dict(n_repeats=3, measures=["kuncheva"], out_dir=tmp_path)
+    kw = dict(n_repeats=3, measures=["kuncheva"], cache_dir=tmp_path)
     first = run_experiment(X, y, ["ttest"], [5], **kw)
-    partial = sorted((tmp_path / ".partial").glob("*.pkl"))
+    partial = sorted(tmp_path.glob("*/*.pkl"))
     assert len(partial) == 3
     partial[0].unlink()  # as if interrupted before this fit finished
     stamps = {p: p.stat().st_mtime_ns for p in partial[1:]}
@@ -60,8 +60,11 @@ def test_resume_reuses_finished_fits(tmp_path):
     assert all(p.stat().st_mtime_ns == t for p, t in stamps.items())
     for a, b in zip(first.selections["ranking"], second.selections["ranking"]):
         np.testing.assert_array_equal(a, b)
-    with pytest.raises(StablefsError, match="another configuration"):
-        run_experiment(X, y, ["ttest"], [6], **kw)
+    assert second.info["fits_reused"] == 2 and second.info["fits_computed"] == 1
+    # another configuration keeps its fits apart: nothing is reused, nothing is mixed
+    third = run_experiment(X, y, ["ttest"], [6], **kw)
+    assert third.info["fits_reused"] == 0
+    assert len(list(tmp_path.iterdir())) == 2
 
 
 def test_outputs_round_trip(tmp_path):

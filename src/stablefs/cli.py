@@ -7,6 +7,7 @@ Ctrl-C ends with status 130 and keeps every finished fit for a resumed rerun.
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import re
 import shlex
 import sys
@@ -39,31 +40,72 @@ def split_list(text: str) -> list[str]:
 
 
 def parse_sizes(text: str | None, n_features: int) -> list[int]:
-    """``"10,20,50"`` or a range ``"10:50:10"``; default 10..50 by 10 (those below p)."""
+    """``"10,20,50"`` or a range ``"10:50"`` / ``"10:50:10"`` (both ends included); default
+    10..50 by 10 (those below p). Every size must lie in 1..p."""
+    from stablefs._validation import check_sizes
+
     if text is None:
         sizes = [k for k in DEFAULT_SIZES if k < n_features]
         return sizes or [max(1, n_features // 2)]
     out = []
-    for part in split_list(text):
+    parts = split_list(text)
+    if not parts:
+        raise StablefsError("-k is empty: give sizes like -k 10,20,50 or -k 10:50:10.")
+    for part in parts:
         try:
-            if ":" in part:
-                a, b, *step = (int(v) for v in part.split(":"))
-                out.extend(range(a, b + 1, step[0] if step else 1))
-            else:
-                out.append(int(part))
+            bounds = [int(v) for v in part.split(":")]
         except ValueError:
             raise StablefsError(
                 f"cannot read subset size {part!r}: use whole numbers like -k 10,20,50 or a "
                 "range like -k 10:50:10."
             ) from None
-    return out
+        if len(bounds) == 1:
+            out.append(bounds[0])
+            continue
+        if len(bounds) > 3:
+            raise StablefsError(
+                f"cannot read the range {part!r}: write START:STOP or START:STOP:STEP, "
+                "e.g. -k 10:50:10."
+            )
+        a, b, step = bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1
+        if step < 1:
+            raise StablefsError(f"the range {part!r} needs a step of at least 1, not {step}.")
+        if b < a:
+            raise StablefsError(
+                f"the range {part!r} is empty: its end {b} is below its start {a} "
+                f"(write {b}:{a}{':' + str(step) if len(bounds) == 3 else ''})."
+            )
+        out.extend(range(a, b + 1, step))
+    return check_sizes(out, n_features)
 
 
-def _load(data, label, drop_nominal, drop_missing, encode_nominal, data_home=None):
+def _load(data, opts: dict, seed: int = 0):
+    """Load DATA with the data options; a synthetic spec without ``random_state`` is drawn
+    from ``seed`` (``--seed``), never from entropy, so the same command gives the same data."""
     from stablefs.datasets import load
+    from stablefs.datasets._synthetic import from_spec
 
-    return load(data, label=label, data_home=data_home, drop_nominal=drop_nominal,
-                drop_missing=drop_missing, encode_nominal=encode_nominal)
+    if str(data).strip().lower().startswith("synthetic:"):
+        return from_spec(str(data).strip(), random_state=seed)
+    kwargs = {k: v for k, v in opts.items() if v not in (None, False)}
+    return load(data, **kwargs)
+
+
+def _input_fingerprints(ds, opts: dict) -> dict:
+    """sha256 of every input file (the data file and a sample sheet): a changed input is a
+    changed configuration."""
+    from stablefs._rundir import file_sha256
+
+    files = {}
+    if ds.source and Path(ds.source).is_file():
+        files[str(Path(ds.source).resolve())] = file_sha256(ds.source)
+    labels = opts.get("labels")
+    if labels:
+        path = Path(str(labels).rsplit(":", 1)[0]) if not Path(str(labels)).is_file() else \
+            Path(str(labels))
+        if path.is_file():
+            files[str(path.resolve())] = file_sha256(path)
+    return files
 
 
 def _versions() -> dict:
@@ -82,12 +124,22 @@ def _default_out(name: str) -> Path:
     return Path("stablefs-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-"))
 
 
+MISSING_CHOICES = ("drop-samples", "drop-features", "impute")
+
 data_options = [
     click.option("--label", default=None, help="Name of the class column (default: 'label', "
                  "or the last column of a headerless file)."),
+    click.option("--labels", "labels", default=None, metavar="FILE[:COL]",
+                 help="Class labels from a separate sample sheet, joined on sample IDs "
+                      "(column 'label' unless :COL is given)."),
+    click.option("--transpose", is_flag=True, help="The file is genes x samples (features in "
+                 "rows, samples in columns), the usual layout of expression matrices."),
+    click.option("--missing", type=click.Choice(MISSING_CHOICES), default=None,
+                 help="Missing values: drop the samples or the features that have them, or "
+                      "impute per-feature medians fitted on each training part [default: "
+                      "refuse the file]."),
+    click.option("--drop-missing", is_flag=True, help="Same as --missing drop-samples."),
     click.option("--drop-nominal", is_flag=True, help="Drop nominal (non-numeric) attributes "
-                 "of ARFF files instead of refusing the file."),
-    click.option("--drop-missing", is_flag=True, help="Drop samples with missing values "
                  "instead of refusing the file."),
     click.option("--encode-nominal", is_flag=True, help="Turn nominal attributes into 0/1 "
                  "indicator columns (as Weka's NominalToBinary) instead of refusing the file."),
@@ -98,6 +150,34 @@ def with_data_options(f):
     for opt in reversed(data_options):
         f = opt(f)
     return f
+
+
+def _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
+               encode_nominal) -> dict:
+    if drop_missing and missing not in (None, "drop-samples"):
+        raise StablefsError(f"--drop-missing contradicts --missing {missing}: give one of them.")
+    if drop_missing:
+        missing = "drop-samples"
+    return {"label": label, "labels": labels, "transpose": transpose, "missing": missing,
+            "drop_nominal": drop_nominal, "encode_nominal": encode_nominal}
+
+
+def _verbosity(f):
+    f = click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")(f)
+    f = click.option("-q", "--quiet", is_flag=True,
+                     help="Only errors and the results; no progress bar.")(f)
+    return f
+
+
+def _set_verbosity(quiet: bool, verbose: int) -> None:
+    level = logging.ERROR if quiet else (logging.DEBUG if verbose > 1 else
+                                         logging.INFO if verbose else logging.WARNING)
+    logging.getLogger("stablefs").setLevel(level)
+
+
+def _check_seed(seed: int) -> None:
+    if seed < 0:
+        raise StablefsError(f"--seed must be 0 or more, not {seed}.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -114,78 +194,154 @@ def cli():
 @click.option("-k", "--sizes", default=None,
               help="Subset sizes, e.g. 10,20,50 or 10:50:10 [default: 10,20,30,40,50].")
 @click.option("--protocol", default="split", show_default=True,
-              help="'split' (random stratified 2/3 splits) or 'cv' (repeated 10-fold; 'cv:5').")
+              help="'split' (random stratified 2/3 splits; 'split:0.8' for another fraction) "
+                   "or 'cv' (repeated stratified 10-fold; 'cv:5').")
 @click.option("--repeats", type=int, default=None,
               help="Number of splits, or of k-fold repeats [default: 20 splits, 10 repeats].")
 @click.option("--classifiers", default="svm,1nn", show_default=True,
-              help="Classifiers trained on each selected subset: svm, 1nn, 3nn.")
+              help="Classifiers trained on each selected subset: svm, 1nn, 3nn (any Knn).")
 @click.option("--stability", "measures", default="kuncheva,nogueira", show_default=True,
               help="Stability measures (see 'stablefs measures').")
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Output folder [default: ./stablefs-DATA]. Rerun with the same folder to "
-                   "resume an interrupted run.")
+@click.option("--out", type=click.Path(), default=None,
+              help="Output folder [default: ./stablefs-DATA]. The same command with the same "
+                   "folder reuses a finished run or resumes an interrupted one.")
+@click.option("--force", is_flag=True,
+              help="Replace a finished run of another configuration in the output folder.")
 @click.option("--n-jobs", type=int, default=1, show_default=True,
-              help="Parallel fits (-1 = all cores). Results do not depend on it.")
-@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True)
-@click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask).")
-@click.option("--seed", type=int, default=0, show_default=True)
+              help="Parallel fits (-1 = all cores), capped at the fits to do. Results do not "
+                   "depend on it.")
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="Where parallel fits run: local processes, or a Dask cluster.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --backend dask; "
+                   "default: a local cluster).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the resamples, every randomised method and synthetic data.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar [default: when stderr is a terminal].")
 @click.option("--no-report", is_flag=True, help="Skip report.md / report.html.")
 @with_data_options
-def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out, n_jobs, backend,
-            scheduler, seed, progress, no_report, label, drop_nominal, drop_missing,
-            encode_nominal):
+@_verbosity
+def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out, force, n_jobs,
+            backend, scheduler, seed, progress, no_report, label, labels, transpose, missing,
+            drop_missing, drop_nominal, encode_nominal, quiet, verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
-    DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz), a registry name (colon, leukemia,
-    prostate, lung, srbct, dlbcl) or a synthetic spec such as
-    'synthetic:han2012?n_samples=200'.
+    DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz, .h5ad), a registry name (colon,
+    leukemia, prostate, lung, srbct, dlbcl, ...; see 'stablefs datasets') or a synthetic spec
+    such as 'synthetic:han2012?n_samples=200'.
     """
-    from stablefs.evaluation.outputs import save_result
+    from stablefs._rundir import RunFolder
+    from stablefs.evaluation.classifiers import check_classifiers
+    from stablefs.evaluation.outputs import read_result, save_result
     from stablefs.evaluation.protocols import Protocol
-    from stablefs.evaluation.runner import run_experiment
+    from stablefs.evaluation.runner import (
+        _method_templates,
+        check_measures_defined,
+        check_n_jobs,
+        check_scheduler,
+        run_experiment,
+    )
+    from stablefs.stability import available_measures
 
-    ds = _load(data, label, drop_nominal, drop_missing, encode_nominal)
-    from stablefs.methods import parse_method
-
+    _set_verbosity(quiet, verbose)
+    # --- every option is checked before the data is read and before --out is touched
+    _check_seed(seed)
+    opts = _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
+                      encode_nominal)
     method_list = split_list(methods)
-    if not method_list:
-        raise StablefsError("no method given: use e.g. -m relieff,iw-relieff.")
-    for m in method_list:
-        parse_method(m)  # a bad method string fails before any output
-    size_list = parse_sizes(sizes, ds.n_features)
+    _method_templates(method_list)
+    measure_list = split_list(measures)
+    if not measure_list:
+        raise StablefsError("--stability is empty: name at least one measure, e.g. "
+                            "--stability kuncheva (see 'stablefs measures').")
+    unknown = [m for m in measure_list if m not in available_measures()]
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], available_measures(), n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise StablefsError(f"unknown stability measure {unknown[0]!r}.{hint} Run 'stablefs "
+                            "measures' for the full list.")
+    classifier_list = list(check_classifiers(split_list(classifiers)))
+    check_n_jobs(n_jobs)
+    if repeats is not None and repeats < 2:
+        raise StablefsError(f"--repeats must be at least 2 (stability compares resamples), "
+                            f"not {repeats}.")
     proto = Protocol.parse(protocol, repeats)
+    if scheduler and backend != "dask":
+        raise StablefsError("--scheduler needs --backend dask.")
+    if out is not None:
+        RunFolder(out, {}).check_path()  # a file, an unwritable place: refused before any work
+    if scheduler:
+        check_scheduler(scheduler)
+    ds = _load(data, opts, seed)
+    size_list = parse_sizes(sizes, ds.n_features)
+    check_measures_defined(measure_list, size_list, ds.n_features)
+    proto.resamples(ds.y, seed)  # a class too small for the protocol fails here
     out_dir = Path(out) if out else _default_out(ds.name)
-    if progress is None:
-        progress = sys.stderr.isatty()
-    started = _dt.datetime.now().astimezone()
-    click.echo(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
-               f"k = {', '.join(map(str, sorted(set(size_list))))}; output {out_dir}", err=True)
-    t0 = time.perf_counter()
-    result = run_experiment(
-        ds.X, ds.y, method_list, size_list, protocol=proto, classifiers=split_list(classifiers),
-        measures=split_list(measures), feature_names=ds.feature_names, random_state=seed,
-        n_jobs=n_jobs, backend=backend, scheduler=scheduler, out_dir=out_dir, progress=progress)
-    elapsed = time.perf_counter() - t0
-    run_info = {
-        "command": "stablefs " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
-        "data": ds.name, "source": ds.source, "n_samples": ds.n_samples,
-        "n_features": ds.n_features, "classes": ds.class_counts(), "data_meta": ds.meta,
-        "methods": method_list, "sizes": sorted(set(size_list)),
-        "protocol": proto.describe(), "protocol_config": proto.__dict__,
-        "classifiers": split_list(classifiers), "measures": split_list(measures),
-        "seed": seed, "n_jobs": n_jobs, "backend": backend,
-        "started": started.isoformat(timespec="seconds"),
-        "finished": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-        "wall_time_s": round(elapsed, 3), "versions": _versions(),
+    impute = "median" if ds.meta.get("missing") == "impute" else None
+
+    config = {
+        "data": ds.name, "data_digest": _data_digest(ds), "inputs": _input_fingerprints(ds, opts),
+        "data_options": {k: v for k, v in opts.items() if v not in (None, False)},
+        "n_samples": ds.n_samples, "n_features": ds.n_features,
+        "methods": method_list, "sizes": size_list, "protocol": proto.__dict__,
+        "classifiers": classifier_list, "measures": measure_list, "seed": seed,
+        "impute": impute, "report": not no_report, "stablefs": __version__,
     }
-    paths = save_result(result, out_dir, run_info, report=not no_report)
+    folder = RunFolder(out_dir, config, force=force)
+    if folder.check() == "reuse":
+        if not quiet:
+            click.echo(f"{ds!r}\n{out_dir} holds this finished run (same configuration): "
+                       "nothing refitted; add --force to recompute.", err=True)
+        click.echo(_summary_table(read_result(out_dir)))
+        return
+    if progress is None:
+        progress = sys.stderr.isatty() and not quiet
+    started = _dt.datetime.now().astimezone()
+    if not quiet:
+        click.echo(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
+                   f"k = {', '.join(map(str, size_list))}; output {out_dir}", err=True)
+    t0 = time.perf_counter()
+    with folder:
+        result = run_experiment(
+            ds.X, ds.y, method_list, size_list, protocol=proto, classifiers=classifier_list,
+            measures=measure_list, feature_names=ds.feature_names, random_state=seed,
+            n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache_dir=folder.partial,
+            impute=impute, progress=progress, sample_names=getattr(ds, "sample_names", None))
+        elapsed = time.perf_counter() - t0
+        run_info = {
+            "command": "stablefs " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+            "data": ds.name, "source": ds.source, "n_samples": ds.n_samples,
+            "n_features": ds.n_features, "classes": ds.class_counts(), "data_meta": ds.meta,
+            "methods": method_list, "sizes": size_list,
+            "protocol": proto.describe(), "protocol_config": proto.__dict__,
+            "classifiers": classifier_list, "measures": measure_list,
+            "seed": seed, "n_jobs": n_jobs, "backend": backend,
+            "fits_reused": result.info["fits_reused"],
+            "fits_computed": result.info["fits_computed"],
+            "started": started.isoformat(timespec="seconds"),
+            "finished": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "wall_time_s": round(elapsed, 3), "versions": _versions(),
+            "config": config, "config_key": folder.key,
+        }
+        paths = save_result(result, out_dir, run_info, report=not no_report)
+        folder.complete()
     click.echo(_summary_table(result))
-    click.echo(f"\nwall time {elapsed:.1f} s; wrote "
-               + ", ".join(sorted(str(Path(p).name) for k, p in paths.items()
-                                  if not isinstance(p, list)))
-               + f" in {out_dir}/")
+    if not quiet:
+        reused = result.info["fits_reused"]
+        note = f" (resumed: {reused} fits reused)" if reused else ""
+        click.echo(f"\nwall time {elapsed:.1f} s{note}; wrote "
+                   + ", ".join(sorted(str(Path(p).name) for k, p in paths.items()
+                                      if not isinstance(p, list)))
+                   + f" in {out_dir}/", err=True)
+
+
+def _data_digest(ds) -> str:
+    from stablefs.evaluation.runner import _digest
+
+    return _digest(ds.X, ds.y)
 
 
 def _summary_table(result) -> str:
@@ -216,27 +372,58 @@ def _summary_table(result) -> str:
 @click.option("-m", "--method", required=True, help="One method string, e.g. iw-relieff.")
 @click.option("-k", "--size", "k", type=int, required=True, help="Number of features to select.")
 @click.option("--resamples", type=int, default=0, show_default=True,
-              help="Also fit on R random stratified 2/3 subsamples and report each feature's "
-                   "selection frequency in their top-k.")
+              help="Also fit on R random stratified 2/3 subsamples (R >= 2) and report each "
+                   "feature's selection frequency in their top-k.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="CSV file for the full ranking [default: print the top k].")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--n-jobs", type=int, default=1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the subsamples, randomised methods and synthetic data.")
+@click.option("--n-jobs", type=int, default=1, show_default=True,
+              help="Parallel fits (-1 = all cores); results do not depend on it.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar [default: when stderr is a terminal].")
 @with_data_options
-def select(data, method, k, resamples, out, seed, n_jobs, label, drop_nominal, drop_missing,
-           encode_nominal):
+@_verbosity
+def select(data, method, k, resamples, out, seed, n_jobs, progress, label, labels, transpose,
+           missing, drop_missing, drop_nominal, encode_nominal, quiet, verbose):
     """Fit METHOD on all of DATA and list the ranked features with their scores."""
     import numpy as np
     import pandas as pd
 
     from stablefs._io import atomic_write_text
+    from stablefs._validation import check_n_features_to_select
+    from stablefs.evaluation.runner import check_n_jobs
     from stablefs.methods import make_selector
 
-    ds = _load(data, label, drop_nominal, drop_missing, encode_nominal)
-    if resamples < 0:
-        raise StablefsError(f"--resamples must be 0 or more, not {resamples}.")
+    _set_verbosity(quiet, verbose)
+    _check_seed(seed)
+    opts = _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
+                      encode_nominal)
+    if resamples < 0 or resamples == 1:
+        raise StablefsError(f"--resamples must be 0 (none) or at least 2, not {resamples}.")
+    check_n_jobs(n_jobs)
     selector = make_selector(method, random_state=seed, n_jobs=n_jobs)
+    if out is not None:
+        target = Path(out)
+        if target.is_dir():
+            raise StablefsError(f"--out {out} is a folder: give a file name such as ranking.csv.")
+        parent = target.absolute().parent
+        if not parent.is_dir():
+            raise StablefsError(f"--out {out}: the folder {parent} does not exist.")
+    ds = _load(data, opts, seed)
+    if ds.meta.get("missing") == "impute":
+        raise StablefsError("select fits on all samples: --missing impute applies only to "
+                            "compare; use --missing drop-samples or drop-features.")
+    check_n_features_to_select(k, ds.n_features)
+    if resamples:
+        from stablefs.evaluation.protocols import Protocol
+
+        Protocol("split", resamples).resamples(ds.y, seed)  # classes big enough?
+    if progress is None:
+        progress = sys.stderr.isatty() and not quiet
     selector.set_params(n_features_to_select=k)
+    if progress:
+        click.echo(f"fitting {method} on {ds.n_samples} x {ds.n_features} ...", err=True)
     selector.fit(ds.X, ds.y)
     table = pd.DataFrame({"rank": selector.ranking_, "feature": ds.feature_names,
                           "score": selector.scores_, "selected": selector.support_})
@@ -246,7 +433,8 @@ def select(data, method, k, resamples, out, seed, n_jobs, label, drop_nominal, d
 
         res = run_experiment(ds.X, ds.y, [method], [k], protocol=Protocol("split", resamples),
                              classifiers=["1nn"], measures=["kuncheva"],
-                             feature_names=ds.feature_names, random_state=seed, n_jobs=n_jobs)
+                             feature_names=ds.feature_names, random_state=seed, n_jobs=n_jobs,
+                             progress=progress)
         rankings = np.stack(res.selections["ranking"].to_list())
         freq = (rankings <= k).mean(axis=0)
         table["frequency"] = freq
@@ -256,7 +444,8 @@ def select(data, method, k, resamples, out, seed, n_jobs, label, drop_nominal, d
     table = table.sort_values("rank").reset_index(drop=True)
     if out:
         atomic_write_text(Path(out), table.to_csv(index=False))
-        click.echo(f"wrote {len(table)} ranked features to {out}", err=True)
+        if not quiet:
+            click.echo(f"wrote {len(table)} ranked features to {out}", err=True)
     else:
         click.echo(table.head(k).to_string(index=False))
 
@@ -297,18 +486,46 @@ def measures():
         click.echo(f"{name:<14}  {doc}")
 
 
+class _OneLine(logging.Formatter):
+    """``stablefs: warning: ...`` on one line, never a source line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        msg = " ".join(record.getMessage().split())
+        if record.levelno >= logging.WARNING:
+            return f"stablefs: {record.levelname.lower()}: {msg}"
+        return f"stablefs: {msg}"
+
+
+def _setup_logging() -> logging.Handler:
+    """Route stablefs's log records and Python warnings to stderr as single lines."""
+    import warnings
+
+    logger = logging.getLogger("stablefs")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        logger.warning(str(message))
+
+    warnings.showwarning = showwarning
+    return handler
+
+
 def main(argv=None) -> int:
     """Entry point: run the command; bad input gives one line and exit status 2."""
+    import warnings
+
+    saved = warnings.showwarning
+    handler = _setup_logging()
     try:
         cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
     except StablefsError as exc:
         click.echo(f"stablefs: error: {exc}", err=True)
         return 2
-    except click.exceptions.Abort:
-        click.echo("stablefs: interrupted; finished fits are kept: rerun the same command "
-                   "to resume.", err=True)
-        return 130
-    except KeyboardInterrupt:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("stablefs: interrupted; finished fits are kept: rerun the same command "
                    "to resume.", err=True)
         return 130
@@ -317,6 +534,9 @@ def main(argv=None) -> int:
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
+    finally:
+        warnings.showwarning = saved
+        logging.getLogger("stablefs").removeHandler(handler)
     return 0
 
 

@@ -262,7 +262,7 @@ def make_han2012(
         relevance=relevance,
         relevant=np.arange(n_relevant),
         source="synthetic:han2012",
-        meta={"component": component, "params": params, "reference": "seed 000 sec. 6.1"},
+        meta={"component": component, "params": params, "reference": "Han 2012, sec. 6.1"},
     )
 
 
@@ -378,7 +378,7 @@ def make_xiao2007(
     y = y[rng.permutation(n_samples)]
     X = block_gaussian(rng, n_samples, n_features, block_size, rho)
     is1 = y == 1
-    meta: dict = {"mu": base, "scale": factor, "model": model, "reference": "seed 004 sec. 2.2"}
+    meta: dict = {"mu": base, "scale": factor, "model": model, "reference": "Xiao, Hua and Dougherty 2007, sec. 2.2"}
     if model == "equal":
         X[~is1] += m
         X[is1] -= m
@@ -443,13 +443,16 @@ def _parse_value(text: str):
         return text.strip()
 
 
-def from_spec(spec: str) -> Dataset:
+def from_spec(spec: str, random_state: int = 0) -> Dataset:
     """Build a synthetic data set from ``"synthetic:NAME?key=value&key=value"``.
 
     Query values are parsed as int, then float, then ``none``/``true``/``false``, else kept as
     text: ``"synthetic:han2012?n_samples=200&random_state=3"``,
     ``"synthetic:xiao2007?model=bimodal&n_samples=50"``. Unknown generators or parameters are
     errors that list the valid ones.
+
+    A spec without ``random_state`` is drawn with ``random_state`` (the run's seed, ``--seed``;
+    default 0), never from fresh entropy: the same spec always gives the same data.
     """
     body = spec.split(":", 1)[1] if ":" in spec else spec
     gname, _, query = body.partition("?")
@@ -477,7 +480,10 @@ def from_spec(spec: str) -> Dataset:
                 f"{', '.join(allowed)}."
             )
         params[key] = _parse_value(value)
+    if "random_state" in allowed and params.get("random_state") is None:
+        params["random_state"] = random_state
     ds = gen(**params)
+    ds.meta["random_state"] = params.get("random_state")
     ds.name = spec
     ds.source = spec
     return ds

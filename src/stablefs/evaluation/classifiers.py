@@ -17,6 +17,7 @@ the test part.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
@@ -32,12 +33,20 @@ CLASSIFIERS = {
 }
 
 
-def make_classifier(name: str):
-    """A fresh, unfitted classifier pipeline for ``name`` (see :data:`CLASSIFIERS`)."""
+def make_classifier(name):
+    """A fresh, unfitted classifier for ``name`` (see :data:`CLASSIFIERS`), or a clone of a
+    scikit-learn classifier given as is."""
+    if not isinstance(name, str):
+        if not (hasattr(name, "fit") and hasattr(name, "predict")):
+            raise StablefsError(
+                f"classifier {name!r} is neither a name ({', '.join(CLASSIFIERS)}) nor a "
+                "scikit-learn classifier (with fit and predict)."
+            )
+        return clone(name)
     key = name.strip().lower()
     if key == "svm":
         clf = SVC(kernel="linear", C=1.0)
-    elif key.endswith("nn") and key[:-2].isdigit():
+    elif key.endswith("nn") and key[:-2].isdigit() and int(key[:-2]) >= 1:
         clf = KNeighborsClassifier(n_neighbors=int(key[:-2]))
     else:
         raise StablefsError(
@@ -46,10 +55,26 @@ def make_classifier(name: str):
     return make_pipeline(MinMaxScaler(), clf)
 
 
-def check_classifiers(names) -> list[str]:
-    out = [n.strip().lower() for n in names if n.strip()]
-    for n in out:
-        make_classifier(n)  # raises on an unknown name
+def check_classifiers(items) -> dict:
+    """Normalise classifiers to ``{name: template}``.
+
+    Each item is a name (``"svm"``, ``"1nn"``, ``"3nn"``, any ``"Knn"``), a scikit-learn
+    classifier (named by its class), or a ``(name, classifier)`` pair. Names are unique.
+    """
+    out: dict = {}
+    for item in items:
+        if isinstance(item, str):
+            if not item.strip():
+                continue
+            name, template = item.strip().lower(), item.strip().lower()
+        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+            name, template = item
+        else:
+            name, template = type(item).__name__, item
+        make_classifier(template)  # raises on an unknown name or a non-classifier
+        if name in out:
+            raise StablefsError(f"classifier {name!r} is named twice.")
+        out[name] = template
     if not out:
         raise StablefsError("no classifier given: use e.g. --classifiers svm,1nn.")
     return out
@@ -57,7 +82,7 @@ def check_classifiers(names) -> list[str]:
 
 def _scores(model, X) -> np.ndarray:
     """Per-class scores, shape (n, n_classes), ordered like ``model.classes_``."""
-    est = model[-1]
+    est = model[-1] if hasattr(model, "steps") else model
     if hasattr(est, "decision_function") and not isinstance(est, KNeighborsClassifier):
         d = model.decision_function(X)
         if d.ndim == 1:
@@ -80,12 +105,21 @@ def auc_score(y_true, scores, classes) -> float:
 def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, float]:
     """Train each classifier on the given columns and score it on the test part.
 
-    Returns ``{"accuracy_<clf>": ..., "auc_<clf>": ...}``.
+    ``classifiers`` is a sequence of names or a ``{name: template}`` mapping as returned by
+    :func:`check_classifiers`. Returns ``{"accuracy_<name>": ..., "auc_<name>": ...}``; AUC
+    needs decision scores or probabilities and is NaN for a classifier that has neither.
     """
+    if not isinstance(classifiers, dict):
+        classifiers = check_classifiers(classifiers)
     out = {}
-    for name in classifiers:
-        model = make_classifier(name).fit(X_train, y_train)
+    for name, template in classifiers.items():
+        model = make_classifier(template).fit(X_train, y_train)
         pred = model.predict(X_test)
         out[f"accuracy_{name}"] = float(np.mean(pred == y_test))
-        out[f"auc_{name}"] = auc_score(y_test, _scores(model, X_test), model.classes_)
+        try:
+            scores = _scores(model, X_test)
+        except AttributeError:  # a user classifier without scores
+            out[f"auc_{name}"] = float("nan")
+        else:
+            out[f"auc_{name}"] = auc_score(y_test, scores, model.classes_)
     return out

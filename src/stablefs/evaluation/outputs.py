@@ -1,49 +1,27 @@
 """Writing a comparison to disk (``docs/DESIGN.md``, "Files a run writes").
 
-``run.json``, ``selections.parquet`` (``.npz`` when pyarrow is absent), ``results.csv``,
-``stability.csv``, ``frequencies.csv`` and the report. Every file is written atomically.
+``run.json``, ``selections.parquet``, ``results.csv``, ``stability.csv``, ``frequencies.csv``
+and the report. Every file is written atomically; ``run.json`` is written last and marks the
+run as finished.
 """
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from stablefs._io import atomic_path, atomic_write_bytes, atomic_write_text
+from stablefs._io import atomic_path, atomic_write_text
 from stablefs.evaluation.runner import ExperimentResult
 
 
-def _has_pyarrow() -> bool:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def write_selections(selections: pd.DataFrame, out_dir: Path) -> Path:
-    """Store every (method, resample) ranking, scores and training indices."""
-    if _has_pyarrow():
-        path = out_dir / "selections.parquet"
-        with atomic_path(path) as tmp:
-            selections.to_parquet(tmp, index=False)
-        return path
-    path = out_dir / "selections.npz"
-    buf = io.BytesIO()
-    np.savez_compressed(
-        buf,
-        method=selections["method"].to_numpy(dtype=str),
-        resample=selections["resample"].to_numpy(),
-        fit_time=selections["fit_time"].to_numpy(),
-        ranking=np.stack(selections["ranking"].to_list()),
-        scores=np.stack(selections["scores"].to_list()),
-        train=np.array(selections["train"].to_list(), dtype=object),
-    )
-    atomic_write_bytes(path, buf.getvalue())
+    """Store every (method, resample) ranking, scores and training indices as Parquet."""
+    path = out_dir / "selections.parquet"
+    with atomic_path(path) as tmp:
+        selections.to_parquet(tmp, index=False)
     return path
 
 
@@ -63,8 +41,29 @@ def read_selections(out_dir) -> pd.DataFrame:
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
-    atomic_write_text(path, df.to_csv(index=False))
+    """Write a tidy table; floats keep their shortest round-trip repr (``repr``), so
+    :func:`read_csv` gives back the same numbers bit for bit."""
+    atomic_write_text(path, df.to_csv(index=False, lineterminator="\n"))
     return path
+
+
+def read_csv(path) -> pd.DataFrame:
+    """Read a table written by :func:`write_csv`. The float parser is pinned to
+    ``round_trip`` so the numbers are identical on every supported pandas version."""
+    return pd.read_csv(path, float_precision="round_trip")
+
+
+def read_result(out_dir) -> ExperimentResult:
+    """The tables of a finished run, read back from its folder (``stablefs compare`` reuses a
+    finished run this way)."""
+    out_dir = Path(out_dir)
+    freq = out_dir / "frequencies.csv"
+    return ExperimentResult(
+        selections=pd.DataFrame(),
+        results=read_csv(out_dir / "results.csv"),
+        stability=read_csv(out_dir / "stability.csv"),
+        frequencies=read_csv(freq) if freq.exists() else pd.DataFrame(),
+    )
 
 
 def save_result(result: ExperimentResult, out_dir, run_info: dict, *,

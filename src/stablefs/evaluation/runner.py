@@ -10,16 +10,19 @@ Determinism: the selector of task (method, resample) gets ``random_state`` deriv
 run seed, the resample index and the method string only, so results do not depend on
 ``n_jobs``, on the backend, nor on the order in which tasks finish.
 
-Resumption: with an output folder, each finished task is stored at once under
-``<out>/.partial/`` (written atomically); rerunning the same configuration with the same folder
-reuses them and computes only what is missing.
+Resumption: with a ``cache_dir``, each finished task is stored at once (written atomically)
+under a subfolder keyed by everything that decides a fit; rerunning with the same folder reuses
+them and computes only what is missing. ``stablefs compare`` keeps them in ``<out>/.partial``
+and removes it when the run completes (:mod:`stablefs._rundir`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import time
+import warnings
 import zlib
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -62,8 +65,19 @@ class ExperimentResult:
 
 
 def _digest(X: np.ndarray, y: np.ndarray) -> str:
-    h = hashlib.sha256(memoryview(X).cast("B"))
+    """sha256 of the data matrix and the labels: a changed input is a changed configuration."""
+    h = hashlib.sha256(memoryview(np.ascontiguousarray(X)).cast("B"))
     h.update("\x1f".join(map(str, y)).encode())
+    return h.hexdigest()
+
+
+def _resamples_digest(resamples) -> str:
+    h = hashlib.sha256()
+    for r in resamples:
+        h.update(np.asarray(r.train, dtype=np.int64).tobytes())
+        h.update(b"|")
+        h.update(np.asarray(r.test, dtype=np.int64).tobytes())
+        h.update(b"/")
     return h.hexdigest()
 
 
@@ -73,19 +87,34 @@ def task_seed(seed: int, resample: int, method: str) -> int:
     return int(ss.generate_state(1)[0] % (2**31 - 1))
 
 
-def _fit_task(selector, X, y, resample: Resample, sizes, classifiers) -> dict:
+def _median_impute(X_train: np.ndarray, X_test: np.ndarray):
+    """Per-feature medians of the training part fill the missing values of both parts, so no
+    test information reaches the selector or the classifier. A feature missing on every
+    training sample is filled with 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns, handled below
+        med = np.nanmedian(X_train, axis=0)
+    med = np.where(np.isnan(med), 0.0, med)
+    fill = lambda A: np.where(np.isnan(A), med, A)  # noqa: E731
+    return fill(X_train), fill(X_test)
+
+
+def _fit_task(selector, X, y, resample: Resample, sizes, classifiers, impute=None) -> dict:
     """Fit one selector on one training part and evaluate every top-k subset."""
     train, test = resample.train, resample.test
+    X_train, X_test = X[train], X[test]
+    if impute == "median":
+        X_train, X_test = _median_impute(X_train, X_test)
     start = time.perf_counter()
-    selector.fit(X[train], y[train])
+    selector.fit(X_train, y[train])
     fit_time = time.perf_counter() - start
     ranking = np.asarray(selector.ranking_, dtype=np.int32)
     order = np.argsort(ranking, kind="stable")
     metrics = {}
     for k in sizes:
         cols = np.sort(order[:k])
-        metrics[int(k)] = evaluate_subset(X[np.ix_(train, cols)], y[train],
-                                          X[np.ix_(test, cols)], y[test], classifiers)
+        metrics[int(k)] = evaluate_subset(X_train[:, cols], y[train], X_test[:, cols], y[test],
+                                          classifiers)
     return {
         "fit_time": fit_time,
         "ranking": ranking,
@@ -94,38 +123,27 @@ def _fit_task(selector, X, y, resample: Resample, sizes, classifiers) -> dict:
     }
 
 
-class _PartialStore:
-    """Finished tasks under ``<out>/.partial``, keyed by a hash of the run configuration."""
+class _FitCache:
+    """Finished fits under ``<cache_dir>/<key>/``, where the key covers everything that decides
+    a fit's result except the method (data, resamples, seed, sizes, classifiers, imputation,
+    stablefs version); each file is one (method, resample). Fits of different configurations
+    can therefore never mix, and adding a method to a run reuses the fits of the others."""
 
-    def __init__(self, out_dir: Path | None, config: dict):
+    def __init__(self, cache_dir, config: dict):
         self.dir = None
-        if out_dir is None:
+        if cache_dir is None:
             return
-        self.dir = Path(out_dir) / ".partial"
-        self.dir.mkdir(parents=True, exist_ok=True)
-        key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
-        stamp = self.dir / "config.json"
-        if stamp.exists():
-            old = json.loads(stamp.read_text())
-            if old.get("key") != key:
-                raise StablefsError(
-                    f"{out_dir} holds an unfinished run with another configuration: rerun with "
-                    "the same options to resume it, or choose another --out folder."
-                )
-        else:
-            from stablefs._io import atomic_write_text
+        key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode())
+        self.dir = Path(cache_dir) / key.hexdigest()[:16]
 
-            atomic_write_text(stamp, json.dumps({"key": key, "config": config}, indent=2,
-                                                default=str))
-
-    def _path(self, method: str, resample: int) -> Path:
-        slug = hashlib.sha1(method.encode()).hexdigest()[:12]
+    def _path(self, method_key: str, resample: int) -> Path:
+        slug = hashlib.sha1(method_key.encode()).hexdigest()[:12]
         return self.dir / f"{slug}-{resample:05d}.pkl"
 
-    def load(self, method: str, resample: int):
+    def load(self, method_key: str, resample: int):
         if self.dir is None:
             return None
-        path = self._path(method, resample)
+        path = self._path(method_key, resample)
         if not path.exists():
             return None
         try:
@@ -134,13 +152,55 @@ class _PartialStore:
             path.unlink(missing_ok=True)
             return None
 
-    def save(self, method: str, resample: int, result: dict) -> None:
+    def save(self, method_key: str, resample: int, result: dict) -> None:
         if self.dir is None:
             return
         from stablefs._io import atomic_path
 
-        with atomic_path(self._path(method, resample)) as tmp:
+        with atomic_path(self._path(method_key, resample), fsync=False) as tmp:
             joblib.dump(result, tmp)
+
+
+def check_n_jobs(n_jobs, n_tasks: int | None = None) -> int:
+    """Resolve ``n_jobs`` (None = 1, -1 = all cores, -2 = all but one, ...) to a worker count,
+    capped at the number of tasks so that ``--n-jobs 10000`` never spawns idle workers."""
+    if n_jobs is None:
+        n_jobs = 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise StablefsError(
+            f"n_jobs = {n_jobs!r}: use a positive number of parallel fits, or -1 for all cores."
+        )
+    cores = joblib.cpu_count()
+    n = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+    if n_tasks is not None:
+        n = min(n, max(1, n_tasks))
+    return n
+
+
+def check_scheduler(address: str, timeout: float = 5.0) -> None:
+    """Fail fast (within ``timeout`` seconds) when a Dask scheduler cannot be reached."""
+    import socket
+    from urllib.parse import urlparse
+
+    text = address if "://" in address else f"tcp://{address}"
+    parsed = urlparse(text)
+    try:
+        host, port = parsed.hostname, parsed.port
+    except ValueError:
+        host = port = None
+    if not host or not port:
+        raise StablefsError(
+            f"cannot read the scheduler address {address!r}: use HOST:PORT or "
+            "tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786."
+        )
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise StablefsError(
+            f"the Dask scheduler at {address} cannot be reached ({exc.strerror or exc}): start "
+            "it, or drop --scheduler to run on a local cluster."
+        ) from None
 
 
 def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
@@ -153,8 +213,11 @@ def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
             raise StablefsError(
                 "--backend dask needs Dask: pip install 'stablefs[dask]'."
             ) from None
-        client = Client(scheduler) if scheduler else Client(processes=True,
-                                                            n_workers=max(1, n_jobs or 1))
+        if scheduler:
+            check_scheduler(scheduler)
+            client = Client(scheduler, timeout="10s")
+        else:
+            client = Client(processes=True, n_workers=max(1, n_jobs), threads_per_worker=1)
         return _DaskContext(client)
     raise StablefsError(f"unknown backend {backend!r}: choose loky or dask.")
 
@@ -173,6 +236,99 @@ class _DaskContext:
         self.client.close()
 
 
+def check_measures_defined(measures, sizes, n_features: int) -> None:
+    """Refuse, before any fit, a size k at which a chosen measure is undefined (for example
+    Kuncheva's index at k = p: every subset is the whole feature set, nothing is left to
+    chance). Each measure that does not need the data is tried on three toy subsets of size k;
+    the measures that need the data are probed at k = p only."""
+    from stablefs.stability import MEASURES, measure_interval
+
+    for k in sizes:
+        subsets = np.zeros((3, n_features), dtype=bool)
+        subsets[0, :k] = True
+        subsets[1, n_features - k:] = True
+        subsets[2, np.roll(np.arange(n_features), k // 2)[:k]] = True
+        for name in measures:
+            if MEASURES[name].kind.startswith("correlated"):
+                if k == n_features:
+                    raise StablefsError(
+                        f"stability measure {name} is undefined at k = {k} = p (every subset "
+                        f"is the whole feature set): choose sizes below {n_features}."
+                    )
+                continue
+            try:
+                measure_interval(name, subsets, n_features, _interval=False)
+            except StablefsError as exc:
+                raise StablefsError(
+                    f"stability measure {name} is undefined at k = {k} with p = {n_features} "
+                    f"features ({exc}); choose other sizes or another measure."
+                ) from None
+
+
+def _method_templates(methods) -> dict:
+    """``{name: template}`` from method strings, selector objects or ``(name, selector)`` pairs."""
+    templates: dict = {}
+    for m in methods:
+        if isinstance(m, str):
+            parse_method(m)  # fail fast on a bad string, before any work
+            make_selector(m)  # and on a bad parameter value
+            name, template = m.strip(), m.strip()
+        elif isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], str):
+            name, template = m
+        else:
+            name, template = type(m).__name__, m
+        if not isinstance(template, str) and not (
+            hasattr(template, "fit") and hasattr(template, "get_params")
+        ):
+            raise StablefsError(
+                f"method {name!r} is neither a method string nor a scikit-learn selector."
+            )
+        if name in templates:
+            raise StablefsError(
+                f"method {name!r} is named twice: give (name, selector) pairs with distinct "
+                "names."
+            )
+        templates[name] = template
+    if not templates:
+        raise StablefsError("no method given: use e.g. -m relieff,iw-relieff.")
+    return templates
+
+
+def _method_key(name: str, template) -> str:
+    """What identifies a method's fits in the cache: its name and, for objects, its
+    parameters."""
+    if isinstance(template, str):
+        return name
+    return f"{name}|{type(template).__module__}.{type(template).__qualname__}|{template!r}"
+
+
+def _protocol_resamples(protocol, n_repeats, X, y, random_state) -> tuple[list, str]:
+    """Resamples and a description from a Protocol, a protocol string or a scikit-learn
+    splitter (anything with ``split(X, y)``, e.g. ``RepeatedStratifiedKFold``)."""
+    if isinstance(protocol, str):
+        protocol = Protocol.parse(protocol, n_repeats)
+    if isinstance(protocol, Protocol):
+        return protocol.resamples(y, random_state), protocol.describe()
+    if hasattr(protocol, "split"):
+        resamples = []
+        for i, (train, test) in enumerate(protocol.split(X, y)):
+            train, test = np.sort(np.asarray(train)), np.sort(np.asarray(test))
+            if np.unique(y[train]).size < 2:
+                raise StablefsError(
+                    f"{protocol!r}: training part {i} holds a single class; use a stratified "
+                    "splitter."
+                )
+            resamples.append(Resample(i, train, test))
+        if len(resamples) < 2:
+            raise StablefsError(
+                f"{protocol!r} gives {len(resamples)} resample(s): stability needs at least 2."
+            )
+        return resamples, repr(protocol)
+    raise StablefsError(
+        f"protocol {protocol!r}: give 'split', 'cv', a Protocol, or a scikit-learn splitter."
+    )
+
+
 def run_experiment(
     X,
     y,
@@ -188,7 +344,9 @@ def run_experiment(
     n_jobs: int | None = 1,
     backend: str = "loky",
     scheduler: str | None = None,
-    out_dir=None,
+    cache_dir=None,
+    impute: str | None = None,
+    sample_names=None,
     progress: bool = False,
     alpha: float = 0.05,
 ) -> ExperimentResult:
@@ -198,27 +356,39 @@ def run_experiment(
     ----------
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,)
-    methods : list of str or estimators
-        Method strings (``"relieff"``, ``"iw-relieff"``, ...) or fitted-API selectors.
+    methods : sequence
+        Method strings (``"relieff"``, ``"iw-relieff(n_neighbors=5)"``, ...), selector objects
+        (any scikit-learn estimator that sets ``ranking_`` and ``scores_``; named by their class)
+        or ``(name, selector)`` pairs.
     sizes : list of int
         Subset sizes k at which stability and accuracy are measured.
-    protocol : Protocol or str
-        ``"split"`` (R random stratified 2/3 splits; seed 000 sec. 7.1) or ``"cv"``
-        (R × 10-fold), see :class:`~stablefs.evaluation.protocols.Protocol`.
+    protocol : Protocol, str or scikit-learn splitter
+        ``"split"`` (R random stratified 2/3 splits; Han 2012 sec. 7.1), ``"cv"``
+        (R × 10-fold), a :class:`~stablefs.evaluation.protocols.Protocol`, or any object with
+        ``split(X, y)`` such as ``RepeatedStratifiedKFold(random_state=0)``.
     n_repeats : int, optional
         R; defaults to 20 splits or 10 k-fold repeats.
-    classifiers : sequence of str
-        Classifiers trained on each top-k subset (``svm``, ``1nn``, ``3nn``).
+    classifiers : sequence
+        Classifiers trained on each top-k subset: names (``svm``, ``1nn``, ``3nn``),
+        scikit-learn classifiers, or ``(name, classifier)`` pairs.
     measures : sequence of str
         Stability measures from :func:`stablefs.stability.available_measures`.
     random_state : int
         Seeds the resamples and every randomised selector.
     n_jobs : int
-        Parallel tasks; results do not depend on it.
+        Parallel tasks (-1 = all cores), capped at the number of fits to do; results do not
+        depend on it.
     backend : {"loky", "dask"}
         joblib backend; ``dask`` uses ``scheduler`` or a local cluster.
-    out_dir : path, optional
-        Where finished tasks are kept so that an interrupted run can resume.
+    cache_dir : path, optional
+        Where finished fits are kept (keyed by configuration) so that an interrupted run can
+        resume; ``stablefs compare`` uses ``<out>/.partial``.
+    impute : {None, "median"}
+        ``"median"`` fills missing values (NaN) with per-feature medians of each training
+        part, applied to that resample's training and test parts; ``None`` refuses NaN.
+    sample_names : sequence of str, optional
+        Names of the samples; ``selections`` then also lists each training part by name
+        (column ``train_samples``).
     progress : bool
         Show a progress bar on stderr.
     alpha : float
@@ -228,35 +398,51 @@ def run_experiment(
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y)
+    if X.ndim != 2 or y.shape != (X.shape[0],):
+        raise StablefsError(
+            f"X must be 2-D with one label per row; got X of shape {X.shape} and y of shape "
+            f"{y.shape}."
+        )
+    if impute not in (None, "median"):
+        raise StablefsError(f"impute = {impute!r}: choose None or 'median'.")
+    n_missing = int(np.isnan(X).sum())
+    if n_missing and impute is None:
+        raise StablefsError(
+            f"X has {n_missing} missing values: pass impute='median' (CLI --missing impute) "
+            "or remove them."
+        )
+    if np.isinf(X).any():
+        raise StablefsError("X holds infinite values: remove or replace them.")
     n_features = X.shape[1]
     sizes = check_sizes(sizes, n_features)
     classifiers = check_classifiers(classifiers)
+    measures = list(measures)
     unknown = [m for m in measures if m not in available_measures()]
-    if unknown:
+    if unknown or not measures:
         raise StablefsError(
-            f"unknown stability measure(s) {', '.join(unknown)}: choose from "
-            f"{', '.join(available_measures())}."
+            f"unknown stability measure(s) {', '.join(map(repr, unknown)) or '(none given)'}: "
+            f"choose from {', '.join(available_measures())}."
         )
-    if isinstance(protocol, str):
-        protocol = Protocol.parse(protocol, n_repeats)
-    resamples = protocol.resamples(y, random_state)
-    names = [m if isinstance(m, str) else type(m).__name__ for m in methods]
-    if len(set(names)) != len(names):
-        raise StablefsError(f"a method is named twice in {', '.join(names)}.")
-    for m in methods:
-        if isinstance(m, str):
-            parse_method(m)  # fail fast on a bad string, before any work
-    templates = dict(zip(names, methods))
+    check_measures_defined(measures, sizes, n_features)
+    if backend not in ("loky", "dask"):
+        raise StablefsError(f"unknown backend {backend!r}: choose loky or dask.")
+    templates = _method_templates(methods)
+    names = list(templates)
+    check_n_jobs(n_jobs)
+    resamples, protocol_text = _protocol_resamples(protocol, n_repeats, X, y, random_state)
     feature_names = (np.asarray(feature_names, dtype=str) if feature_names is not None
                      else np.array([f"f{j}" for j in range(n_features)]))
 
-    config = {
-        "methods": names, "sizes": sizes, "protocol": protocol.__dict__,
-        "classifiers": classifiers, "seed": random_state,
-        "data_shape": list(X.shape),
-        "data_digest": _digest(X, y),
+    from stablefs import __version__
+
+    fit_config = {
+        "data_digest": _digest(X, y), "resamples": _resamples_digest(resamples),
+        "sizes": sizes, "seed": random_state, "impute": impute, "stablefs": __version__,
+        "classifiers": {n: (t if isinstance(t, str) else repr(t)) for n, t in
+                        classifiers.items()},
     }
-    store = _PartialStore(out_dir, config)
+    cache = _FitCache(cache_dir, fit_config)
+    method_keys = {name: _method_key(name, t) for name, t in templates.items()}
 
     def build(name, r):
         m = templates[name]
@@ -272,7 +458,7 @@ def run_experiment(
     todo = []
     for res in resamples:
         for name in names:
-            cached = store.load(name, res.index)
+            cached = cache.load(method_keys[name], res.index)
             if cached is not None:
                 done[(name, res.index)] = cached
             else:
@@ -283,28 +469,41 @@ def run_experiment(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(resamples) * len(names), initial=len(done), unit="fit",
-                   desc="compare", leave=False)
+                   desc="compare", leave=False, dynamic_ncols=True)
     try:
         if todo:
-            with _backend_context(backend, n_jobs, scheduler):
-                parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            workers = check_n_jobs(n_jobs, len(todo))
+            with _backend_context(backend, workers, scheduler):
+                parallel = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")
                 jobs = (joblib.delayed(_run_one)(name, build(name, res.index), X, y, res, sizes,
-                                                 classifiers) for name, res in todo)
+                                                 classifiers, impute) for name, res in todo)
                 for name, index, result in parallel(jobs):
-                    store.save(name, index, result)
+                    cache.save(method_keys[name], index, result)
                     done[(name, index)] = result
                     if bar is not None:
+                        bar.set_postfix_str(f"{name}, resample {index + 1}", refresh=False)
                         bar.update(1)
     finally:
         if bar is not None:
             bar.close()
 
-    return _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha,
-                     random_state, measure_interval)
+    result = _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha,
+                       random_state, measure_interval)
+    if sample_names is not None:
+        sample_names = np.asarray(sample_names, dtype=str)
+        if sample_names.shape != (X.shape[0],):
+            raise StablefsError(f"sample_names has {sample_names.size} names for "
+                                f"{X.shape[0]} samples.")
+        result.selections["train_samples"] = [sample_names[t].tolist() for t in
+                                              result.selections["train"]]
+    result.info = {"protocol": protocol_text, "n_resamples": len(resamples),
+                   "fits_reused": len(resamples) * len(names) - len(todo),
+                   "fits_computed": len(todo)}
+    return result
 
 
-def _run_one(name, selector, X, y, res, sizes, classifiers):
-    return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers)
+def _run_one(name, selector, X, y, res, sizes, classifiers, impute=None):
+    return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers, impute)
 
 
 def _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha, seed,
