@@ -10,17 +10,24 @@ score per feature (higher = more relevant), and derives from it
 
 Subclasses whose ranking is not a sort of their scores (wrappers, recursive elimination)
 override :meth:`BaseSelector._rank` as well.
+
+Parameters are validated by scikit-learn's machinery: each class declares
+``_parameter_constraints`` (extending ``BaseSelector._parameter_constraints``), ``fit``
+checks them before any work (``_fit_context``), and a bad value raises
+:class:`stablefs.selectors._constraints.ParameterError`, one line that is both a
+``StablefsError`` and scikit-learn's ``InvalidParameterError``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from stablefs._validation import check_classes, check_n_features_to_select, rank_from_scores
+from stablefs.selectors._constraints import check_parameters, fraction, whole
 
 
 class BaseSelector(SelectorMixin, BaseEstimator):
@@ -35,6 +42,11 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
     #: whether ``fit`` honours ``sample_weight`` (instance weights)
     _supports_sample_weight = True
+
+    #: scikit-learn parameter constraints; subclasses extend this dict
+    _parameter_constraints: dict = {
+        "n_features_to_select": [None, whole(1, None), fraction()],
+    }
 
     def __init__(self, n_features_to_select=None):
         self.n_features_to_select = n_features_to_select
@@ -55,7 +67,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         their inner selector's choice."""
         return k
 
+    def _validate_params(self) -> None:
+        """Check the constructor parameters against ``_parameter_constraints`` (one line)."""
+        check_parameters(self)
+
     # -- public API -----------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
         """Score and rank the features of ``X`` for the class labels ``y``.
 

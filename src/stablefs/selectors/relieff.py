@@ -14,6 +14,7 @@ import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs.selectors._base import BaseSelector
+from stablefs.selectors._constraints import StrOptions, plain, whole
 from stablefs.selectors._neighbors import (
     minmax_scale,
     nearest_in_class,
@@ -84,10 +85,10 @@ def relieff_scores(
     """
     k = n_neighbors
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise StablefsError(f"n_neighbors = {k!r}: it must be a whole number >= 1.")
+        raise StablefsError(f"n_neighbors = {plain(k)}: it must be a whole number >= 1.")
     if neighbor_weights not in _NEIGHBOR_WEIGHTS:
         raise StablefsError(
-            f"neighbor_weights = {neighbor_weights!r}: use 'instance' or 'uniform'."
+            f"neighbor_weights = {plain(neighbor_weights)}: use 'instance' or 'uniform'."
         )
     n_neighbors = int(k)
     X = np.asarray(X, dtype=np.float64)
@@ -166,6 +167,12 @@ class ReliefF(BaseSelector):
     >>> int(ReliefF(n_features_to_select=1).fit(X, y).ranking_.argmin())
     2
     """
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "n_neighbors": [whole(1, None)],
+        "neighbor_weights": [StrOptions(set(_NEIGHBOR_WEIGHTS))],
+    }
 
     def __init__(self, n_features_to_select=None, n_neighbors=10, neighbor_weights="instance"):
         self.n_features_to_select = n_features_to_select

@@ -1,4 +1,5 @@
-"""Resampling ensembles of a selector: bagging (seed 000 sec. 5.2.3) and WEn / REn (seed 003).
+"""Resampling ensembles of a selector: bagging (Han 2012, sec. 5.2.3; seed 000) and WEn / REn
+(Li et al. 2013; seed 003).
 
 Each member fits a clone of the selector on a stratified resample of the training data; the
 members' outputs are aggregated by rank sum, by mean weight, or by top-k frequency. Members
@@ -20,6 +21,14 @@ from sklearn.utils.validation import has_fit_parameter
 from stablefs._errors import StablefsError
 from stablefs._validation import check_n_features_to_select, rank_from_scores
 from stablefs.selectors._base import BaseSelector
+from stablefs.selectors._constraints import (
+    HasMethods,
+    StrOptions,
+    n_jobs_constraint,
+    number,
+    plain,
+    whole,
+)
 from stablefs.stabilizers.margin import _scores_and_ranking
 
 _SAMPLING = ("bootstrap", "subsample")
@@ -37,7 +46,9 @@ def _seed_sequence(random_state) -> np.random.SeedSequence:
         return np.random.SeedSequence()
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise StablefsError(f"random_state = {random_state}: use an int >= 0 or None.")
+            raise StablefsError(
+                f"random_state = {plain(random_state)}: use a whole number >= 0 or None."
+            )
         return np.random.SeedSequence(int(random_state))
     rs = check_random_state(random_state)
     return np.random.SeedSequence(rs.randint(0, 2**32, size=4, dtype=np.uint64).tolist())
@@ -136,7 +147,7 @@ class Ensemble(BaseSelector):
         the scale of its scores. The default ``False`` is seed 003's plain mean of the weight
         vectors (on resamples of equal size the members' scales are comparable, and the
         seed's stability analysis is for the plain mean).
-    random_state : int, RandomState, Generator or None, default=None
+    random_state : int >= 0, RandomState, Generator, SeedSequence or None, default=None
         Seeds the resamples and, for inner selectors with a ``random_state``, the members.
     n_jobs : int or None, default=None
         Members fitted in parallel (joblib); the result does not depend on it.
@@ -162,6 +173,19 @@ class Ensemble(BaseSelector):
     passed on, so selectors without ``sample_weight`` can be ensembled.
     """
 
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "selector": [HasMethods(["fit"])],
+        "n_estimators": [whole(1, None)],
+        "sampling": [StrOptions(set(_SAMPLING))],
+        "fraction": [None, number(0, 1, closed="right")],
+        "aggregate": [StrOptions(set(_AGGREGATE))],
+        "normalize": ["boolean"],
+        "random_state": [None, whole(0, None), np.random.RandomState, np.random.Generator,
+                         np.random.SeedSequence],
+        "n_jobs": n_jobs_constraint(),
+    }
+
     def __init__(
         self,
         selector,
@@ -184,28 +208,18 @@ class Ensemble(BaseSelector):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self) -> float:
-        m = self.n_estimators
-        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
-            raise StablefsError(f"n_estimators = {m!r}: it must be a whole number >= 1.")
-        if self.sampling not in _SAMPLING:
-            raise StablefsError(
-                f"sampling = {self.sampling!r}: use 'bootstrap' or 'subsample'."
-            )
-        if self.aggregate not in _AGGREGATE:
-            raise StablefsError(
-                f"aggregate = {self.aggregate!r}: use 'rank', 'weight' or 'frequency'."
-            )
-        frac = _DEFAULT_FRACTION[self.sampling] if self.fraction is None else self.fraction
-        if isinstance(frac, bool) or not isinstance(frac, numbers.Real) or not 0 < frac <= 1:
-            raise StablefsError(f"fraction = {frac!r}: it must be a number in (0, 1].")
-        return float(frac)
+    def _fraction(self) -> float:
+        """``fraction``, or its default for the sampling scheme (the values are checked by
+        ``_parameter_constraints`` before ``fit`` does any work)."""
+        if self.fraction is None:
+            return _DEFAULT_FRACTION[self.sampling]
+        return float(self.fraction)
 
     def _default_n_features_to_select(self, k: int) -> int:
         return self._inner_k
 
     def _rank(self, X, y, sample_weight):
-        fraction = self._check_params()
+        fraction = self._fraction()
         p = X.shape[1]
         positive = np.flatnonzero(sample_weight > 0)
         _, codes = np.unique(y[positive], return_inverse=True)

@@ -20,6 +20,14 @@ from sklearn.utils.validation import check_array, check_consistent_length, has_f
 from stablefs._errors import StablefsError
 from stablefs._validation import check_classes, rank_from_scores
 from stablefs.selectors._base import BaseSelector
+from stablefs.selectors._constraints import (
+    HasMethods,
+    StrOptions,
+    n_jobs_constraint,
+    number,
+    plain,
+    whole,
+)
 from stablefs.selectors._neighbors import (
     class_abs_diff_sums,
     minmax_scale,
@@ -29,6 +37,12 @@ from stablefs.selectors._neighbors import (
 
 #: mean distances below this fraction of the largest margin-vector norm count as zero
 _ZERO_RTOL = 1e-12
+
+#: scipy ``pdist`` metrics that suit real-valued margin vectors (any callable is also accepted)
+MARGIN_METRICS = frozenset({
+    "braycurtis", "canberra", "chebyshev", "cityblock", "correlation", "cosine", "euclidean",
+    "minkowski", "seuclidean", "sqeuclidean",
+})
 
 
 def margin_vectors(
@@ -71,7 +85,7 @@ def _weights_from_margins(M: np.ndarray, metric) -> np.ndarray:
     mean_dist = D.sum(axis=1) / (n - 1)
     if not np.all(np.isfinite(mean_dist)):
         raise StablefsError(
-            f"the margin-space distance {metric!r} gave non-finite values: use a metric such "
+            f"the margin-space distance {plain(metric)} gave non-finite values: use a metric such "
             "as 'euclidean' or 'cityblock'."
         )
     norm = float(np.max(np.linalg.norm(M, axis=1))) if M.size else 0.0
@@ -111,9 +125,10 @@ def margin_instance_weights(
         margin vector is meant as a per-feature relevance profile, which scaling makes
         comparable across features. ``False`` uses the raw values.
     metric : str or callable, default="euclidean"
-        Distance between margin vectors in eq. 4.6 (any :func:`scipy.spatial.distance.pdist`
-        metric). The seed leaves it open; Euclidean is the usual reading (the seed-002 digest
-        presumes it) and penalises a margin vector that deviates strongly on a few features.
+        Distance between margin vectors in eq. 4.6: a callable or one of the real-valued
+        :func:`scipy.spatial.distance.pdist` metrics in :data:`MARGIN_METRICS`. The seed
+        leaves it open; Euclidean is the usual reading (the seed-002 digest presumes it)
+        and penalises a margin vector that deviates strongly on a few features.
     n_iter : int, default=1
         Maximum number of weighting rounds. 1 is the one-shot Algorithm 1 used in the seed's
         experiments. ``n_iter > 1`` is the iterative variant of sec. 4.4: round ``t`` recomputes
@@ -149,11 +164,14 @@ def margin_instance_weights(
     check_classification_targets(y)
     check_classes(y)
     if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral) or n_iter < 1:
-        raise StablefsError(f"n_iter = {n_iter!r}: it must be a whole number >= 1.")
-    if not (isinstance(tol, numbers.Real) and tol >= 0):
-        raise StablefsError(f"tol = {tol!r}: it must be a number >= 0.")
-    if not (callable(metric) or isinstance(metric, str)):
-        raise StablefsError(f"metric = {metric!r}: give a scipy distance name or a callable.")
+        raise StablefsError(f"n_iter = {plain(n_iter)}: it must be a whole number >= 1.")
+    if isinstance(tol, bool) or not (isinstance(tol, numbers.Real) and tol >= 0):
+        raise StablefsError(f"tol = {plain(tol)}: it must be a number >= 0.")
+    if not (callable(metric) or metric in MARGIN_METRICS):
+        raise StablefsError(
+            f"metric = {plain(metric)}: give a callable or one of "
+            f"{', '.join(sorted(MARGIN_METRICS))}."
+        )
     Xs = minmax_scale(X) if scale else X
     weights = _weights_from_margins(margin_vectors(Xs, y), metric)
     done = 1
@@ -183,7 +201,7 @@ class MarginInstanceWeighting(BaseSelector):
     scale : bool, default=True
         Min-max scale features before the margin vectors (see :func:`margin_instance_weights`).
     metric : str or callable, default="euclidean"
-        Distance in the margin vector space.
+        Distance in the margin vector space (a name in :data:`MARGIN_METRICS` or a callable).
     n_iter : int, default=1
         1 = one-shot Algorithm 1; more = iterative variant (sec. 4.4, eq. 4.7).
     tol : float, default=1e-8
@@ -207,6 +225,17 @@ class MarginInstanceWeighting(BaseSelector):
     scores_, ranking_, support_, n_features_to_select_, classes_
         From ``selector_`` (``support_`` recomputed when ``n_features_to_select`` is set).
     """
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "selector": [HasMethods(["fit"])],
+        "scale": ["boolean"],
+        "metric": [StrOptions(set(MARGIN_METRICS)), callable],
+        "n_iter": [whole(1, None)],
+        "tol": [number(0, None)],
+        "random_state": ["random_state"],
+        "n_jobs": n_jobs_constraint(),
+    }
 
     def __init__(
         self,
