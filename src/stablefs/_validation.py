@@ -66,14 +66,15 @@ def check_classes(y, *, min_per_class: int = 1, context: str = "") -> np.ndarray
     classes, counts = np.unique(np.asarray(y), return_counts=True)
     where = f" {context}" if context else ""
     if classes.size < 2:
-        only = classes[0] if classes.size else "none"
+        only = str(classes[0]) if classes.size else "none"
         raise StablefsError(
-            f"the labels{where} contain a single class ({only!r}): feature selection for "
+            f"the labels{where} contain a single class ({only}): feature selection for "
             "classification needs at least two classes."
         )
-    small = [(c, n) for c, n in zip(classes, counts) if n < min_per_class]
+    small = [(str(c), int(n)) for c, n in zip(classes, counts) if n < min_per_class]
     if small:
-        desc = ", ".join(f"{c!r} has {n}" for c, n in small)
+        shown = ", ".join(f"{c} has {n}" for c, n in small[:4])
+        desc = shown + (f" and {len(small) - 4} more" if len(small) > 4 else "")
         raise StablefsError(
             f"a class has too few samples{where}: {desc}; at least {min_per_class} per class "
             "are needed (use fewer folds or drop the class)."
