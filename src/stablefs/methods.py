@@ -59,6 +59,7 @@ register_selector("fstat", "stablefs.selectors:FStatistic",
                   "one-way ANOVA F-statistic per feature (any number of classes).")
 register_selector("relieff", "stablefs.selectors:ReliefF",
                   "ReliefF, k = 10 hits and misses, every instance (seed 000 eq. 5.1/5.3).")
+register_selector("svm-rfe", "stablefs.selectors:SVMRFE", "SVM-RFE (Guyon et al. 2002; Han 2012 sec. 5.2.1): linear SVM, C = 1, removes 10 % of the remaining features per iteration.")  # noqa: E501
 register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
                 "margin-based instance weighting (seed 000 ch. 4) around the selector.")
 register_prefix("en", "stablefs.stabilizers:Ensemble",

@@ -53,3 +53,52 @@ def bias_variance(weights, relevance) -> dict[str, np.ndarray]:
         "mean_error": float(error.mean()), "mean_bias": float(bias.mean()),
         "mean_variance": float(variance.mean()),
     }
+
+
+def bias_variance_path(weight_paths, relevance) -> dict[str, np.ndarray]:
+    """Bias–variance decomposition at every iteration of a recursive elimination (Han 2012
+    sec. 6.2, Fig. 6.1; eqs. 3.1–3.4 per iteration).
+
+    ``weight_paths[m][t]`` is the normalised weight vector of training set ``m`` at iteration
+    ``t`` (for SVM-RFE: :attr:`stablefs.selectors.SVMRFE.weight_path_`, ``|w_j| / Σ|w|`` with
+    0 for eliminated features, Han 2012 sec. 6.1). Iteration ``t`` is :func:`bias_variance`
+    applied to the ``M`` rows ``weight_paths[:, t]``, so ``error = bias + variance`` holds at
+    every iteration, per feature and on average (1/M normalisation).
+
+    Parameters
+    ----------
+    weight_paths : array-like of shape (M, T, p), or a sequence of M arrays of shape (T, p)
+        One weight path per training set, all with the same iterations (the same schedule:
+        same ``p``, ``step`` and ``n_features_to_select``; compare ``n_remaining_``).
+    relevance : array-like of shape (p,)
+        The true relevance vector r*.
+
+    Returns
+    -------
+    dict
+        ``error``, ``bias``, ``variance``: arrays of shape (T, p); ``mean_error``,
+        ``mean_bias``, ``mean_variance``: arrays of shape (T,), their means over features
+        (eq. 3.4).
+    """
+    shapes = {np.shape(path) for path in weight_paths} if not isinstance(
+        weight_paths, np.ndarray) else {weight_paths.shape[1:]}
+    if len(shapes) > 1:
+        listed = sorted(shapes)
+        more = f" and {len(listed) - 3} more" if len(listed) > 3 else ""
+        raise StablefsError(
+            "bias_variance_path needs the same iterations for every training set; got paths "
+            f"of shapes {', '.join(str(tuple(int(d) for d in s)) for s in listed[:3])}{more}: "
+            "fit every set with the same step and n_features_to_select."
+        )
+    W = np.asarray(weight_paths, dtype=float)
+    r = np.asarray(relevance, dtype=float)
+    if W.ndim != 3 or r.ndim != 1 or W.shape[2] != r.size or W.shape[1] < 1:
+        raise StablefsError(
+            f"bias_variance_path needs weight paths of shape (M, T, p) and relevance of shape "
+            f"(p,); got {W.shape} and {r.shape}."
+        )
+    parts = [bias_variance(W[:, t], r) for t in range(W.shape[1])]
+    out = {key: np.vstack([part[key] for part in parts]) for key in ("error", "bias", "variance")}
+    for key in ("mean_error", "mean_bias", "mean_variance"):
+        out[key] = np.array([part[key] for part in parts])
+    return out

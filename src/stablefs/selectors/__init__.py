@@ -6,6 +6,10 @@ sets ``scores_``, ``ranking_`` and ``support_`` (``docs/DESIGN.md``, "Selectors"
 
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors.relieff import ReliefF, relieff_scores
+from stablefs.selectors.svm_rfe import SVMRFE
 from stablefs.selectors.univariate import FStatistic, TTest, anova_f, welch_t
 
-__all__ = ["BaseSelector", "FStatistic", "ReliefF", "TTest", "anova_f", "relieff_scores", "welch_t"]
+__all__ = [
+    "SVMRFE", "BaseSelector", "FStatistic", "ReliefF", "TTest", "anova_f", "relieff_scores",
+    "welch_t",
+]

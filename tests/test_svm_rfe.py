@@ -1,0 +1,421 @@
+"""SVM-RFE: every iteration against scikit-learn's SVC(kernel="linear"), the schedules of
+Han 2012 / Yu et al. 2008, instance weights (Han 2012 eq. 5.2), a plain SVC loop on Colon, the
+Gram downdate on Lung, method strings, ensembles and the bias-variance path (eqs. 3.1-3.4)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.svm import SVC
+
+from stablefs import StablefsError
+from stablefs._validation import rank_from_scores
+from stablefs.methods import make_selector
+from stablefs.selectors import SVMRFE
+from stablefs.selectors.svm_rfe import rfe_schedule, svm_rfe_path
+from stablefs.stabilizers import Ensemble, MarginInstanceWeighting
+
+#: |w - w_SVC| <= RTOL * max|w_SVC| at every iteration: both are libsvm's SMO on the same
+#: problem and the same stopping rule; they differ only by round-off in the kernel entries
+RTOL = 1e-8
+
+
+# --------------------------------------------------------------------------------------------
+# data and references
+
+
+def _data(seed, n=40, p=60, n_classes=2, informative=6):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    X = rng.normal(size=(n, p)) * rng.uniform(0.5, 20, size=p) + rng.normal(size=p) * 5
+    X[:, :informative] += 1.5 * y[:, None] * rng.uniform(0.5, 2, size=informative)
+    return X, y
+
+
+def _minmax(X):
+    """Weka SMO's normalisation, written out: (x - min) / (max - min), constant -> 0."""
+    out = np.zeros_like(X, dtype=float)
+    for j in range(X.shape[1]):
+        lo, hi = X[:, j].min(), X[:, j].max()
+        if hi > lo:
+            out[:, j] = (X[:, j] - lo) / (hi - lo)
+    return out
+
+
+def _svc_coef(Xs, y, v, C=1.0, tol=1e-3):
+    """SVC(kernel="linear") weights: one binary problem, or one per class against the rest."""
+    classes = np.unique(y)
+    problems = [y] if classes.size == 2 else [(y == c).astype(int) for c in classes]
+    rows, icpt = [], []
+    for t in problems:
+        svc = SVC(kernel="linear", C=C, tol=tol).fit(Xs, t, sample_weight=v)
+        rows.append(svc.coef_[0])
+        icpt.append(svc.intercept_[0])
+    return np.array(rows), np.array(icpt)
+
+
+def _mean_one(w):
+    return None if w is None else w * (np.count_nonzero(w) / w.sum())
+
+
+def _plain_svc_loop(X, y, step, k, tol=1e-3):
+    """SVM-RFE as a plain loop over SVC(kernel="linear") on the remaining columns."""
+    Xs = _minmax(X)
+    p = X.shape[1]
+    schedule = rfe_schedule(p, step, k)
+    remaining = list(range(p))
+    ranking = np.zeros(p, dtype=int)
+    stage = None
+    for t, m in enumerate(schedule):
+        assert len(remaining) == m
+        if m == k:
+            stage = sorted(remaining)
+        if t + 1 == len(schedule):
+            ranking[remaining[0]] = 1
+            break
+        coef, _ = _svc_coef(Xs[:, remaining], y, None, tol=tol)
+        imp = (coef**2).sum(axis=0)
+        # worst first: smallest w^2, then the higher feature index
+        order = sorted(range(m), key=lambda i: (imp[i], -remaining[i]))
+        n_out = m - schedule[t + 1]
+        for r, i in enumerate(order[:n_out]):
+            ranking[remaining[i]] = m - r
+        gone = {remaining[i] for i in order[:n_out]}
+        remaining = [j for j in remaining if j not in gone]
+    return ranking, stage
+
+
+# --------------------------------------------------------------------------------------------
+# schedules
+
+
+def test_schedule_matches_han2012_sec62():
+    """Han 2012 sec. 6.2: from 1000 features, 48 remain at iteration 28 and 10 at 40."""
+    for k in (1, 10):
+        s = rfe_schedule(1000, 0.1, k)
+        assert s[28] == 48 and s[40] == 10
+    # the path the spec writes out (reproduction-targets sec. 1.2)
+    head = [1000, 900, 810, 729, 656, 590, 531, 477, 429, 386, 347, 312, 280, 252, 226, 203,
+            182, 163, 146, 131, 117, 105, 94, 84, 75, 67, 60, 54, 48, 43, 38, 34, 30, 27, 24,
+            21, 18, 16, 14, 12, 10]
+    s = rfe_schedule(1000, 0.1, 10)
+    assert s[:41].tolist() == head
+    assert s[41:].tolist() == list(range(9, 0, -1))
+
+
+def test_schedule_never_jumps_over_k():
+    s = rfe_schedule(1000, 0.1, 50).tolist()
+    assert s[27:30] == [54, 50, 45]  # 54 - ceil(5.4) = 48 would cross 50: stop at 50
+    assert s[-1] == 1
+
+
+def test_schedule_halve_and_int():
+    s = rfe_schedule(2000, "halve", 1).tolist()
+    assert s[:7] == [2000, 1000, 500, 250, 125, 63, 50]
+    assert s[6:] == list(range(50, 0, -1))
+    assert rfe_schedule(20, 3, 7).tolist() == [20, 17, 14, 11, 8, 7, 4, 1]
+    assert rfe_schedule(30, "halve", 1).tolist() == list(range(30, 0, -1))
+    assert rfe_schedule(1, 0.1, 1).tolist() == [1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=st.integers(1, 3000), step=st.sampled_from(["0.1", "0.05", "0.25", "0.5", "0.3", "1",
+                                                     "2", "7", "halve"]), data=st.data())
+def test_schedule_rule(p, step, data):
+    """Each removal is the rule's, cut at k (above k) or at 1 (below k)."""
+    k = data.draw(st.integers(1, p))
+    value = step if step == "halve" else (int(step) if "." not in step else float(step))
+    s = rfe_schedule(p, value, k).tolist()
+    assert s[0] == p and s[-1] == 1 and k in s
+    assert all(a > b for a, b in zip(s, s[1:]))
+    for m, nxt in zip(s, s[1:]):
+        if step == "halve":
+            rule = m - max(50, math.ceil(m / 2)) if m > 50 else 1
+        elif "." in step:
+            rule = max(1, math.ceil(Fraction(step) * m))
+        else:
+            rule = int(step)
+        assert nxt == max(m - rule, k if m > k else 1)
+
+
+@pytest.mark.parametrize("step", [0, -1, 1.0, 1.5, 0.0, "half", None, True])
+def test_bad_step(step):
+    X, y = _data(0, p=10)
+    with pytest.raises(StablefsError, match="step") as err:
+        SVMRFE(step=step).fit(X, y)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(("param", "value"), [("C", 0), ("C", -1.0), ("C", float("inf")),
+                                               ("tol", 0), ("scale", "std")])
+def test_bad_parameters(param, value):
+    X, y = _data(0, p=10)
+    with pytest.raises(StablefsError, match=param):
+        SVMRFE(**{param: value}).fit(X, y)
+
+
+# --------------------------------------------------------------------------------------------
+# every iteration equals SVC(kernel="linear")
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("step", [0.1, 4, "halve"])
+def test_every_iteration_equals_linear_svc(n_classes, weighted, step):
+    X, y = _data(1 + n_classes, n=45, p=70, n_classes=n_classes)
+    rng = np.random.default_rng(7)
+    w = rng.uniform(0.05, 3.0, size=y.size) if weighted else None
+    Xs = _minmax(X)
+    v = _mean_one(w)
+    fits = list(svm_rfe_path(X, y, w, step=step, n_features_to_select=5))
+    assert [f.remaining.size for f in fits] == rfe_schedule(70, step, 5).tolist()
+    eliminated = []
+    for f in fits:
+        ref, ref_b = _svc_coef(Xs[:, f.remaining], y, v)
+        scale = np.abs(ref).max()
+        assert np.abs(f.coef - ref).max() <= RTOL * scale
+        assert_allclose(f.intercept, ref_b, rtol=0, atol=RTOL * max(1.0, np.abs(ref_b).max()))
+        # the features that leave are those with the smallest summed w^2
+        imp = (f.coef**2).sum(axis=0)
+        if f.eliminated.size:
+            pos = np.searchsorted(f.remaining, f.eliminated)
+            kept = np.setdiff1d(np.arange(f.remaining.size), pos)
+            assert imp[pos].max() <= imp[kept].min()
+            assert np.all(np.diff(imp[pos]) >= 0)  # worst first
+        eliminated.extend(f.eliminated.tolist())
+    assert sorted(eliminated + fits[-1].remaining.tolist()) == list(range(70))
+
+
+def test_tighter_tolerance_also_equals_svc():
+    X, y = _data(11, n=30, p=40)
+    Xs = _minmax(X)
+    for f in svm_rfe_path(X, y, step=0.2, tol=1e-8):
+        ref, _ = _svc_coef(Xs[:, f.remaining], y, None, tol=1e-8)
+        assert np.abs(f.coef - ref).max() <= RTOL * np.abs(ref).max()
+
+
+def test_unscaled_equals_svc_on_raw_values():
+    X, y = _data(12, n=30, p=25)
+    X = X / 20.0
+    for f in svm_rfe_path(X, y, step=3, scale=None):
+        ref, _ = _svc_coef(X[:, f.remaining], y, None)
+        assert np.abs(f.coef - ref).max() <= RTOL * np.abs(ref).max()
+
+
+def test_gram_is_the_gram_of_the_remaining_features():
+    X, y = _data(3, n=30, p=200)
+    Xs = _minmax(X)
+    for refresh in (None, 0.5):
+        for f in svm_rfe_path(X, y, step=0.1, refresh=refresh):
+            exact = Xs[:, f.remaining] @ Xs[:, f.remaining].T
+            assert np.abs(f.gram - exact).max() <= 1e-12 * max(1.0, np.abs(exact).max())
+
+
+def test_lung_gram_downdate_drift(shared_data):
+    """Lung (181 x 12533), 10 % schedule to 1 feature: the maintained Gram matrix against the
+    exact one at every iteration. Downdating alone drifts by at most a few eps of the *first*
+    matrix's entries; recomputing at every halving keeps it within a few eps of the current."""
+    frame = pd.read_csv(shared_data / "lung.csv.gz", dtype={"label": str})
+    X = frame.drop(columns="label").to_numpy(dtype=float)
+    y = frame["label"].to_numpy()
+    Xs = np.ascontiguousarray(_minmax(X).T)
+    eps = np.finfo(float).eps
+    worst = {}
+    for refresh in (None, 0.5):
+        rel = []
+        for f in svm_rfe_path(X, y, step=0.1, refresh=refresh):
+            sub = Xs[f.remaining]
+            exact = sub.T @ sub
+            rel.append(np.abs(f.gram - exact).max() / np.abs(exact).max())
+        worst[refresh] = max(rel)
+    assert worst[0.5] <= 50 * eps
+    assert worst[None] <= 1e-9  # harmless even without the guard, but not eps-level
+
+
+# --------------------------------------------------------------------------------------------
+# the selector
+
+
+def test_plain_svc_loop_on_colon(shared_data):
+    """The full ranking and the 10-feature RFE stage equal a plain loop over
+    SVC(kernel="linear") with the same schedule (Colon, 62 x 2000)."""
+    frame = pd.read_csv(shared_data / "colon.csv.gz", dtype={"label": str})
+    X = frame.drop(columns="label").to_numpy(dtype=float)
+    y = frame["label"].to_numpy()
+    rfe = SVMRFE(n_features_to_select=10).fit(X, y)
+    ranking, stage = _plain_svc_loop(X, y, 0.1, 10)
+    assert_array_equal(np.flatnonzero(rfe.support_), stage)
+    assert_array_equal(rfe.ranking_, ranking)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_ranking_support_path(n_classes):
+    X, y = _data(5, n=36, p=50, n_classes=n_classes)
+    X[:, 7] = 3.0  # constant: weight 0, leaves first
+    rfe = SVMRFE(n_features_to_select=8).fit(X, y)
+    p = X.shape[1]
+    assert sorted(rfe.ranking_) == list(range(1, p + 1))
+    assert rfe.ranking_[7] == p
+    assert_array_equal(rank_from_scores(rfe.scores_), rfe.ranking_)
+    assert_array_equal(rfe.n_remaining_, rfe_schedule(p, 0.1, 8))
+    fits = list(svm_rfe_path(X, y, step=0.1, n_features_to_select=8))
+    stage = next(f for f in fits if f.remaining.size == 8)
+    assert_array_equal(np.flatnonzero(rfe.support_), stage.remaining)
+    path = rfe.weight_path_
+    assert path.shape == (len(fits), p)
+    assert_allclose(path.sum(axis=1), 1.0, atol=1e-12)
+    for row, f in zip(path, fits):
+        size = np.sqrt((f.coef**2).sum(axis=0))
+        assert_allclose(row[f.remaining], size / size.sum(), rtol=1e-12)
+        gone = np.setdiff1d(np.arange(p), f.remaining)
+        assert np.all(row[gone] == 0)
+        # the features still in are exactly the top m of the final ranking
+        assert_array_equal(np.sort(np.flatnonzero(rfe.ranking_ <= f.remaining.size)),
+                           f.remaining)
+
+
+def test_equal_weights_are_plain_svm_rfe_exactly():
+    X, y = _data(6, n=33, p=80)
+    plain = SVMRFE(n_features_to_select=5).fit(X, y)
+    for c in (1.0, 0.37, 1e-3, 250.0):
+        weighted = SVMRFE(n_features_to_select=5).fit(X, y, sample_weight=np.full(y.size, c))
+        assert_array_equal(weighted.ranking_, plain.ranking_)
+        assert_array_equal(weighted.weight_path_, plain.weight_path_)
+
+
+def test_weights_are_rescaled_to_mean_one():
+    """Weights summing to 1 act like their n-fold (mean 1): C is not shrunk by 1/n."""
+    X, y = _data(8, n=40, p=30)
+    w = np.random.default_rng(1).uniform(0.1, 2, size=y.size)
+    a = SVMRFE(step=2).fit(X, y, sample_weight=w / w.sum())
+    b = SVMRFE(step=2).fit(X, y, sample_weight=w * 9.0)
+    assert_array_equal(a.ranking_, b.ranking_)
+    assert_allclose(a.weight_path_, b.weight_path_, rtol=1e-9, atol=1e-12)
+    # and they do change the result
+    c = SVMRFE(step=2).fit(X, y, sample_weight=np.r_[np.full(20, 0.01), np.ones(20)])
+    assert not np.array_equal(c.ranking_, a.ranking_)
+
+
+def test_zero_weight_is_removal():
+    X, y = _data(9, n=40, p=30)
+    X[0] = 1e3  # an outlier that would dominate the min-max scaling
+    w = np.random.default_rng(2).uniform(0.5, 2, size=y.size)
+    w[[0, 5]] = 0
+    keep = w > 0
+    a = SVMRFE(step=3).fit(X, y, sample_weight=w)
+    b = SVMRFE(step=3).fit(X[keep], y[keep], sample_weight=w[keep])
+    assert_array_equal(a.ranking_, b.ranking_)
+    assert_array_equal(a.weight_path_, b.weight_path_)
+
+
+def test_margin_instance_weighting_exposes_the_inner_path():
+    X, y = _data(10, n=40, p=60)
+    iw = MarginInstanceWeighting(SVMRFE(n_features_to_select=10)).fit(X, y)
+    inner = iw.selector_
+    direct = SVMRFE(n_features_to_select=10).fit(X, y, sample_weight=iw.instance_weights_)
+    assert_array_equal(inner.weight_path_, direct.weight_path_)
+    assert_array_equal(inner.n_remaining_, direct.n_remaining_)
+    assert_array_equal(iw.ranking_, direct.ranking_)
+    assert int(iw.support_.sum()) == 10
+
+
+# --------------------------------------------------------------------------------------------
+# method strings and ensembles
+
+
+def test_method_strings():
+    sel = make_selector("svm-rfe")
+    assert isinstance(sel, SVMRFE) and sel.step == 0.1 and sel.C == 1.0
+    assert make_selector("svm-rfe(step='halve')").step == "halve"
+    iw = make_selector("iw-svm-rfe")
+    assert isinstance(iw, MarginInstanceWeighting) and isinstance(iw.selector, SVMRFE)
+    en = make_selector("en-svm-rfe")
+    assert isinstance(en, Ensemble) and isinstance(en.selector, SVMRFE)
+    assert (en.n_estimators, en.sampling, en.aggregate) == (20, "bootstrap", "rank")
+    for prefix, agg in (("wen", "weight"), ("ren", "rank")):
+        e = make_selector(f"{prefix}-svm-rfe")
+        assert (e.sampling, e.aggregate) == ("subsample", agg)
+
+
+def test_ensemble_does_not_depend_on_n_jobs():
+    X, y = _data(13, n=40, p=120)
+    runs = [Ensemble(SVMRFE(n_features_to_select=10), n_estimators=4, random_state=3,
+                     n_jobs=j).fit(X, y) for j in (1, 2)]
+    assert_array_equal(runs[0].member_rankings_, runs[1].member_rankings_)
+    assert_array_equal(runs[0].ranking_, runs[1].ranking_)
+    # each member is SVM-RFE on its bootstrap resample
+    member = SVMRFE(n_features_to_select=10).fit(X[runs[0].resamples_[2]],
+                                                 y[runs[0].resamples_[2]])
+    assert_array_equal(runs[0].member_rankings_[2], member.ranking_)
+
+
+# --------------------------------------------------------------------------------------------
+# bias-variance along the path (Han 2012 eqs. 3.1-3.4, Fig. 6.1)
+
+
+def test_bias_variance_path_hand_computed():
+    from stablefs.evaluation.bias_variance import bias_variance_path
+
+    # M = 2 training sets, 2 iterations, p = 2; r* = (1, 0)
+    paths = np.array([[[0.5, 0.5], [1.0, 0.0]],
+                      [[1.0, 0.0], [1.0, 0.0]]])
+    out = bias_variance_path(paths, [1.0, 0.0])
+    # iteration 0: feature 0 estimates 0.5, 1.0 -> error 0.125, bias 0.0625, var 0.0625;
+    # feature 1 estimates 0.5, 0 -> error 0.125, bias 0.0625, var 0.0625
+    assert_allclose(out["mean_error"], [0.125, 0.0])
+    assert_allclose(out["mean_bias"], [0.0625, 0.0])
+    assert_allclose(out["mean_variance"], [0.0625, 0.0])
+    assert out["error"].shape == (2, 2)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 7), st.integers(0, 2**31))
+def test_bias_variance_path_decomposes_exactly(M, T, p, seed):
+    from stablefs.evaluation.bias_variance import bias_variance, bias_variance_path
+
+    rng = np.random.default_rng(seed)
+    paths = rng.dirichlet(np.ones(p), size=(M, T))
+    r = rng.dirichlet(np.ones(p))
+    out = bias_variance_path(list(paths), r)
+    assert_allclose(out["mean_error"], out["mean_bias"] + out["mean_variance"], atol=1e-15)
+    assert_allclose(out["error"], out["bias"] + out["variance"], atol=1e-15)
+    for t in range(T):  # iteration t is bias_variance on the M rows of iteration t
+        one = bias_variance(paths[:, t], r)
+        assert out["mean_error"][t] == one["mean_error"]
+        assert_array_equal(out["variance"][t], one["variance"])
+
+
+def test_bias_variance_path_on_svm_rfe_paths():
+    from stablefs.evaluation.bias_variance import bias_variance_path
+
+    r = np.r_[np.full(5, 0.2), np.zeros(25)]
+    paths = []
+    for seed in range(4):
+        X, y = _data(seed, n=30, p=30, informative=5)
+        paths.append(SVMRFE(n_features_to_select=5).fit(X, y).weight_path_)
+    out = bias_variance_path(paths, r)
+    assert out["mean_error"].shape == (paths[0].shape[0],)
+    assert_allclose(out["mean_error"], out["mean_bias"] + out["mean_variance"], atol=1e-15)
+    # slow reference for one iteration, eqs. 3.1-3.3 with 1/M
+    t = 3
+    est = [paths[m][t] for m in range(4)]
+    mean = sum(est) / 4
+    err = sum((r - e) ** 2 for e in est) / 4
+    assert_allclose(out["error"][t], err, atol=1e-15)
+    assert_allclose(out["bias"][t], (r - mean) ** 2, atol=1e-15)
+
+
+def test_bias_variance_path_refuses_ragged_paths():
+    from stablefs.evaluation.bias_variance import bias_variance_path
+
+    with pytest.raises(StablefsError, match="iteration"):
+        bias_variance_path([np.ones((3, 4)) / 4, np.ones((2, 4)) / 4], np.ones(4) / 4)
+    with pytest.raises(StablefsError):
+        bias_variance_path(np.ones((2, 3, 4)), np.ones(5))
