@@ -200,7 +200,7 @@ def cli():
               help="Number of splits, or of k-fold repeats [default: 20 splits, 10 repeats].")
 @click.option("--classifiers", default="svm,1nn", show_default=True,
               help="Classifiers trained on each selected subset: svm, 1nn, 3nn (any Knn).")
-@click.option("--stability", "measures", default="kuncheva,nogueira", show_default=True,
+@click.option("--stability", "measures", default="nogueira", show_default=True,
               help="Stability measures (see 'stablefs measures').")
 @click.option("--out", type=click.Path(), default=None,
               help="Output folder [default: ./stablefs-DATA]. The same command with the same "
@@ -312,7 +312,7 @@ def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out,
             impute=impute, progress=progress, sample_names=getattr(ds, "sample_names", None))
         elapsed = time.perf_counter() - t0
         run_info = {
-            "command": "stablefs " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+            "command": _command_line(),
             "data": ds.name, "source": ds.source, "n_samples": ds.n_samples,
             "n_features": ds.n_features, "classes": ds.class_counts(), "data_meta": ds.meta,
             "methods": method_list, "sizes": size_list,
@@ -336,6 +336,15 @@ def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out,
                    + ", ".join(sorted(str(Path(p).name) for k, p in paths.items()
                                       if not isinstance(p, list)))
                    + f" in {out_dir}/", err=True)
+
+
+#: the arguments of the running command (set by :func:`main`), for run.json and the report
+_ARGV: list[str] = []
+
+
+def _command_line() -> str:
+    """The whole command as typed, shell-quoted, so that "Rerun with" reruns it."""
+    return "stablefs " + " ".join(shlex.quote(a) for a in _ARGV)
 
 
 def _data_digest(ds) -> str:
@@ -518,6 +527,8 @@ def main(argv=None) -> int:
     """Entry point: run the command; bad input gives one line and exit status 2."""
     import warnings
 
+    global _ARGV
+    _ARGV = list(sys.argv[1:] if argv is None else argv)
     saved = warnings.showwarning
     handler = _setup_logging()
     try:
