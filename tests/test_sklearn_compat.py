@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from stablefs.selectors import FStatistic, ReliefF, TTest
+from stablefs.selectors import SVMRFE, FStatistic, ReliefF, TTest
 from stablefs.stabilizers import Ensemble, MarginInstanceWeighting
 
 _NOT_REPETITION = (
@@ -22,6 +22,14 @@ _EXPECTED_FAILURES = {
             "repeating a sample changes its margin vector and everyone's mean margin distance "
             "(seed 000 eqs. 4.2, 4.6), and the inner ReliefF reads weights as instance "
             "weights: " + _NOT_REPETITION
+        )
+    },
+    "SVMRFE": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "instance weights are rescaled to mean 1 (Han 2012 eq. 5.2, so that equal weights "
+            "are plain SVM-RFE): weight 2 on one of n samples becomes a penalty 2n/(n+1) C, "
+            "while a repeated sample keeps C twice; zero weights do equal removal (tested in "
+            "test_svm_rfe.py)"
         )
     },
     "Ensemble": {
@@ -44,6 +52,7 @@ def _expected_failed_checks(estimator):
         ReliefF(),
         MarginInstanceWeighting(ReliefF()),
         Ensemble(TTest(), n_estimators=3),
+        SVMRFE(),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

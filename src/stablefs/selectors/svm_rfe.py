@@ -37,11 +37,13 @@ from fractions import Fraction
 
 import numpy as np
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import RealNotInt
 from sklearn.utils.validation import check_is_fitted
 
 from stablefs._errors import StablefsError
 from stablefs._validation import check_n_features_to_select
 from stablefs.selectors._base import BaseSelector
+from stablefs.selectors._constraints import NumberInterval, StrOptions, number, whole
 from stablefs.selectors._neighbors import positive_weight_subset
 
 #: ``step="halve"`` halves the remaining features down to this many, then removes one at a
@@ -375,6 +377,15 @@ class SVMRFE(BaseSelector):
     >>> int(rfe.support_.sum()), round(float(rfe.weight_path_[28].sum()), 12)
     (10, 1.0)
     """
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "step": [NumberInterval(RealNotInt, 0.0, 1.0, closed="neither"), whole(1, None),
+                 StrOptions({"halve"})],
+        "C": [number(0, None, closed="neither")],
+        "scale": [StrOptions({"minmax"}), None],
+        "tol": [number(0, None, closed="neither")],
+    }
 
     def __init__(self, n_features_to_select=None, step=0.1, C=1.0, scale="minmax", tol=1e-3):
         self.n_features_to_select = n_features_to_select
