@@ -42,12 +42,12 @@ def test_compare_end_to_end(tmp_path, capsys):
     code, stdout, err = run(["compare", str(data), "-m", "ttest,iw-ttest", "-k", "2,4",
                              "--repeats", "4", "--out", str(out), "--no-progress"], capsys)
     assert code == 0, err
-    assert "kuncheva stability" in stdout
+    assert "nogueira stability" in stdout
     for name in ("run.json", "results.csv", "stability.csv", "report.md", "report.html"):
         assert (out / name).exists()
     stab = pd.read_csv(out / "stability.csv")
     assert set(stab.columns) == {"method", "k", "measure", "estimate", "low", "high"}
-    assert set(stab["measure"]) == {"kuncheva", "nogueira"}
+    assert set(stab["measure"]) == {"nogueira"}
     info = json.loads((out / "run.json").read_text())
     assert info["methods"] == ["ttest", "iw-ttest"] and info["n_samples"] == 30
     # rerun resumes: same numbers
