@@ -51,7 +51,7 @@ def check_sizes(sizes, n_features: int) -> list[int]:
     out = []
     for k in sizes:
         if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-            raise StablefsError(f"subset size k = {k!r} is not a whole number.")
+            raise StablefsError(f"subset size k = {k} is not a whole number.")
         out.append(check_n_features_to_select(int(k), n_features))
     if not out:
         raise StablefsError("no subset size k given: pass at least one, e.g. -k 10,20.")

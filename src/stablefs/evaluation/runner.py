@@ -168,7 +168,7 @@ def check_n_jobs(n_jobs, n_tasks: int | None = None) -> int:
         n_jobs = 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
         raise StablefsError(
-            f"n_jobs = {n_jobs!r}: use a positive number of parallel fits, or -1 for all cores."
+            f"n_jobs = {n_jobs}: use a positive number of parallel fits, or -1 for all cores."
         )
     cores = joblib.cpu_count()
     n = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
