@@ -419,3 +419,38 @@ def test_bias_variance_path_refuses_ragged_paths():
         bias_variance_path([np.ones((3, 4)) / 4, np.ones((2, 4)) / 4], np.ones(4) / 4)
     with pytest.raises(StablefsError):
         bias_variance_path(np.ones((2, 3, 4)), np.ones(5))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_direct_libsvm_call_equals_svc(weighted):
+    """The direct libsvm call gives SVC(kernel="precomputed")'s dual and intercept exactly."""
+    from stablefs.selectors.svm_rfe import _libsvm, _solve_libsvm, _solve_svc
+
+    if _libsvm is None:
+        pytest.skip("scikit-learn's libsvm binding is not importable: SVC is used")
+    X, y = _data(14, n=50, p=30)
+    Xs = _minmax(X)
+    K = Xs @ Xs.T
+    v = np.random.default_rng(3).uniform(0.2, 2, size=y.size) if weighted else None
+    for C in (0.1, 1.0, 10.0):
+        a, b = _solve_libsvm(K, y, v, C, 1e-3)
+        c, d = _solve_svc(K, y, v, C, 1e-3)
+        assert_array_equal(a, c)
+        assert b == d
+
+
+def test_falls_back_to_svc_when_the_private_binding_changes(monkeypatch):
+    from stablefs.selectors import svm_rfe
+
+    X, y = _data(15, n=30, p=25)
+    expected = SVMRFE(step=2).fit(X, y)
+
+    def broken(*args, **kwargs):
+        raise TypeError("fit() got an unexpected keyword argument")
+
+    monkeypatch.setattr(svm_rfe, "_solve_libsvm", broken)
+    monkeypatch.setitem(svm_rfe._SOLVER, "fast", True)
+    got = SVMRFE(step=2).fit(X, y)
+    assert svm_rfe._SOLVER["fast"] is False
+    assert_array_equal(got.ranking_, expected.ranking_)
+    assert_allclose(got.weight_path_, expected.weight_path_, rtol=1e-12, atol=1e-15)
