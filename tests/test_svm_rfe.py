@@ -281,6 +281,15 @@ def test_ranking_support_path(n_classes):
                            f.remaining)
 
 
+def test_default_size_keeps_the_pure_schedule():
+    X, y = _data(4, n=30, p=120)
+    rfe = SVMRFE().fit(X, y)
+    assert_array_equal(rfe.n_remaining_, rfe_schedule(120, 0.1, 1))
+    assert 60 not in rfe.n_remaining_.tolist()  # not bent towards the default size p / 2
+    assert_array_equal(rfe.support_, rfe.ranking_ <= 60)
+    assert_array_equal(SVMRFE(n_features_to_select=1).fit(X, y).ranking_, rfe.ranking_)
+
+
 def test_equal_weights_are_plain_svm_rfe_exactly():
     X, y = _data(6, n=33, p=80)
     plain = SVMRFE(n_features_to_select=5).fit(X, y)

@@ -382,11 +382,14 @@ class SVMRFE(BaseSelector):
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
-        Size of ``support_`` (``None``: half of the features; a float: a fraction). The
-        schedule never jumps over it, so ``support_`` is exactly the RFE stage of that size.
-        Elimination does not stop there: it goes on with the same rule down to one feature,
-        so that ``ranking_`` orders every feature and the top ``k`` for any ``k`` comes from
-        one fit (Han 2012 takes top-k of the ranking for sizes off the path).
+        Size of ``support_`` (a float: a fraction). The schedule never jumps over it, so
+        ``support_`` is exactly the RFE stage of that size. Elimination does not stop there:
+        it goes on with the same rule down to one feature, so that ``ranking_`` orders every
+        feature and the top ``k`` for any ``k`` comes from one fit (Han 2012 takes the top k
+        of the ranking for sizes off the path). ``None``: the schedule is not bent towards
+        any size (``rfe_schedule(p, step, 1)``, the seed's path, which is what the method
+        strings ``svm-rfe``, ``iw-svm-rfe``, ``en-svm-rfe`` run) and ``support_`` is the top
+        half of the ranking.
     step : float in (0, 1), int >= 1 or "halve", default=0.1
         A float removes ``max(1, ceil(step * remaining))`` per iteration (Han 2012: 10 %), an
         int removes that many, ``"halve"`` halves the remaining features down to 50 and then
@@ -411,8 +414,8 @@ class SVMRFE(BaseSelector):
     support_ : ndarray of bool
         The ``n_features_to_select_`` features of the RFE stage of that size.
     n_remaining_ : ndarray of int, shape (n_iterations,)
-        Features the SVM was trained on at each iteration: ``rfe_schedule(p, step, k)``,
-        from ``p`` down to 1.
+        Features the SVM was trained on at each iteration: ``rfe_schedule(p, step, k)``
+        (``k = 1`` when ``n_features_to_select`` is None), from ``p`` down to 1.
     weight_path_ : ndarray of shape (n_iterations, n_features)
         Row ``t``: the normalised weights ``r_j = |w_j| / sum_l |w_l|`` of the SVM of
         iteration ``t`` (Han 2012 sec. 6.1), 0 for features eliminated before it; each row
@@ -464,7 +467,9 @@ class SVMRFE(BaseSelector):
 
     def _rank(self, X, y, sample_weight):
         p = X.shape[1]
-        k = check_n_features_to_select(self.n_features_to_select, p)
+        k = 1
+        if self.n_features_to_select is not None:
+            k = check_n_features_to_select(self.n_features_to_select, p)
         ranking = np.empty(p, dtype=np.int64)
         counts, values = [], []
         for fit in svm_rfe_path(X, y, sample_weight, step=self.step, n_features_to_select=k,
