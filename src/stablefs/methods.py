@@ -11,6 +11,12 @@ Grammar (``docs/DESIGN.md``, "Method strings")::
 prefixes nest from the outside in: ``"en-iw-ttest"`` is an ensemble of instance-weighted
 t-tests. A parameter goes to the outermost object that has it (the ensemble's
 ``n_estimators``, the selector's ``n_neighbors``); a parameter nobody has is an error.
+
+Every value is checked when the selector is built, before any work: :func:`make_selector`
+runs scikit-learn's parameter validation (each class's ``_parameter_constraints``) on every
+object of the wrapper chain and reports the first bad value in one line naming the method
+string, the parameter, the value and what is allowed. :func:`validate_method` does only
+that check, for callers (the command line) that want to refuse bad input up front.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import importlib
 from dataclasses import dataclass
 
 from stablefs._errors import StablefsError
+from stablefs.selectors._constraints import invalid_parameter, plain
 
 
 @dataclass(frozen=True)
@@ -54,22 +61,29 @@ def register_prefix(prefix, target, description, **defaults) -> None:
 
 
 register_selector("ttest", "stablefs.selectors:TTest",
-                  "Welch t-statistic |t| per feature (two classes; F-statistic for more).")
+                  "Welch t-statistic |t| per feature (two classes; F-statistic for more), "
+                  "the filter of Xiao, Hua and Dougherty 2007.")
 register_selector("fstat", "stablefs.selectors:FStatistic",
-                  "one-way ANOVA F-statistic per feature (any number of classes).")
+                  "one-way ANOVA F-statistic per feature (any number of classes); ranks the "
+                  "groups of DRAGS in Yu, Ding and Loscalzo 2008.")
 register_selector("relieff", "stablefs.selectors:ReliefF",
-                  "ReliefF, k = 10 hits and misses, every instance (seed 000 eq. 5.1/5.3).")
+                  "ReliefF, K = 10 nearest hits and misses, every instance (Han 2012, "
+                  "eqs. 5.1 and 5.3).")
 register_selector("svm-rfe", "stablefs.selectors:SVMRFE", "SVM-RFE (Guyon et al. 2002; Han 2012 sec. 5.2.1): linear SVM, C = 1, removes 10 % of the remaining features per iteration.")  # noqa: E501
 register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
-                "margin-based instance weighting (seed 000 ch. 4) around the selector.")
+                "margin-based instance weighting around the selector (Han 2012, ch. 4, "
+                "eqs. 4.2 and 4.6).")
 register_prefix("en", "stablefs.stabilizers:Ensemble",
-                "bagging ensemble: 20 bootstraps, rank-sum aggregation (seed 000 sec. 5.2.3).",
+                "bagging ensemble: 20 bootstraps, rank-sum aggregation (Han 2012, "
+                "sec. 5.2.3).",
                 sampling="bootstrap", aggregate="rank")
 register_prefix("wen", "stablefs.stabilizers:Ensemble",
-                "subsampling ensemble with weight aggregation, WEn (seed 003).",
+                "subsampling ensemble (90% without replacement) with mean-weight "
+                "aggregation, WEn (Li et al. 2013).",
                 sampling="subsample", aggregate="weight")
 register_prefix("ren", "stablefs.stabilizers:Ensemble",
-                "subsampling ensemble with rank aggregation, REn (seed 003).",
+                "subsampling ensemble (90% without replacement) with rank-sum aggregation, "
+                "REn (Li et al. 2013).",
                 sampling="subsample", aggregate="rank")
 
 
@@ -107,6 +121,7 @@ def parse_method(spec: str) -> tuple[list[str], str, dict]:
     """Split a method string into ``(prefixes, base_name, params)``."""
     if not isinstance(spec, str) or not spec.strip():
         raise StablefsError("empty method string: name a method, e.g. -m relieff.")
+    spec = str(spec)  # a numpy string would print as np.str_('...') in messages
     text = spec.strip()
     params: dict = {}
     if "(" in text:
@@ -147,8 +162,16 @@ def make_selector(spec: str, **overrides):
     Returns
     -------
     selector : BaseEstimator
+
+    Raises
+    ------
+    StablefsError
+        One line, before any fitting: an unknown method or parameter, or a value the
+        parameter's constraints refuse (e.g. ``relieff(n_neighbors=-3)``,
+        ``en-relieff(aggregate="mean")``).
     """
     prefixes, name, params = parse_method(spec)
+    spec = str(spec)
     estimator = SELECTORS[name].load()(**dict(SELECTORS[name].defaults))
     for prefix in reversed(prefixes):
         info = PREFIXES[prefix]
@@ -163,7 +186,38 @@ def make_selector(spec: str, **overrides):
             )
     for key, value in overrides.items():
         _assign(chain, key, value, every=True)
+    for obj in chain:
+        bad = invalid_parameter(obj)
+        if bad is not None:
+            key, value, allowed = bad
+            raise StablefsError(
+                f"method {spec!r}: {key} = {plain(value)} is not allowed; {key} must be "
+                f"{allowed}."
+            )
     return estimator
+
+
+def validate_method(spec: str, **overrides) -> None:
+    """Check a method string completely without fitting anything.
+
+    The name, the prefixes, the parameter names and every parameter value (against the
+    scikit-learn constraints of each object in the wrapper chain) are checked exactly as
+    :func:`make_selector` checks them; the command line calls this for every ``-m`` value
+    before it touches the output folder.
+
+    Parameters
+    ----------
+    spec : str
+        A method string, e.g. ``"en-relieff(n_estimators=40)"``.
+    **overrides
+        As for :func:`make_selector` (e.g. ``random_state``, ``n_jobs``), checked too.
+
+    Raises
+    ------
+    StablefsError
+        One line naming the method string, the problem and what is allowed.
+    """
+    make_selector(spec, **overrides)
 
 
 def _chain(estimator) -> list:
