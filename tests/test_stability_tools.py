@@ -42,7 +42,7 @@ def test_selection_frequency_and_consensus():
     assert consensus(Z).tolist() == list(range(20))          # > 50 %: 0–9 then 10–19
     assert consensus(Z, threshold=0.6).tolist() == list(range(10))  # strictly above 60 %
     assert consensus([[3, 1], [1, 2], [1]], n_features=5).tolist() == [1]
-    assert consensus([[3, 1], [3, 2]], 0.0, n_features=5).tolist() == [3, 1, 2]
+    assert consensus([[3, 1], [3, 2]], 5, threshold=0.0).tolist() == [3, 1, 2]
     with pytest.raises(StablefsError, match="threshold"):
         consensus(Z, threshold=1.0)
 

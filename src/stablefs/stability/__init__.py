@@ -1,9 +1,11 @@
 """Stability measures and selection-frequency / consensus tools (``docs/DESIGN.md``).
 
 Input forms accepted by every subset measure: a sequence of index collections (with
-``n_features`` = p where the measure needs it) or a boolean matrix (m × p); see
-:mod:`stablefs.stability._inputs`. Pairwise measures average over all pairs (seed 000
-eq. 5.4) unless given ``reference=`` (seed 001 eq. 7).
+``n_features`` = p where the measure needs it), a boolean matrix (m × p), or collections of
+feature names with ``feature_names=`` (the p column names, in order); see
+:mod:`stablefs.stability._inputs`. Pairwise measures average over all pairs (Han 2012,
+eq. 5.4; seed 000) unless given ``reference=`` (Yu, Ding and Loscalzo 2008, eq. 7; seed 001).
+Rankings and weight vectors are (m × p) matrices: every row must cover the same p features.
 
 Subset measures
     :func:`kuncheva`, :func:`jaccard`, :func:`dice`, :func:`hamming`, :func:`ochiai`,
@@ -20,7 +22,8 @@ Rankings and weights
     :func:`spearman`, :func:`kendall`, :func:`pearson`, :func:`weight_variance`,
     :func:`f_measure`.
 Tools
-    :func:`selection_frequency`, :func:`consensus`, :func:`frequency_intervals`,
+    :func:`selection_frequency`, :func:`consensus` (frequency > :data:`CONSENSUS_THRESHOLD`,
+    strictly; :func:`in_consensus`), :func:`frequency_intervals`,
     :func:`frequency_curve`, :func:`stability_curve`, :func:`similarity_matrix`,
     :func:`top_k_subsets`, :func:`subsets_from_cv_results`.
 Registry
@@ -35,9 +38,11 @@ from stablefs.stability._registry import MEASURES, Measure, available_measures, 
 from stablefs.stability.correlated import intersection_count, npogr, sechidis, zucknick
 from stablefs.stability.curves import stability_curve
 from stablefs.stability.frequency import (
+    CONSENSUS_THRESHOLD,
     consensus,
     frequency_curve,
     frequency_intervals,
+    in_consensus,
     selection_frequency,
 )
 from stablefs.stability.matching import matching_similarity, matching_stability
@@ -74,6 +79,7 @@ from stablefs.stability.subsets import (
 )
 
 __all__ = [
+    "CONSENSUS_THRESHOLD",
     "MEASURES",
     "Measure",
     "NogueiraTest",
@@ -85,6 +91,7 @@ __all__ = [
     "frequency_curve",
     "frequency_intervals",
     "hamming",
+    "in_consensus",
     "intersection_count",
     "jaccard",
     "kappa",

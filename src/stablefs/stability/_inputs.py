@@ -6,6 +6,10 @@ A *system of subsets* (m selection results over p features) may be given as
   with ``n_features`` = p;
 * a boolean matrix of shape (m, p) (``dtype=bool``; ``n_features`` optional, must match);
 * a sequence of 1-D boolean masks of length p (mixing masks and index collections is allowed);
+* a sequence of collections of feature *names*, with ``feature_names=`` (the p column names of
+  the data, in order): every measure takes ``feature_names`` and maps the names to their
+  column indices (a name not in ``feature_names`` is an error listing a few); ``n_features``
+  then defaults to ``len(feature_names)``;
 * the ``split{i}_support`` entries of scikit-learn's ``RFECV.cv_results_`` (see
   :func:`subsets_from_cv_results`) or the top-k features of a rankings matrix (see
   :func:`top_k_subsets`).
@@ -29,6 +33,12 @@ from stablefs._errors import StablefsError
 __all__ = [
     "SubsetData",
     "as_subsets",
+    "check_feature_names",
+    "listing",
+    "named",
+    "names_in",
+    "names_to_indices",
+    "plain",
     "as_reference",
     "as_rankings",
     "as_weights",
@@ -108,7 +118,7 @@ def check_n_features(n_features, *, required: bool = True) -> int | None:
             )
         return None
     if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral):
-        raise StablefsError(f"n_features = {n_features!r} must be a whole number >= 1.")
+        raise StablefsError(f"n_features = {plain(n_features)} must be a whole number >= 1.")
     if n_features < 1:
         raise StablefsError(f"n_features = {n_features} must be at least 1.")
     return int(n_features)
@@ -119,10 +129,143 @@ def check_alpha(alpha) -> float:
     try:
         a = float(alpha)
     except (TypeError, ValueError):
-        raise StablefsError(f"alpha = {alpha!r} must be a number in (0, 1).") from None
+        raise StablefsError(f"alpha = {plain(alpha)} must be a number in (0, 1).") from None
     if not 0.0 < a < 1.0:
-        raise StablefsError(f"alpha = {alpha!r} must lie in (0, 1), e.g. 0.05 for a 95% interval.")
+        raise StablefsError(
+            f"alpha = {plain(alpha)} must lie in (0, 1), e.g. 0.05 for a 95% interval."
+        )
     return a
+
+
+def plain(value) -> str:
+    """A value as a user would write it (``'a'``, ``3``, ``0.5``), never ``np.str_('a')``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, str):
+        return repr(str(value))
+    if value is None or isinstance(value, (bool, numbers.Number)):
+        return repr(value)
+    return f"an object of type {type(value).__name__}"
+
+
+def listing(items, limit: int = 3) -> str:
+    """``'a', 'b', 'c' and 4 more``: the first ``limit`` items written plainly."""
+    items = list(items)
+    shown = ", ".join(plain(x) for x in items[:limit])
+    return shown if len(items) <= limit else f"{shown} and {len(items) - limit} more"
+
+
+def check_feature_names(feature_names, n_features=None) -> list[str] | None:
+    """Validate ``feature_names``: p distinct strings, one per column (``None`` passes).
+
+    ``n_features``, when also given, must equal their number.
+    """
+    if feature_names is None:
+        return None
+    if isinstance(feature_names, (str, bytes)):
+        raise StablefsError(
+            f"feature_names = {plain(feature_names)} is a single string: pass one name per "
+            "feature column (a list, an array or a pandas Index)."
+        )
+    raw = feature_names.tolist() if hasattr(feature_names, "tolist") else list(feature_names)
+    if any(isinstance(x, (list, tuple, np.ndarray)) for x in raw):
+        raise StablefsError("feature_names must be a flat sequence of names, one per column.")
+    bad = [x for x in raw if not isinstance(x, str)]
+    if bad:
+        raise StablefsError(
+            f"feature_names must be strings (the data's column names); got {listing(bad)}: "
+            "for integer column positions pass the subsets as indices without feature_names."
+        )
+    names = [str(x) for x in raw]
+    if not names:
+        raise StablefsError("feature_names is empty: pass the names of the p feature columns.")
+    if len(set(names)) < len(names):
+        seen, dup = set(), []
+        for x in names:
+            if x in seen and x not in dup:
+                dup.append(x)
+            seen.add(x)
+        raise StablefsError(
+            f"feature_names repeats {listing(dup)}: each column needs its own name to be "
+            "found by name."
+        )
+    p = check_n_features(n_features, required=False)
+    if p is not None and p != len(names):
+        raise StablefsError(
+            f"n_features = {p} but feature_names lists {len(names)} names: they must agree "
+            "(or leave n_features out)."
+        )
+    return names
+
+
+def names_in(item) -> list | None:
+    """The names of a collection of strings, or None when ``item`` holds no strings."""
+    if isinstance(item, (str, bytes)) or _is_scalar(item):
+        return None
+    if isinstance(item, np.ndarray) and item.dtype.kind not in "OUS":
+        return None                      # numeric indices or a mask: no scan needed
+    try:
+        values = item.tolist() if hasattr(item, "tolist") else list(item)
+    except TypeError:
+        return None
+    if not any(isinstance(x, str) for x in values):
+        return None
+    return values
+
+
+def names_to_indices(values: list, pos: int, what: str, lookup: dict | None) -> np.ndarray:
+    """Column indices of the names ``values`` (item ``pos`` of ``what``), one-line errors."""
+    others = [x for x in values if not isinstance(x, str)]
+    if others:
+        raise StablefsError(
+            f"{what} {pos} mixes feature names and other values ({listing(others)}): give "
+            "either names or column indices, not both."
+        )
+    if lookup is None:
+        raise StablefsError(
+            f"{what} {pos} holds feature names ({listing(values)}): pass feature_names= "
+            "(the data's p column names, in order) so that names can be matched to columns."
+        )
+    unknown = [x for x in dict.fromkeys(values) if x not in lookup]
+    if unknown:
+        raise StablefsError(
+            f"{what} {pos} names {len(unknown)} feature(s) not in feature_names: "
+            f"{listing(unknown)}; check the spelling (names are case-sensitive) and that "
+            "feature_names are the data's columns."
+        )
+    if len(set(values)) < len(values):
+        seen = set()
+        dup = next(x for x in values if x in seen or seen.add(x))
+        raise StablefsError(f"{what} {pos} lists feature {plain(dup)} twice.")
+    return np.fromiter((lookup[x] for x in values), dtype=np.int64, count=len(values))
+
+
+def named(subsets, n_features=None, feature_names=None, reference=None, *, X=None,
+          what: str = "subset"):
+    """Resolve feature names once, at the top of a public measure.
+
+    Without ``feature_names`` everything is returned unchanged. With them, ``subsets``
+    becomes a :class:`SubsetData` on p = ``len(feature_names)`` features, ``n_features``
+    becomes p and ``reference`` (if given) an index array; the measure then proceeds as for
+    indices. ``X`` (correlation-aware measures) must have p columns.
+
+    Returns
+    -------
+    (subsets, n_features, reference)
+    """
+    if feature_names is None:
+        return subsets, n_features, reference
+    names = check_feature_names(feature_names, n_features)
+    if X is not None and np.ndim(X) == 2 and np.shape(X)[1] != len(names):
+        raise StablefsError(
+            f"X has {np.shape(X)[1]} feature columns but feature_names lists {len(names)} "
+            "names: they must describe the same columns."
+        )
+    data = as_subsets(subsets, None, feature_names=names, min_subsets=0, what=what)
+    if reference is not None:
+        reference = as_subsets([reference], None, feature_names=names,
+                               what="reference").index_sets()[0]
+    return data, data.p, reference
 
 
 def _is_scalar(x) -> bool:
@@ -162,6 +305,7 @@ def as_subsets(
     subsets,
     n_features=None,
     *,
+    feature_names=None,
     require_p: bool = True,
     min_subsets: int = 1,
     what: str = "subset",
@@ -171,23 +315,35 @@ def as_subsets(
     Parameters
     ----------
     subsets : sequence of index collections, boolean matrix (m × p) or sequence of masks
+        Or collections of feature names, with ``feature_names``.
     n_features : int, optional
         p; required for index collections unless ``require_p`` is False (then p is inferred
-        as the largest index + 1, for measures whose value does not depend on p).
+        as the largest index + 1, for measures whose value does not depend on p) or
+        ``feature_names`` is given (then p is their number).
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then name their features. A pandas
+        DataFrame of booleans is matched to them by its column labels.
     min_subsets : int
         Fewest results accepted.
     """
-    p = check_n_features(n_features, required=False)
+    names = check_feature_names(feature_names, n_features)
+    p = len(names) if names is not None else check_n_features(n_features, required=False)
     if isinstance(subsets, SubsetData):
         data = subsets
         if p is not None and data.p_known and p != data.p:
-            raise StablefsError(f"n_features = {p} does not match the {data.p} features given.")
+            raise StablefsError(
+                f"n_features = {p} does not match the {data.p} features the subsets were "
+                "given on."
+            )
     elif hasattr(subsets, "to_numpy") and getattr(subsets, "ndim", 0) == 2:  # DataFrame
+        if names is not None:
+            subsets = _frame_in_name_order(subsets, names)
         data = _from_matrix(np.asarray(subsets.to_numpy()), p, what)
     elif isinstance(subsets, np.ndarray) and subsets.ndim == 2 and subsets.dtype == bool:
         data = _from_matrix(subsets, p, what)
     else:
-        data = _from_sequence(subsets, p, require_p, what)
+        lookup = None if names is None else {x: i for i, x in enumerate(names)}
+        data = _from_sequence(subsets, p, require_p, what, lookup)
     if data.m < min_subsets:
         if min_subsets == 2:
             raise StablefsError(
@@ -196,6 +352,23 @@ def as_subsets(
             )
         raise StablefsError(f"{data.m} selection result(s) given: at least {min_subsets} needed.")
     return data
+
+
+def _frame_in_name_order(frame, names: list[str]):
+    """A DataFrame of selections with its columns put in ``feature_names`` order."""
+    cols = [str(c) if isinstance(c, str) else c for c in frame.columns]
+    if cols == names:
+        return frame
+    missing = [x for x in names if x not in set(cols)]
+    extra = [c for c in cols if c not in set(names)]
+    if missing or extra or len(cols) != len(names):
+        what = (f"lacks {listing(missing)}" if missing else f"has extra columns {listing(extra)}"
+                if extra else "repeats a column")
+        raise StablefsError(
+            f"the selection table's columns do not match feature_names: it {what}; label its "
+            "columns with the feature names."
+        )
+    return frame.loc[:, names]
 
 
 def _from_matrix(M: np.ndarray, p, what: str) -> SubsetData:
@@ -223,10 +396,12 @@ def _from_matrix(M: np.ndarray, p, what: str) -> SubsetData:
     return SubsetData(Z, cols, M.sum(axis=1).astype(np.int64), int(M.shape[1]), True)
 
 
-def _from_sequence(subsets, p, require_p: bool, what: str) -> SubsetData:
+def _from_sequence(subsets, p, require_p: bool, what: str, lookup: dict | None = None
+                   ) -> SubsetData:
     if isinstance(subsets, (str, bytes)) or subsets is None:
         raise StablefsError(
-            f"subsets must be a sequence of index collections or a boolean matrix, not {subsets!r}."
+            "subsets must be a sequence of index collections or a boolean matrix, not "
+            f"{plain(subsets)}."
         )
     if isinstance(subsets, np.ndarray) and subsets.ndim == 2:
         items = list(subsets)
@@ -244,9 +419,18 @@ def _from_sequence(subsets, p, require_p: bool, what: str) -> SubsetData:
             "subsets is a flat list of numbers: wrap a single subset in a list ([subset]) or "
             "pass several subsets, one index collection each."
         )
+    if items and all(isinstance(x, str) for x in items):
+        raise StablefsError(
+            f"subsets is a flat list of names ({listing(items)}): wrap a single subset in a "
+            "list ([subset]) or pass several subsets, one collection of names each."
+        )
     masks: dict[int, np.ndarray] = {}
     sets: list[np.ndarray | None] = []
     for pos, item in enumerate(items):
+        names = names_in(item)
+        if names is not None:
+            sets.append(names_to_indices(names, pos, what, lookup))
+            continue
         arr = None
         if not isinstance(item, (set, frozenset)):
             arr = np.asarray(item)
@@ -303,7 +487,10 @@ def _from_sequence(subsets, p, require_p: bool, what: str) -> SubsetData:
 
 
 def as_reference(reference, data: SubsetData) -> SubsetData:
-    """A single reference result (index collection or mask) on the same p features."""
+    """A single reference result (index collection or mask) on the same p features.
+
+    (Names in ``reference`` are resolved by :func:`named` before this is called.)
+    """
     ref = as_subsets([reference], data.p if data.p_known else None, require_p=False,
                      what="reference")
     if not data.p_known and ref.p > data.p:
@@ -312,13 +499,62 @@ def as_reference(reference, data: SubsetData) -> SubsetData:
     return ref
 
 
+def _row_lengths(rows) -> list[int | None]:
+    out = []
+    for r in rows:
+        if isinstance(r, (str, bytes)) or np.ndim(r) != 1:
+            out.append(None)
+        else:
+            out.append(int(np.size(r)))
+    return out
+
+
+def _as_matrix(values, what: str, row: str) -> np.ndarray:
+    """An (m × p) array from a matrix, a DataFrame or a sequence of equal-length rows.
+
+    Rows of different lengths are refused in one line (NumPy would raise about an
+    "inhomogeneous shape", or silently build an object array).
+    """
+    if isinstance(values, (str, bytes)) or values is None:
+        raise StablefsError(
+            f"{what} must be a 2-D matrix (m results × p features), not {plain(values)}."
+        )
+    if hasattr(values, "to_numpy"):
+        values = values.to_numpy()
+    ragged = False
+    try:
+        A = np.asarray(values)
+    except ValueError:
+        ragged, A = True, None
+    if ragged or (A.dtype == object and A.ndim == 1):
+        rows = list(values)
+        lengths = _row_lengths(rows)
+        if None in lengths:
+            bad = lengths.index(None)
+            raise StablefsError(
+                f"{row} {bad} of the {what} is not a flat sequence of numbers: give one "
+                f"{row} per result, each with one entry per feature."
+            )
+        first = lengths[0]
+        other = next(i for i, n in enumerate(lengths) if n != first)
+        n_bad = sum(n != first for n in lengths)
+        more = f" ({n_bad} {row}s differ from the first)" if n_bad > 1 else ""
+        raise StablefsError(
+            f"the {what} have unequal lengths: {row} 0 has {first} entries but {row} {other} "
+            f"has {lengths[other]}{more}; every {row} must cover the same p features, in the "
+            "same order."
+        )
+    if A.ndim != 2:
+        hint = (f": pass at least two {row}s, one per result" if A.ndim == 1 else "")
+        raise StablefsError(
+            f"{what} must be a 2-D matrix (m results × p features), got {A.ndim}-D{hint}."
+        )
+    return A
+
+
 def as_rankings(rankings, *, what: str = "rankings") -> np.ndarray:
     """An (m × p) float matrix of rankings (1 = best); each row a ranking of the p features."""
-    R = np.asarray(rankings.to_numpy() if hasattr(rankings, "to_numpy") else rankings)
-    if R.ndim != 2:
-        raise StablefsError(
-            f"{what} must be a 2-D matrix (m results × p features), got {R.ndim}-D."
-        )
+    R = _as_matrix(rankings, what, "ranking")
     if R.dtype.kind not in "iuf" or R.dtype == bool:
         raise StablefsError(f"{what} must be numeric ranks (1 = best), not dtype {R.dtype}.")
     R = R.astype(np.float64)
@@ -331,8 +567,8 @@ def as_rankings(rankings, *, what: str = "rankings") -> np.ndarray:
 
 def as_weights(weights, *, what: str = "weights") -> np.ndarray:
     """An (m × p) float matrix of feature weights."""
-    W = np.asarray(weights.to_numpy() if hasattr(weights, "to_numpy") else weights)
-    if W.ndim != 2 or W.dtype.kind not in "iuf" or W.dtype == bool:
+    W = _as_matrix(weights, what, "weight vector")
+    if W.dtype.kind not in "iuf" or W.dtype == bool:
         raise StablefsError(
             f"{what} must be a numeric 2-D matrix (m results × p features)."
         )
@@ -352,7 +588,7 @@ def top_k_order(rankings) -> np.ndarray:
 
 def _check_k(k, p: int) -> int:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise StablefsError(f"subset size k = {k!r} is not a whole number.")
+        raise StablefsError(f"subset size k = {plain(k)} is not a whole number.")
     if not 0 <= k <= p:
         raise StablefsError(f"subset size k = {k} must lie in 0..{p} (the number of features).")
     return int(k)

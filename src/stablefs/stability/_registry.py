@@ -31,7 +31,7 @@ from stablefs._errors import StablefsError
 from stablefs.stability import correlated, nogueira, somol
 from stablefs.stability import subsets as sub
 from stablefs.stability._common import jackknife_variance, normal_interval
-from stablefs.stability._inputs import as_subsets, check_alpha
+from stablefs.stability._inputs import as_subsets, check_alpha, listing, named, plain
 
 __all__ = ["MEASURES", "Measure", "available_measures", "measure_interval"]
 
@@ -64,10 +64,11 @@ class Measure:
     higher_is_better: bool = True
     description: str = ""
 
-    def __call__(self, subsets, n_features=None, *, X=None, random_state=0) -> float:
+    def __call__(self, subsets, n_features=None, *, X=None, random_state=0,
+                 feature_names=None) -> float:
         """Evaluate the measure (X and random_state are used only where needed)."""
         return measure_interval(self.name, subsets, n_features, X=X, random_state=random_state,
-                                _interval=False)[0]
+                                feature_names=feature_names, _interval=False)[0]
 
 
 def _m(name, func, kind, cc, desc, **kw) -> Measure:
@@ -78,36 +79,44 @@ MEASURES: dict[str, Measure] = {
     m.name: m
     for m in [
         _m("kuncheva", sub.kuncheva, "pairwise", True,
-           "Kuncheva's consistency index (seed 000 eq. 5.5)", equal_sizes=True),
+           "Kuncheva's consistency index (Kuncheva 2007; Han 2012, eq. 5.5)", equal_sizes=True),
         _m("nogueira", nogueira.nogueira, "nogueira", True,
-           "Nogueira, Sechidis & Brown (2018) estimator with analytic CI"),
-        _m("jaccard", sub.jaccard, "pairwise", False, "Jaccard / Kalousis"),
-        _m("dice", sub.dice, "pairwise", False, "Dice = Sim_ID (seed 001 eq. 5)"),
+           "Nogueira, Sechidis and Brown 2018 estimator, with its analytic interval"),
+        _m("jaccard", sub.jaccard, "pairwise", False,
+           "Jaccard index of subsets (Kalousis et al. 2007)"),
+        _m("dice", sub.dice, "pairwise", False,
+           "Dice coefficient = Sim_ID (Yu, Ding and Loscalzo 2008, eq. 5)"),
         _m("hamming", sub.hamming, "pairwise", False,
-           "Dunne's Hamming similarity 1 - D_H/p"),
-        _m("ochiai", sub.ochiai, "pairwise", False, "Ochiai (cosine)"),
-        _m("lustgarten", sub.lustgarten, "pairwise", True, "Lustgarten et al. (2009)"),
+           "Hamming similarity 1 - D_H/p (Dunne et al. 2002)"),
+        _m("ochiai", sub.ochiai, "pairwise", False, "Ochiai coefficient (cosine of masks)"),
+        _m("lustgarten", sub.lustgarten, "pairwise", True,
+           "Lustgarten, Gopalakrishnan and Visweswaran 2009"),
         _m("phi", sub.phi, "pairwise", True, "Pearson correlation of selection masks"),
         _m("kappa", sub.kappa, "pairwise", True, "Cohen's kappa of selection masks"),
-        _m("wald", sub.wald, "pairwise", True, "Wald et al. (2013)"),
+        _m("wald", sub.wald, "pairwise", True, "Wald, Khoshgoftaar and Napolitano 2013"),
         _m("unadjusted", sub.unadjusted, "pairwise", True,
-           "chance-corrected Ochiai (Bommert's unadjusted measure)"),
+           "chance-corrected Ochiai, the unadjusted measure of Bommert and Rahnenführer 2020"),
         _m("somol", somol.somol_cw_rel, "system", False,
-           "Somol & Novovičová relative weighted consistency CW_rel"),
-        _m("somol_c", somol.somol_c, "system", False, "Somol consistency C"),
-        _m("somol_cw", somol.somol_cw, "system", False, "Somol weighted consistency CW"),
+           "relative weighted consistency CW_rel (Somol and Novovičová 2010)"),
+        _m("somol_c", somol.somol_c, "system", False,
+           "consistency C (Somol and Novovičová 2010)"),
+        _m("somol_cw", somol.somol_cw, "system", False,
+           "weighted consistency CW (Somol and Novovičová 2010)"),
         _m("krizek", somol.krizek, "system", False,
-           "Křížek entropy, normalised 1 - H/log m"),
-        _m("davis", somol.davis, "system", False, "Davis et al. (2006), no penalty"),
-        _m("novovicova", somol.novovicova, "system", False, "Novovičová et al. (2009)"),
+           "entropy of the distinct subsets, normalised 1 - H/log m (Křížek et al. 2007)"),
+        _m("davis", somol.davis, "system", False, "Davis et al. 2006, no size penalty"),
+        _m("novovicova", somol.novovicova, "system", False,
+           "entropy-based (Novovičová, Somol and Pudil 2009)"),
         _m("npogr", correlated.npogr, "correlated-pairwise", True,
-           "nPOGR, symmetric (seed 000 eq. 5.8)", equal_sizes=True, needs_X=True),
+           "nPOGR, symmetric form (Zhang et al. 2009; Han 2012, eq. 5.8)",
+           equal_sizes=True, needs_X=True),
         _m("zucknick", correlated.zucknick, "correlated-pairwise", False,
-           "Zucknick et al. (2008), |r| >= 0.9", needs_X=True),
+           "Zucknick, Richardson and Stronach 2008, |r| >= 0.9", needs_X=True),
         _m("intersection_count", correlated.intersection_count, "correlated-pairwise", True,
-           "adjusted intersection count, |r| >= 0.9", needs_X=True),
+           "adjusted intersection count (Bommert and Rahnenführer 2020), |r| >= 0.9",
+           needs_X=True),
         _m("sechidis", correlated.sechidis, "correlated-system", True,
-           "Sechidis et al. (2020), |r| >= 0.9", needs_X=True),
+           "Sechidis et al. 2020, |r| >= 0.9", needs_X=True),
     ]
 }
 
@@ -121,12 +130,14 @@ def _unknown(name) -> StablefsError:
     close = difflib.get_close_matches(str(name), list(MEASURES), n=3)
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     return StablefsError(
-        f"unknown stability measure {name!r}{hint}: choose from {', '.join(MEASURES)}."
+        f"unknown stability measure {plain(name)}{hint}: choose one of {listing(MEASURES)} "
+        "(run 'stablefs measures' for the list)."
     )
 
 
 def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: float = 0.05,
-                     random_state=0, _interval: bool = True) -> tuple[float, float, float]:
+                     random_state=0, feature_names=None,
+                     _interval: bool = True) -> tuple[float, float, float]:
     """Estimate and (1 − alpha) confidence interval of a registered stability measure.
 
     Parameters
@@ -144,6 +155,9 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
     random_state : int or None
         Seed of the Monte-Carlo parts (E(O) of nPOGR, E[I] of the intersection count, μ_C of
         Sechidis); ignored by the others.
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then list names instead of indices
+        (``n_features`` defaults to their number).
 
     Returns
     -------
@@ -154,6 +168,7 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
     if name not in MEASURES:
         raise _unknown(name)
     alpha = check_alpha(alpha)
+    subsets, n_features, _ = named(subsets, n_features, feature_names, X=X)
     meas = MEASURES[name]
     if meas.kind == "nogueira":
         if not _interval:

@@ -29,6 +29,8 @@ from stablefs.stability._inputs import (
     as_reference,
     as_subsets,
     check_data_matrix,
+    named,
+    plain,
 )
 
 __all__ = ["intersection_count", "npogr", "sechidis", "zucknick"]
@@ -51,13 +53,13 @@ def standardized_columns(X: np.ndarray) -> np.ndarray:
 def _check_threshold(value, name: str) -> float:
     v = float(value)
     if not 0.0 < v < 1.0:
-        raise StablefsError(f"{name} = {value!r} must lie strictly between 0 and 1.")
+        raise StablefsError(f"{name} = {plain(value)} must lie strictly between 0 and 1.")
     return v
 
 
 def _check_n_pairs(n_pairs) -> int:
     if isinstance(n_pairs, bool) or not isinstance(n_pairs, (int, np.integer)) or n_pairs < 1:
-        raise StablefsError(f"n_pairs = {n_pairs!r} must be a whole number >= 1.")
+        raise StablefsError(f"n_pairs = {plain(n_pairs)} must be a whole number >= 1.")
     return int(n_pairs)
 
 
@@ -198,7 +200,7 @@ def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None) -> t
     all_sizes = np.concatenate([sizes, ref.sizes]) if ref is not None else sizes
     if np.any(all_sizes != all_sizes[0]):
         raise StablefsError(
-            f"nPOGR (seed 000 eq. 5.8) compares subsets of equal size; got sizes "
+            f"nPOGR (Han 2012, eq. 5.8) compares subsets of equal size; got sizes "
             f"{int(all_sizes.min())} to {int(all_sizes.max())}."
         )
     k, p, n = int(all_sizes[0]), data.p, X.shape[0]
@@ -258,7 +260,7 @@ def _p_of(X):
 
 
 def npogr(subsets, X, *, fdr: float = 0.001, n_pairs: int = 10000, random_state=0,
-          reference=None) -> float:
+          reference=None, feature_names=None) -> float:
     r"""Normalised POGR (Zhang et al. 2009) in the symmetric form of seed 000 eq. 5.8.
 
     For two subsets of size k, r = |S_i ∩ S_j|, O_ij = number of genes of S_i \ S_j that are
@@ -299,11 +301,15 @@ def npogr(subsets, X, *, fdr: float = 0.001, n_pairs: int = 10000, random_state=
         Seed of the Monte-Carlo estimate of E(O).
     reference : index collection, optional
         Compare every result with this one instead of all pairs.
+    feature_names : sequence of str, optional
+        The p column names of X, in order; subsets (and ``reference``) may then list names
+        instead of indices.
 
     Returns
     -------
     float
     """
+    subsets, _, reference = named(subsets, None, feature_names, reference, X=X)
     scores, _ = _npogr_pairs(subsets, X, fdr=fdr, n_pairs=n_pairs, random_state=random_state,
                              reference=reference)
     return scores.mean
@@ -388,7 +394,8 @@ def _zucknick_pairs(subsets, X, *, threshold=0.9, reference=None) -> PairScores:
     return PairScores(vals, i, j, data.m)
 
 
-def zucknick(subsets, X, *, threshold: float = 0.9, reference=None) -> float:
+def zucknick(subsets, X, *, threshold: float = 0.9, reference=None,
+             feature_names=None) -> float:
     r"""Zucknick, Richardson & Stronach (2008) correlation-weighted Jaccard, as in ``stabm``.
 
     s(S_i, S_j) = (|S_i ∩ S_j| + C(S_i, S_j) + C(S_j, S_i)) / |S_i ∪ S_j|,
@@ -409,11 +416,15 @@ def zucknick(subsets, X, *, threshold: float = 0.9, reference=None) -> float:
     threshold : float
         Minimum absolute correlation credited.
     reference : index collection, optional
+    feature_names : sequence of str, optional
+        The p column names of X, in order; subsets (and ``reference``) may then list names
+        instead of indices.
 
     Returns
     -------
     float
     """
+    subsets, _, reference = named(subsets, None, feature_names, reference, X=X)
     return _zucknick_pairs(subsets, X, threshold=threshold, reference=reference).mean
 
 
@@ -446,7 +457,7 @@ def _intersection_pairs(subsets, X, *, threshold=0.9, n_pairs=10000, random_stat
 
 
 def intersection_count(subsets, X, *, threshold: float = 0.9, n_pairs: int = 10000,
-                       random_state=0, reference=None) -> float:
+                       random_state=0, reference=None, feature_names=None) -> float:
     r"""Adjusted intersection count (Bommert & Rahnenführer 2020; ``stabm`` IntersectionCount).
 
     I(S_i, S_j) = |S_i ∩ S_j| + min(C(S_i, S_j), C(S_j, S_i)), where C(S_a, S_b) counts the
@@ -473,11 +484,15 @@ def intersection_count(subsets, X, *, threshold: float = 0.9, n_pairs: int = 100
     n_pairs : int
     random_state : int or None
     reference : index collection, optional
+    feature_names : sequence of str, optional
+        The p column names of X, in order; subsets (and ``reference``) may then list names
+        instead of indices.
 
     Returns
     -------
     float
     """
+    subsets, _, reference = named(subsets, None, feature_names, reference, X=X)
     return _intersection_pairs(subsets, X, threshold=threshold, n_pairs=n_pairs,
                                random_state=random_state, reference=reference).mean
 
@@ -531,7 +546,7 @@ def _sechidis_value(data: SubsetData, XT: np.ndarray, threshold: float, mu_c: fl
 
 
 def sechidis(subsets, X, *, threshold: float = 0.9, n_pairs: int | None = 100_000,
-             random_state=0) -> float:
+             random_state=0, feature_names=None) -> float:
     r"""Sechidis et al. (2020) stability in the presence of feature correlations.
 
     Φ̂_C = 1 − tr(C S) / tr(C Σ₀), with S the unbiased (m−1) sample covariance of the
@@ -565,11 +580,15 @@ def sechidis(subsets, X, *, threshold: float = 0.9, n_pairs: int | None = 100_00
     n_pairs : int or None
         Random feature pairs for μ_C; None = exact.
     random_state : int or None
+    feature_names : sequence of str, optional
+        The p column names of X, in order; subsets (and ``reference``) may then list names
+        instead of indices.
 
     Returns
     -------
     float
     """
+    subsets, _, _ = named(subsets, None, feature_names, X=X)
     data, X = _prepare(subsets, X, None)
     threshold = _check_threshold(threshold, "threshold")
     if n_pairs is not None:

@@ -25,11 +25,22 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from stablefs._errors import StablefsError
+from stablefs.stability._inputs import (
+    check_feature_names,
+    names_in,
+    names_to_indices,
+    plain,
+)
 
 __all__ = ["matching_similarity", "matching_stability"]
 
 
-def _as_groups(groups, what: str) -> list[np.ndarray]:
+def _lookup(feature_names) -> dict | None:
+    names = check_feature_names(feature_names)
+    return None if names is None else {x: i for i, x in enumerate(names)}
+
+
+def _as_groups(groups, what: str, lookup: dict | None = None) -> list[np.ndarray]:
     if isinstance(groups, (str, bytes)) or groups is None:
         raise StablefsError(f"{what} must be a sequence of feature groups or a subset.")
     if isinstance(groups, np.ndarray) and groups.ndim == 1 and groups.dtype == bool:
@@ -43,6 +54,9 @@ def _as_groups(groups, what: str) -> list[np.ndarray]:
         items = [[g] for g in items]
     out = []
     for pos, g in enumerate(items):
+        names = names_in(g)
+        if names is not None:
+            g = names_to_indices(names, pos, f"group of {what}", lookup)
         if isinstance(g, (set, frozenset)):
             g = sorted(g)
         arr = np.asarray(g)
@@ -107,7 +121,8 @@ def _value_weights(A, B, X) -> np.ndarray:
     return unit(ca).T @ unit(cb)
 
 
-def matching_similarity(groups_a, groups_b, X=None, by: str = "index") -> float:
+def matching_similarity(groups_a, groups_b, X=None, by: str = "index", *,
+                        feature_names=None) -> float:
     r"""Sim^M_ID or Sim^M_V of two results by maximum weighted bipartite matching.
 
     Sim^M(R_1, R_2) = Σ_{(G_i, G_j) ∈ M} w(G_i, G_j) / |M|, M a maximum-weight matching of the
@@ -127,24 +142,28 @@ def matching_similarity(groups_a, groups_b, X=None, by: str = "index") -> float:
     groups_a, groups_b : sequence of index collections, or a flat subset
     X : array of shape (n_samples, p), optional
     by : {"index", "value"}
+    feature_names : sequence of str, optional
+        The p column names, in order; groups may then list names instead of indices.
 
     Returns
     -------
     float
     """
-    A = _as_groups(groups_a, "groups_a")
-    B = _as_groups(groups_b, "groups_b")
+    lookup = _lookup(feature_names)
+    A = _as_groups(groups_a, "groups_a", lookup)
+    B = _as_groups(groups_b, "groups_b", lookup)
     if by == "index":
         W = _index_weights(A, B)
     elif by == "value":
         W = _value_weights(A, B, X)
     else:
-        raise StablefsError(f'by = {by!r}: use "index" (Sim^M_ID) or "value" (Sim^M_V).')
+        raise StablefsError(f'by = {plain(by)}: use "index" (Sim^M_ID) or "value" (Sim^M_V).')
     rows, cols = linear_sum_assignment(W, maximize=True)
     return float(W[rows, cols].sum() / min(len(A), len(B)))
 
 
-def matching_stability(results, reference=None, X=None, by: str = "index") -> float:
+def matching_stability(results, reference=None, X=None, by: str = "index", *,
+                       feature_names=None) -> float:
     r"""Average Sim^M over results: against ``reference`` (seed 001 eq. 7) or over all pairs.
 
     With a reference R (e.g. the groups found on the full data):
@@ -158,21 +177,24 @@ def matching_stability(results, reference=None, X=None, by: str = "index") -> fl
     reference : one result, optional
     X : array of shape (n_samples, p), optional
     by : {"index", "value"}
+    feature_names : sequence of str, optional
+        As in :func:`matching_similarity`.
 
     Returns
     -------
     float
     """
     results = list(results)
+    kw = {"feature_names": feature_names}
     if reference is not None:
         if not results:
             raise StablefsError("no results given to compare with the reference.")
-        return float(np.mean([matching_similarity(reference, r, X, by) for r in results]))
+        return float(np.mean([matching_similarity(reference, r, X, by, **kw) for r in results]))
     if len(results) < 2:
         raise StablefsError(
             f"{len(results)} result(s) given: the pairwise average needs at least two "
             "(or pass reference=)."
         )
-    vals = [matching_similarity(results[i], results[j], X, by)
+    vals = [matching_similarity(results[i], results[j], X, by, **kw)
             for i in range(len(results)) for j in range(i + 1, len(results))]
     return float(np.mean(vals))

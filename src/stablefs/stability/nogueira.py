@@ -65,7 +65,7 @@ from scipy import stats
 
 from stablefs._errors import StablefsError
 from stablefs.stability._common import normal_interval
-from stablefs.stability._inputs import SubsetData, as_subsets, check_alpha
+from stablefs.stability._inputs import SubsetData, as_subsets, check_alpha, named, plain
 
 __all__ = [
     "NogueiraTest",
@@ -86,7 +86,8 @@ class NogueiraTest(NamedTuple):
     variance: float
 
 
-def _data(subsets, n_features) -> SubsetData:
+def _data(subsets, n_features, feature_names=None) -> SubsetData:
+    subsets, n_features, _ = named(subsets, n_features, feature_names)
     data = as_subsets(subsets, n_features, min_subsets=2)
     kbar = data.sizes.mean()
     if kbar == 0 or kbar == data.p:
@@ -140,7 +141,7 @@ def _jackknife_variance(data: SubsetData) -> float:
     return float((m - 1) / m * np.sum((loo - loo.mean()) ** 2))
 
 
-def nogueira(subsets, n_features=None) -> float:
+def nogueira(subsets, n_features=None, *, feature_names=None) -> float:
     r"""Nogueira, Sechidis & Brown (2018) stability estimator Φ̂.
 
     Φ̂ = 1 − [(1/p) Σ_f s_f²] / [(k̄/p)(1 − k̄/p)],  s_f² = m/(m−1) p̂_f (1 − p̂_f),
@@ -159,30 +160,38 @@ def nogueira(subsets, n_features=None) -> float:
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
     n_features : int, optional
         p; required for index collections.
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then list names instead of indices
+        (``n_features`` defaults to their number).
 
     Returns
     -------
     float
     """
-    return _estimate(_data(subsets, n_features))
+    return _estimate(_data(subsets, n_features, feature_names))
 
 
-def nogueira_variance(subsets, n_features=None, *, method: str = "asymptotic") -> float:
+def nogueira_variance(subsets, n_features=None, *, method: str = "asymptotic",
+                      feature_names=None) -> float:
     """Variance estimate of Φ̂: ``"asymptotic"`` (the paper's asymptotic theorem) or ``"jackknife"``.
 
     See the module docstring for the formula, its derivation and its small-m behaviour.
-    The jackknife needs m ≥ 3 and returns NaN otherwise.
+    The jackknife needs m ≥ 3 and returns NaN otherwise. ``feature_names`` as in
+    :func:`nogueira`.
     """
-    data = _data(subsets, n_features)
+    data = _data(subsets, n_features, feature_names)
     if method == "asymptotic":
         return _asymptotic_variance(data, _estimate(data))
     if method == "jackknife":
         return _jackknife_variance(data)
-    raise StablefsError(f"unknown variance method {method!r}: use 'asymptotic' or 'jackknife'.")
+    raise StablefsError(
+        f"unknown variance method {plain(method)}: use 'asymptotic' or 'jackknife'."
+    )
 
 
 def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
-                variance: str = "asymptotic") -> tuple[float, float, float, float]:
+                variance: str = "asymptotic",
+                feature_names=None) -> tuple[float, float, float, float]:
     """Φ̂ with its variance and (1 − alpha) normal confidence interval.
 
     Parameters
@@ -196,6 +205,9 @@ def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
         ``"asymptotic"`` is the paper's v(Φ̂) = 4/m² Σ (φ_i − φ̄)² (too narrow for small m,
         see the module docstring); ``"jackknife"`` the delete-one-result jackknife
         (NaN bounds when m < 3).
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then list names instead of indices
+        (``n_features`` defaults to their number).
 
     Returns
     -------
@@ -203,7 +215,7 @@ def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
         low/high = Φ̂ ∓ z_{1−α/2} sqrt(variance), not clipped.
     """
     alpha = check_alpha(alpha)
-    data = _data(subsets, n_features)
+    data = _data(subsets, n_features, feature_names)
     est = _estimate(data)
     if variance == "asymptotic":
         var = _asymptotic_variance(data, est)
@@ -211,7 +223,7 @@ def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
         var = _jackknife_variance(data)
     else:
         raise StablefsError(
-            f"unknown variance method {variance!r}: use 'asymptotic' or 'jackknife'."
+            f"unknown variance method {plain(variance)}: use 'asymptotic' or 'jackknife'."
         )
     low, high = normal_interval(est, var, alpha)
     return est, var, low, high
@@ -225,7 +237,7 @@ def _pvalue(z: float, alternative: str) -> float:
     if alternative == "two-sided":
         return float(2 * stats.norm.sf(abs(z)))
     raise StablefsError(
-        f"unknown alternative {alternative!r}: use 'greater', 'less' or 'two-sided'."
+        f"unknown alternative {plain(alternative)}: use 'greater', 'less' or 'two-sided'."
     )
 
 
@@ -236,7 +248,7 @@ def _z(diff: float, var: float) -> float:
 
 
 def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
-                  alternative: str = "greater") -> NogueiraTest:
+                  alternative: str = "greater", feature_names=None) -> NogueiraTest:
     """One-sample z-test of H0: Φ = ``null`` (Nogueira et al. 2018).
 
     z = (Φ̂ − Φ₀)/sqrt(v(Φ̂)) with the asymptotic variance; ``null=0`` tests whether the
@@ -250,6 +262,9 @@ def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
         Φ₀.
     alternative : {"greater", "less", "two-sided"}
         H1: Φ > Φ₀ (default), Φ < Φ₀, or Φ ≠ Φ₀.
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then list names instead of indices
+        (``n_features`` defaults to their number).
 
     Returns
     -------
@@ -257,7 +272,7 @@ def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
         ``statistic`` (z), ``pvalue``, ``estimate``, ``variance``. With zero variance (all
         φ_i equal, e.g. identical subsets) z is ±inf, or 0 when Φ̂ = Φ₀.
     """
-    data = _data(subsets, n_features)
+    data = _data(subsets, n_features, feature_names)
     est = _estimate(data)
     var = _asymptotic_variance(data, est)
     z = _z(est - float(null), var)
@@ -265,19 +280,21 @@ def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
 
 
 def nogueira_two_sample_test(subsets_a, subsets_b, n_features=None, *,
-                             alternative: str = "two-sided") -> NogueiraTest:
+                             alternative: str = "two-sided",
+                             feature_names=None) -> NogueiraTest:
     """Two-sample z-test of H0: Φ_a = Φ_b for two algorithms (Nogueira et al. 2018).
 
     z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b). The two systems of results are assumed independent
     (different resamples); on shared resamples the results are positively correlated and the
-    test is conservative.
+    test is conservative. ``feature_names`` (shared by both systems) as in :func:`nogueira`.
 
     Returns
     -------
     NogueiraTest
         ``estimate`` is Φ̂_a − Φ̂_b and ``variance`` is v_a + v_b.
     """
-    da, db = _data(subsets_a, n_features), _data(subsets_b, n_features)
+    da = _data(subsets_a, n_features, feature_names)
+    db = _data(subsets_b, n_features, feature_names)
     if da.p != db.p:
         raise StablefsError(f"the two systems have {da.p} and {db.p} features: they must match.")
     ea, eb = _estimate(da), _estimate(db)

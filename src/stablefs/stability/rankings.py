@@ -12,7 +12,7 @@ import numpy as np
 from scipy import stats
 
 from stablefs._errors import StablefsError
-from stablefs.stability._inputs import as_rankings, as_weights
+from stablefs.stability._inputs import as_rankings, as_weights, plain
 
 __all__ = ["f_measure", "kendall", "pearson", "spearman", "weight_variance"]
 
@@ -38,7 +38,7 @@ def _mean_row_correlation(V: np.ndarray, what: str) -> float:
 
 def _check_topk(k, p: int) -> int:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= p:
-        raise StablefsError(f"k = {k!r} must be a whole number in 1..{p}.")
+        raise StablefsError(f"k = {plain(k)} must be a whole number in 1..{p}.")
     return int(k)
 
 

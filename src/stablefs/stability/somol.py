@@ -17,7 +17,7 @@ from collections import Counter
 import numpy as np
 
 from stablefs._errors import StablefsError
-from stablefs.stability._inputs import SubsetData, as_subsets
+from stablefs.stability._inputs import SubsetData, as_subsets, named, plain
 
 __all__ = ["davis", "krizek", "novovicova", "somol", "somol_c", "somol_cw", "somol_cw_rel"]
 
@@ -92,7 +92,8 @@ def _novovicova(data: SubsetData) -> float:
     return float(np.sum(F * np.log2(F)) / (N * np.log2(data.m)))
 
 
-def _prep(subsets, n_features, needs_p: bool) -> SubsetData:
+def _prep(subsets, n_features, needs_p: bool, feature_names=None) -> SubsetData:
+    subsets, n_features, _ = named(subsets, n_features, feature_names)
     return as_subsets(subsets, n_features, require_p=needs_p, min_subsets=2)
 
 
@@ -103,6 +104,9 @@ _P_DOC = """
         The m ≥ 2 selection results.
     n_features : int, optional
         p; {note}
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then list names instead of indices
+        (``n_features`` defaults to their number).
 
     Returns
     -------
@@ -119,7 +123,7 @@ def _params(note: str):
 
 
 @_params("not needed (the value does not depend on p).")
-def somol_c(subsets, n_features=None) -> float:
+def somol_c(subsets, n_features=None, *, feature_names=None) -> float:
     r"""Somol & Novovičová's consistency C (seed 002 eqs. 2.39–2.40).
 
     C = (1/|V|) Σ_{f∈V} (F_f − 1)/(m − 1).
@@ -128,11 +132,11 @@ def somol_c(subsets, n_features=None) -> float:
     * Corrected for chance: no.
     * Needs: m ≥ 2, at least one selected feature; any sizes.
     """
-    return _somol_c(_prep(subsets, n_features, False))
+    return _somol_c(_prep(subsets, n_features, False, feature_names))
 
 
 @_params("not needed (the value does not depend on p).")
-def somol_cw(subsets, n_features=None) -> float:
+def somol_cw(subsets, n_features=None, *, feature_names=None) -> float:
     r"""Somol & Novovičová's weighted consistency CW (seed 002 eqs. 2.41, 2.51).
 
     CW = Σ_f (F_f/N) (F_f − 1)/(m − 1),  N = Σ_i |S_i|.
@@ -142,11 +146,11 @@ def somol_cw(subsets, n_features=None) -> float:
       (E[F_f(F_f − 1)] = m(m − 1)(k/p)²).
     * Needs: m ≥ 2, at least one selected feature; any sizes.
     """
-    return _somol_cw(_prep(subsets, n_features, False))
+    return _somol_cw(_prep(subsets, n_features, False, feature_names))
 
 
 @_params("required for index collections (CW_min depends on it).")
-def somol_cw_rel(subsets, n_features=None) -> float:
+def somol_cw_rel(subsets, n_features=None, *, feature_names=None) -> float:
     r"""Somol & Novovičová's relative weighted consistency CW_rel (seed 002 eqs. 2.42, 2.52).
 
     CW_rel = (CW − CW_min)/(CW_max − CW_min) with, for D = N mod p and H = N mod m,
@@ -163,10 +167,10 @@ def somol_cw_rel(subsets, n_features=None) -> float:
     * Needs: m ≥ 2, p, at least one selected feature; any sizes; an error when
       CW_max = CW_min (e.g. a single selection overall).
     """
-    return _somol_cw_rel(_prep(subsets, n_features, True))
+    return _somol_cw_rel(_prep(subsets, n_features, True, feature_names))
 
 
-def somol(subsets, n_features=None, *, variant: str = "cw_rel") -> float:
+def somol(subsets, n_features=None, *, variant: str = "cw_rel", feature_names=None) -> float:
     """Somol & Novovičová's consistency; ``variant`` ∈ {"cw_rel" (default), "cw", "c"}.
 
     ``"cw_rel"`` (:func:`somol_cw_rel`) is the form recommended by its authors and the one
@@ -179,6 +183,9 @@ def somol(subsets, n_features=None, *, variant: str = "cw_rel") -> float:
     n_features : int, optional
         p; required for index collections with ``variant="cw_rel"``.
     variant : {"cw_rel", "cw", "c"}
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then list names instead of indices
+        (``n_features`` defaults to their number).
 
     Returns
     -------
@@ -186,15 +193,15 @@ def somol(subsets, n_features=None, *, variant: str = "cw_rel") -> float:
     """
     key = str(variant).lower()
     if key == "cw_rel":
-        return somol_cw_rel(subsets, n_features)
+        return somol_cw_rel(subsets, n_features, feature_names=feature_names)
     if key == "cw":
-        return somol_cw(subsets, n_features)
+        return somol_cw(subsets, n_features, feature_names=feature_names)
     if key == "c":
-        return somol_c(subsets, n_features)
-    raise StablefsError(f"unknown Somol variant {variant!r}: use 'cw_rel', 'cw' or 'c'.")
+        return somol_c(subsets, n_features, feature_names=feature_names)
+    raise StablefsError(f"unknown Somol variant {plain(variant)}: use 'cw_rel', 'cw' or 'c'.")
 
 
-def krizek(subsets, n_features=None, *, normalize: bool = True) -> float:
+def krizek(subsets, n_features=None, *, normalize: bool = True, feature_names=None) -> float:
     r"""Křížek et al.'s entropy of the distribution of distinct subsets (seed 002 eqs. 2.37–2.38).
 
     H = −Σ_{distinct X} F_X log F_X, F_X = (number of results equal to X)/m (natural log).
@@ -215,15 +222,18 @@ def krizek(subsets, n_features=None, *, normalize: bool = True) -> float:
     n_features : int, optional
         Not needed.
     normalize : bool
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then list names instead of indices
+        (``n_features`` defaults to their number).
 
     Returns
     -------
     float
     """
-    return _krizek(_prep(subsets, n_features, False), normalize)
+    return _krizek(_prep(subsets, n_features, False, feature_names), normalize)
 
 
-def davis(subsets, n_features=None, *, penalty: float = 0.0) -> float:
+def davis(subsets, n_features=None, *, penalty: float = 0.0, feature_names=None) -> float:
     r"""Davis et al. (2006) stability, as in Bommert's ``stabm::stabilityDavis``.
 
     S = max{0, (1/|V|) Σ_{f∈V} F_f/m − penalty · median(|S_1|, …, |S_m|)/p}.
@@ -238,18 +248,21 @@ def davis(subsets, n_features=None, *, penalty: float = 0.0) -> float:
     n_features : int, optional
     penalty : float
         Weight of the size penalty (0 = none).
+    feature_names : sequence of str, optional
+        The p column names, in order; subsets may then list names instead of indices
+        (``n_features`` defaults to their number).
 
     Returns
     -------
     float
     """
     if penalty < 0:
-        raise StablefsError(f"penalty = {penalty} must be >= 0.")
-    return _davis(_prep(subsets, n_features, penalty > 0), float(penalty))
+        raise StablefsError(f"penalty = {plain(penalty)} must be >= 0.")
+    return _davis(_prep(subsets, n_features, penalty > 0, feature_names), float(penalty))
 
 
 @_params("not needed.")
-def novovicova(subsets, n_features=None) -> float:
+def novovicova(subsets, n_features=None, *, feature_names=None) -> float:
     r"""Novovičová, Somol & Pudil (2009) entropy-based stability, as in ``stabm``.
 
     SS = (1/(N log₂ m)) Σ_{f∈V} F_f log₂ F_f,  N = Σ_f F_f.
@@ -258,4 +271,4 @@ def novovicova(subsets, n_features=None) -> float:
     * Corrected for chance: no.
     * Needs: m ≥ 2, a selected feature; any sizes.
     """
-    return _novovicova(_prep(subsets, n_features, False))
+    return _novovicova(_prep(subsets, n_features, False, feature_names))

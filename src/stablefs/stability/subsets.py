@@ -29,7 +29,14 @@ import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs.stability._common import PairScores, fail_pairs, pair_index
-from stablefs.stability._inputs import SubsetData, as_reference, as_subsets
+from stablefs.stability._inputs import (
+    SubsetData,
+    as_reference,
+    as_subsets,
+    listing,
+    named,
+    plain,
+)
 
 __all__ = [
     "dice",
@@ -149,9 +156,11 @@ _KERNELS: dict[str, tuple[Kernel, bool]] = {  # name -> (kernel, needs n_feature
 }
 
 
-def pair_scores(name: str, subsets, n_features=None, reference=None) -> PairScores:
+def pair_scores(name: str, subsets, n_features=None, reference=None, feature_names=None
+                ) -> PairScores:
     """The per-pair similarities of measure ``name`` (used by the registry's intervals)."""
     kernel, needs_p = _KERNELS[name]
+    subsets, n_features, reference = named(subsets, n_features, feature_names, reference)
     data = as_subsets(subsets, n_features, require_p=needs_p,
                       min_subsets=1 if reference is not None else 2)
     p = data.p
@@ -172,11 +181,12 @@ def pair_scores(name: str, subsets, n_features=None, reference=None) -> PairScor
     return PairScores(values, i, j, data.m)
 
 
-def _pairwise(name: str, subsets, n_features, reference) -> float:
-    return pair_scores(name, subsets, n_features, reference).mean
+def _pairwise(name: str, subsets, n_features, reference, feature_names) -> float:
+    return pair_scores(name, subsets, n_features, reference, feature_names).mean
 
 
-def similarity_matrix(subsets, n_features=None, measure: str = "jaccard") -> np.ndarray:
+def similarity_matrix(subsets, n_features=None, measure: str = "jaccard", *,
+                      feature_names=None) -> np.ndarray:
     """The (m × m) matrix of pairwise similarities s(S_i, S_j) of one pairwise measure.
 
     Parameters
@@ -187,6 +197,8 @@ def similarity_matrix(subsets, n_features=None, measure: str = "jaccard") -> np.
     measure : str
         One of ``kuncheva, jaccard, dice, hamming, ochiai, lustgarten, phi, kappa, wald,
         unadjusted``.
+    feature_names : sequence of str, optional
+        The p column names; subsets may then list names instead of indices.
 
     Returns
     -------
@@ -195,9 +207,11 @@ def similarity_matrix(subsets, n_features=None, measure: str = "jaccard") -> np.
     """
     if measure not in _KERNELS:
         raise StablefsError(
-            f"unknown pairwise measure {measure!r}: choose from {', '.join(_KERNELS)}."
+            f"unknown pairwise measure {plain(measure)}: choose one of "
+            f"{listing(_KERNELS, limit=10)}."
         )
     kernel, needs_p = _KERNELS[measure]
+    subsets, n_features, _ = named(subsets, n_features, feature_names)
     data: SubsetData = as_subsets(subsets, n_features, require_p=needs_p)
     A = data.intersections().astype(float)
     k = data.sizes.astype(float)
@@ -215,6 +229,10 @@ _COMMON = """
     reference : index collection or boolean mask, optional
         Compare each result with this reference result (seed 001 eq. 7) instead of averaging
         over all pairs (seed 000 eq. 5.4).
+    feature_names : sequence of str, optional
+        The p column names, in order. Subsets (and ``reference``) may then list feature
+        names instead of indices; ``n_features`` defaults to their number. A name not in
+        ``feature_names`` is an error.
 
     Returns
     -------
@@ -239,7 +257,7 @@ def _params(needs_p: bool):
 
 
 @_params(True)
-def kuncheva(subsets, n_features=None, *, reference=None) -> float:
+def kuncheva(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Kuncheva's consistency index (seed 000 eq. 5.5; seed 002 eqs. 2.34–2.36, 2.49).
 
     s(S_i, S_j) = (a − k²/p) / (k − k²/p) = (a·p − k²) / (k (p − k)),  k = |S_i| = |S_j|.
@@ -261,11 +279,11 @@ def kuncheva(subsets, n_features=None, *, reference=None) -> float:
     :func:`unadjusted` pair by pair (and :func:`lustgarten` = (1 − k/p) · Kuncheva when
     2k ≤ p), and the mean over all pairs equals :func:`nogueira` exactly (see there).
     """
-    return _pairwise("kuncheva", subsets, n_features, reference)
+    return _pairwise("kuncheva", subsets, n_features, reference, feature_names)
 
 
 @_params(False)
-def jaccard(subsets, n_features=None, *, reference=None) -> float:
+def jaccard(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Jaccard index, Kalousis et al.'s subset similarity (seed 002 eqs. 2.30, 2.48).
 
     s(S_i, S_j) = |S_i ∩ S_j| / |S_i ∪ S_j| = a / (a + b + c).
@@ -279,11 +297,11 @@ def jaccard(subsets, n_features=None, *, reference=None) -> float:
     Seed 002 eq. 2.31 multiplies by an extra 1/p (an erratum, seed-002 digest sec. 2.3);
     eq. 2.48 — the usual index, implemented here — does not.
     """
-    return _pairwise("jaccard", subsets, n_features, reference)
+    return _pairwise("jaccard", subsets, n_features, reference, feature_names)
 
 
 @_params(False)
-def dice(subsets, n_features=None, *, reference=None) -> float:
+def dice(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Dice–Sørensen coefficient = Sim_ID of Yu, Ding & Loscalzo (seed 001 eq. 5).
 
     s(S_i, S_j) = 2 |S_i ∩ S_j| / (|S_i| + |S_j|) = 2a / (2a + b + c).
@@ -292,11 +310,11 @@ def dice(subsets, n_features=None, *, reference=None) -> float:
     * Corrected for chance: no.
     * Needs: any sizes; p is not used.
     """
-    return _pairwise("dice", subsets, n_features, reference)
+    return _pairwise("dice", subsets, n_features, reference, feature_names)
 
 
 @_params(True)
-def hamming(subsets, n_features=None, *, reference=None) -> float:
+def hamming(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Dunne et al.'s Hamming similarity (seed 002 eqs. 2.26–2.29, 2.47).
 
     s(S_i, S_j) = 1 − D_H / p = 1 − (|S_i \ S_j| + |S_j \ S_i|) / p = (a + d) / p,
@@ -306,11 +324,11 @@ def hamming(subsets, n_features=None, *, reference=None) -> float:
     * Corrected for chance: no (close to 1 whenever k ≪ p).
     * Needs: any sizes, p. Defined for empty subsets.
     """
-    return _pairwise("hamming", subsets, n_features, reference)
+    return _pairwise("hamming", subsets, n_features, reference, feature_names)
 
 
 @_params(False)
-def ochiai(subsets, n_features=None, *, reference=None) -> float:
+def ochiai(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Ochiai coefficient (cosine similarity of the selection masks).
 
     s(S_i, S_j) = |S_i ∩ S_j| / sqrt(|S_i| |S_j|).
@@ -319,11 +337,11 @@ def ochiai(subsets, n_features=None, *, reference=None) -> float:
     * Corrected for chance: no.
     * Needs: any sizes; p is not used. (Ochiai 1957; formula as in Bommert's ``stabm``.)
     """
-    return _pairwise("ochiai", subsets, n_features, reference)
+    return _pairwise("ochiai", subsets, n_features, reference, feature_names)
 
 
 @_params(True)
-def lustgarten(subsets, n_features=None, *, reference=None) -> float:
+def lustgarten(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Lustgarten, Gopalakrishnan & Visweswaran (2009) adjusted stability measure.
 
     s(S_i, S_j) = (a − k_i k_j / p) / (min(k_i, k_j) − max(0, k_i + k_j − p)),
@@ -339,11 +357,11 @@ def lustgarten(subsets, n_features=None, *, reference=None) -> float:
     * Needs: p; any sizes except an empty subset or one with all p features (error).
       For equal sizes k ≤ p/2 it is (1 − k/p) × Kuncheva.
     """
-    return _pairwise("lustgarten", subsets, n_features, reference)
+    return _pairwise("lustgarten", subsets, n_features, reference, feature_names)
 
 
 @_params(True)
-def phi(subsets, n_features=None, *, reference=None) -> float:
+def phi(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Pearson correlation of the two selection masks (phi coefficient).
 
     s(S_i, S_j) = (a d − b c) / sqrt(k_i (p − k_i) k_j (p − k_j))
@@ -354,11 +372,11 @@ def phi(subsets, n_features=None, *, reference=None) -> float:
     * Needs: p; every subset non-empty and smaller than p (else an error: zero variance).
       Equals Kuncheva when k_i = k_j (Nogueira et al. 2018).
     """
-    return _pairwise("phi", subsets, n_features, reference)
+    return _pairwise("phi", subsets, n_features, reference, feature_names)
 
 
 @_params(True)
-def kappa(subsets, n_features=None, *, reference=None) -> float:
+def kappa(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Cohen's kappa of the two selection masks.
 
     With p_o = (a + d)/p and p_e = (k_i k_j + (p − k_i)(p − k_j))/p²:
@@ -369,11 +387,11 @@ def kappa(subsets, n_features=None, *, reference=None) -> float:
     * Needs: p; undefined (error) only when both subsets are empty or both hold all p
       features. Equals Kuncheva when k_i = k_j.
     """
-    return _pairwise("kappa", subsets, n_features, reference)
+    return _pairwise("kappa", subsets, n_features, reference, feature_names)
 
 
 @_params(True)
-def wald(subsets, n_features=None, *, reference=None) -> float:
+def wald(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""Wald, Khoshgoftaar & Napolitano (2013) stability measure.
 
     s(S_i, S_j) = (a − k_i k_j / p) / (min(k_i, k_j) − k_i k_j / p).
@@ -384,11 +402,11 @@ def wald(subsets, n_features=None, *, reference=None) -> float:
     * Needs: p; a subset that is empty or holds all p features is an error.
       Formula as in Bommert's ``stabm``; equals Kuncheva when k_i = k_j.
     """
-    return _pairwise("wald", subsets, n_features, reference)
+    return _pairwise("wald", subsets, n_features, reference, feature_names)
 
 
 @_params(True)
-def unadjusted(subsets, n_features=None, *, reference=None) -> float:
+def unadjusted(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
     r"""The chance-corrected "unadjusted" measure (Bommert; ``stabm::stabilityUnadjusted``).
 
     s(S_i, S_j) = (a − k_i k_j / p) / (sqrt(k_i k_j) − k_i k_j / p),
@@ -406,4 +424,4 @@ def unadjusted(subsets, n_features=None, *, reference=None) -> float:
     Some texts use (k_i + k_j)/2 instead of sqrt(k_i k_j) in the denominator (a corrected
     Dice); the two agree for equal sizes, where both equal Kuncheva.
     """
-    return _pairwise("unadjusted", subsets, n_features, reference)
+    return _pairwise("unadjusted", subsets, n_features, reference, feature_names)
