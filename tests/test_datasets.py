@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import io
 import os
 import shutil
-import urllib.error
 import warnings
 from pathlib import Path
 
@@ -474,17 +472,20 @@ TINY = b"label,a,b\nx,1,2\ny,3,4\nx,5,6\n"
 
 @pytest.fixture
 def tiny_registry(monkeypatch):
-    """A registry entry 'tiny' (tiny.csv.gz) whose bytes we control."""
+    """A registry entry 'tiny' whose converted file tiny.csv.gz has bytes we control."""
     data = gzip.compress(TINY, mtime=0)
     entry = registry.RegistryEntry(
         "tiny",
-        "tiny.csv.gz",
-        hashlib.sha256(data).hexdigest(),
-        len(data),
+        "0" * 64,  # sha256 of a tiny.RData these tests never download
+        0,
         3,
         2,
         {"x": 2, "y": 1},
-        "A tiny test set.",
+        "Tiny et al. 2024",
+        description="A tiny test set.",
+        csv_sha256=hashlib.sha256(data).hexdigest(),
+        csv_size=len(data),
+        content_sha256=hashlib.sha256(TINY).hexdigest(),
     )
     monkeypatch.setitem(registry.REGISTRY, "tiny", entry)
     return entry, data
@@ -492,25 +493,26 @@ def tiny_registry(monkeypatch):
 
 def test_search_order(tmp_path, monkeypatch, tiny_registry):
     entry, data = tiny_registry
+    fname = entry.csv_filenames[0]
     home, env1, env2, cache = (tmp_path / d for d in ("home", "env1", "env2", "cache"))
     for d in (home, env1, env2, cache):
         d.mkdir()
     monkeypatch.setenv("STABLEFS_DATA", f"{env1}{os.pathsep}{env2}")
     monkeypatch.setenv("STABLEFS_CACHE", str(cache))
     for d in (home, env2, cache):
-        (d / entry.filename).write_bytes(data)
+        (d / fname).write_bytes(data)
 
     ds = load("tiny", data_home=home)
-    assert Path(ds.source) == home / entry.filename
+    assert Path(ds.source) == home / fname
     assert ds.name == "tiny" and ds.X.shape == (3, 2)
-    assert Path(load("TINY").source) == env2 / entry.filename  # data_home not given
-    (env1 / entry.filename).write_bytes(data)
-    assert Path(load("tiny").source) == env1 / entry.filename  # STABLEFS_DATA order
-    (env1 / entry.filename).unlink()
-    (env2 / entry.filename).unlink()
-    assert Path(load("tiny").source) == cache / entry.filename  # cache last
+    assert Path(load("TINY").source) == env2 / fname  # data_home not given
+    (env1 / fname).write_bytes(data)
+    assert Path(load("tiny").source) == env1 / fname  # STABLEFS_DATA order
+    (env1 / fname).unlink()
+    (env2 / fname).unlink()
+    assert Path(load("tiny").source) == cache / fname  # cache last
     rows = {r["name"]: r for r in registry_table(data_home=home)}
-    assert rows["tiny"]["location"] == str(home / entry.filename)
+    assert rows["tiny"]["location"] == str(home / fname)
     assert rows["tiny"]["classes"] == "x 2, y 1"
 
 
@@ -519,16 +521,16 @@ def test_checksum_mismatch(tmp_path, monkeypatch, tiny_registry):
     home = tmp_path / "home"
     home.mkdir()
     bad = gzip.compress(TINY.replace(b"5,6", b"5,7"))
-    (home / entry.filename).write_bytes(bad)
-    with raises_one_line("checksum mismatch", entry.sha256, hashlib.sha256(bad).hexdigest()):
+    (home / entry.csv_filenames[0]).write_bytes(bad)
+    with raises_one_line("checksum mismatch", entry.csv_sha256, hashlib.sha256(bad).hexdigest()):
         load("tiny", data_home=home)
     # the same file loads unchecked by path
-    assert load(home / entry.filename).X[2, 1] == 7
+    assert load(home / entry.csv_filenames[0]).X[2, 1] == 7
 
 
 def test_checksum_is_cached(tmp_path, monkeypatch, tiny_registry):
     entry, data = tiny_registry
-    (tmp_path / entry.filename).write_bytes(data)
+    (tmp_path / entry.csv_filenames[0]).write_bytes(data)
     calls = []
     real = hashlib.sha256
     monkeypatch.setattr(registry.hashlib, "sha256", lambda *a: calls.append(1) or real(*a))
@@ -537,55 +539,20 @@ def test_checksum_is_cached(tmp_path, monkeypatch, tiny_registry):
     assert len(calls) == 1
 
 
-def test_missing_everywhere_without_url(tmp_path, monkeypatch, tiny_registry):
+def test_missing_everywhere_without_download(tmp_path, monkeypatch, tiny_registry):
     monkeypatch.setenv("STABLEFS_DATA", str(tmp_path / "nothing"))
-    with raises_one_line(
-        "not found locally and no download source is known", "tiny.csv.gz", "STABLEFS_DATA"
-    ):
-        load("tiny")
-    assert "no download source" in {r["name"]: r for r in registry_table()}["tiny"]["location"]
+    with raises_one_line("not found and downloads are off", "tiny.RData", "tiny.csv.gz",
+                         str(tmp_path / "nothing")):
+        registry.fetch("tiny", download=False)
+    assert {r["name"]: r for r in registry_table()}["tiny"]["location"] == "not downloaded"
 
 
-def test_missing_everywhere_offline(tmp_path, monkeypatch, tiny_registry):
-    entry, _ = tiny_registry
-    with_url = {**entry.__dict__, "url": "https://example.invalid/tiny.csv.gz"}
-    monkeypatch.setitem(registry.REGISTRY, "tiny", registry.RegistryEntry(**with_url))
-    monkeypatch.setenv("STABLEFS_DATA", str(tmp_path / "nothing"))
-    monkeypatch.setenv("STABLEFS_CACHE", str(tmp_path / "cache"))
-
-    def offline(*args, **kwargs):
-        raise urllib.error.URLError("network is unreachable")
-
-    monkeypatch.setattr(registry.urllib.request, "urlopen", offline)
-    with raises_one_line("could not download 'tiny'", "network is unreachable", "STABLEFS_DATA"):
-        load("tiny")
-    assert not any((tmp_path / "cache").iterdir())  # no partial file left behind
-    assert "will download" in {r["name"]: r for r in registry_table()}["tiny"]["location"]
-
-
-def test_download_success_and_bad_checksum(tmp_path, monkeypatch, tiny_registry):
-    entry, data = tiny_registry
-    with_url = {**entry.__dict__, "url": "https://example.invalid/tiny.csv.gz"}
-    monkeypatch.setitem(registry.REGISTRY, "tiny", registry.RegistryEntry(**with_url))
-    monkeypatch.setenv("STABLEFS_DATA", str(tmp_path / "nothing"))
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("STABLEFS_CACHE", str(cache))
-    payload = {"bytes": b"corrupted"}
-    monkeypatch.setattr(
-        registry.urllib.request, "urlopen", lambda url, timeout=None: io.BytesIO(payload["bytes"])
-    )
-    with raises_one_line("expected", entry.sha256):
-        load("tiny")
-    assert not (cache / entry.filename).exists()
-    assert not list(cache.glob("*.part"))
-    payload["bytes"] = data
-    ds = load("tiny")
-    assert Path(ds.source) == cache / entry.filename
-    assert ds.X.shape == (3, 2)
+# Downloads (pooch, sha256 check, offline and tampered files) are tested against a loopback
+# HTTP server in tests/test_registry_download.py.
 
 
 def test_registry_table_lists_real_sets(shared_data):
-    rows = {r["name"]: r for r in registry_table()}
+    rows = {r["alias"] or r["name"]: r for r in registry_table()}
     for name, (n, p, _counts) in MICROARRAY.items():
         assert rows[name]["n_samples"] == n and rows[name]["n_features"] == p
         assert rows[name]["location"] == str(shared_data / f"{name}.csv.gz")
@@ -595,9 +562,11 @@ def test_registry_table_lists_real_sets(shared_data):
 
 def test_registry_matches_manifest(shared_data):
     text = (shared_data / "MANIFEST.md").read_text()
-    for entry in registry.REGISTRY.values():
-        assert entry.sha256 in text
-        assert (shared_data / entry.filename).stat().st_size == entry.size
+    for alias in MICROARRAY:
+        entry = registry.REGISTRY[alias]
+        assert entry.alias == alias
+        assert entry.csv_sha256 in text
+        assert (shared_data / f"{alias}.csv.gz").stat().st_size == entry.csv_size
 
 
 def test_corrupt_registry_file_is_not_skipped(tmp_path, shared_data):

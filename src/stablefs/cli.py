@@ -460,13 +460,35 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
 
 
 @cli.command()
-def datasets():
-    """List the named data sets and where each file was found."""
-    import pandas as pd
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.option("--download", is_flag=True,
+              help="Download (and convert) the named sets now, one line per set.")
+def datasets(names, download):
+    """List the named data sets and where each file is, or download some.
 
-    from stablefs.datasets import registry_table
+    The 16 microarray sets of the datamicroarray collection, with the names the seed papers
+    use as aliases (colon, leukemia, prostate, lung, srbct, dlbcl). NAMEs alone restrict the
+    list; with --download they are fetched into the cache (sha256-checked, then converted).
+    """
+    from stablefs.datasets import _registry as reg
 
-    click.echo(pd.DataFrame(registry_table()).to_string(index=False))
+    names = [n.strip() for part in names for n in part.split(",") if n.strip()]
+    entries = [reg.entry_for(n) for n in names]  # every name checked before any download
+    if not download:
+        click.echo(reg.format_registry_table(names=names or None))
+        return
+    if not entries:
+        raise StablefsError("--download needs set names, e.g. 'stablefs datasets --download "
+                            "alon golub'; 'stablefs datasets' lists them.")
+    entries = list({e.name: e for e in entries}.values())  # "alon colon" is one set
+    width = max(len(e.label) for e in entries)
+    shapes = [f"{e.n_samples} x {e.n_features}" for e in entries]
+    for entry, shape in zip(entries, shapes):
+        res = reg.fetch_dataset(entry.name)
+        what = {"found": "present", "converted": "converted from " + reg.tilde(res.source or ""),
+                "downloaded": "downloaded and converted"}[res.action]
+        click.echo(f"{entry.label:<{width}}  {shape:<{max(map(len, shapes))}}  {what}: "
+                   f"{reg.tilde(res.path)}")
 
 
 @cli.command()
