@@ -8,8 +8,9 @@ from stablefs.selectors._base import BaseSelector
 from stablefs.selectors.relieff import ReliefF, relieff_scores
 from stablefs.selectors.svm_rfe import SVMRFE
 from stablefs.selectors.univariate import FStatistic, TTest, anova_f, welch_t
+from stablefs.selectors.wrappers import RSA, SBS, SFFS, SFS, SBGPlus
 
 __all__ = [
     "SVMRFE", "BaseSelector", "FStatistic", "ReliefF", "TTest", "anova_f", "relieff_scores",
-    "welch_t",
+    "welch_t", "RSA", "SBS", "SFFS", "SFS", "SBGPlus",
 ]

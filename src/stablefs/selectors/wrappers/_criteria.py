@@ -1,0 +1,654 @@
+"""Subset criteria for the wrappers, evaluated incrementally: all candidates of a step at once.
+
+A criterion is an error estimate ``J(S)`` of a feature subset ``S`` (lower is better). A
+sequential search needs, at every step, ``J(S + {j})`` for every candidate ``j`` outside ``S``
+(a forward step) or ``J(S - {x})`` for every ``x`` in ``S`` (a backward step). Refitting a
+classifier per candidate costs ``O(m)`` fits; here every step is a handful of array operations
+whose cost is linear in the number of candidates:
+
+- **LDA** (resubstitution, bolstered, semi-bolstered, hold-out parts of a cross-validation):
+  the pooled covariance of ``S + {j}`` is the bordered matrix ``[[S_SS, s], [s^T, s_jj]]``; with
+  ``A = S_SS^{-1}``, ``v = A s`` and the Schur complement ``c = s_jj - s^T v`` its inverse
+  applied to a class mean ``m`` is ``[A m_S - v t; t]`` with ``t = (m_j - v^T m_S)/c``, so every
+  discriminant value, the LDA direction's norm and the bolstered term ``Phi(-s_i/sigma_i)``
+  follow for all candidates from ``A``, ``V = A S_{S,cand}`` and ``c`` (rank-one updates of the
+  pooled covariance, ``O(n k m)`` per step). Removing ``x`` uses the inverse of a principal
+  sub-matrix, ``(A_{-x,-x} - A_{-x,x} A_{x,-x}/A_xx)``, again for all ``x`` at once.
+- **kNN** (resubstitution, hold-out, Monte-Carlo bolstering): squared distances over ``S`` are
+  kept and updated by one feature, ``D + (x_ij - x_lj)^2``; bolstered draws
+  ``Z = x_i + sigma eps`` use common random numbers per feature (:class:`Noise`), so that
+  ``|Z - x_l|^2 = A_il + 2 sigma B_iml + sigma^2 C_im`` is updated by one feature as well.
+- **Bolstering kernel widths** (Braga-Neto and Dougherty 2004) need each class's mean distance
+  to the nearest other point of the class in the candidate subspace: per-class distance
+  matrices updated by one feature.
+
+Any other rule (linear SVM, a scikit-learn classifier) or a user callable is evaluated
+candidate by candidate (:class:`RulePart`); so is an LDA candidate whose bordered covariance is
+singular (the Moore-Penrose pseudo-inverse of :func:`stablefs.evaluation.error_estimators.fit_lda`
+then decides). The incremental values equal the refit ones to round-off (tested).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from scipy.special import ndtr
+
+from stablefs._errors import StablefsError
+from stablefs.evaluation.error_estimators import (
+    PINV_RTOL,
+    Rule,
+    _widths,
+    chi_median,
+    linear_bolstered_terms,
+    majority_code,
+    make_rule,
+    stratified_folds,
+)
+
+#: elements per temporary tensor (candidates are processed in chunks of this size)
+CHUNK_ELEMENTS = 2**21
+
+#: a bordered covariance whose Schur complement is below this fraction of the candidate's own
+#: variance is treated as singular (that candidate is refitted with the pseudo-inverse)
+SCHUR_RTOL = 1e-9
+
+CRITERIA = ("bolstered", "semi-bolstered", "resubstitution", "cv")
+
+
+class Noise:
+    """Standard normal draws for Monte-Carlo bolstering, ``(n, M)`` per feature, drawn once per
+    feature from its own stream (common random numbers: every subset containing feature ``f``
+    sees the same draws on ``f``, so the bolstered error of a subset does not depend on the
+    order of the search, and incremental updates are exact)."""
+
+    def __init__(self, seed: int, n: int, n_draws: int):
+        self.seed = int(seed)
+        self.n = int(n)
+        self.n_draws = int(n_draws)
+        self._cache: dict[int, np.ndarray] = {}
+
+    def feature(self, f: int) -> np.ndarray:
+        f = int(f)
+        out = self._cache.get(f)
+        if out is None:
+            out = np.random.default_rng([self.seed, f]).standard_normal((self.n, self.n_draws))
+            self._cache[f] = out
+        return out
+
+    def get(self, cols) -> np.ndarray:
+        """Draws of the features ``cols``, shape ``(n, M, len(cols))``."""
+        cols = np.asarray(cols, dtype=np.int64)
+        out = np.empty((self.n, self.n_draws, cols.size))
+        for i, f in enumerate(cols):
+            out[:, :, i] = self.feature(f)
+        return out
+
+
+# ------------------------------------------------------------------------------------ parts
+
+
+class RulePart:
+    """One design/evaluate unit of a criterion, evaluated by refitting the rule.
+
+    ``kind`` is ``"count"`` (design on ``train``, count the errors on ``evl``: resubstitution
+    when both are everything, one fold of a cross-validation otherwise), ``"bolstered"`` or
+    ``"semi"`` (design on everything, sum of the bolstered terms over every point). The value of
+    a part is a *sum* over its evaluation points; the criterion divides by the total count.
+    """
+
+    def __init__(self, X, codes, n_classes, rule: Rule, kind: str, train=None, evl=None,
+                 noise: Noise | None = None):
+        self.X = X
+        self.codes = codes
+        self.g = int(n_classes)
+        self.rule = rule
+        self.kind = kind
+        n = X.shape[0]
+        self.train = np.arange(n) if train is None else np.asarray(train)
+        self.evl = np.arange(n) if evl is None else np.asarray(evl)
+        self.noise = noise
+        self.Xt = X[self.train]
+        self.ct = codes[self.train]
+        self.Xe = X[self.evl]
+        self.ce = codes[self.evl]
+
+    # the plain definition, one subset at a time
+    def value(self, cols) -> float:
+        cols = np.asarray(cols, dtype=np.int64)
+        Xt = self.Xt[:, cols]
+        fitted = self.rule.fit(Xt, self.ct, self.g)
+        if self.kind == "count":
+            return float(np.count_nonzero(fitted.predict(self.Xe[:, cols]) != self.ce))
+        wrong = fitted.predict(Xt) != self.ct
+        if cols.size == 0 or fitted.constant >= 0:
+            return float(np.count_nonzero(wrong))
+        sigma = _widths(Xt, self.ct, self.g)
+        if fitted.linear is not None:
+            a, b = fitted.linear
+            norm = float(np.sqrt(a @ a))
+            if norm == 0.0:
+                terms = wrong.astype(float)
+            else:
+                margin = (2 * self.ct - 1) * (Xt @ a + b) / norm
+                terms = linear_bolstered_terms(margin, sigma, self.ct)
+        else:
+            eps = self.noise.get(cols)
+            n, M = eps.shape[0], eps.shape[1]
+            Z = (Xt[:, None, :] + sigma[:, None, None] * eps).reshape(n * M, cols.size)
+            pred = fitted.predict(Z).reshape(n, M)
+            terms = np.mean(pred != self.ct[:, None], axis=1)
+        if self.kind == "semi":
+            terms = np.where(wrong, 1.0, terms)
+        return float(terms.sum())
+
+    def values_add(self, cols, cands) -> np.ndarray:
+        cols = list(np.asarray(cols, dtype=np.int64))
+        return np.array([self.value(np.array(cols + [int(j)], dtype=np.int64))
+                         for j in np.asarray(cands)])
+
+    def values_remove(self, cols) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        return np.array([self.value(np.delete(cols, i)) for i in range(cols.size)])
+
+
+class _WidthMixin:
+    """Bolstering kernel widths of candidate subspaces from per-class distance matrices."""
+
+    def _init_classes(self):
+        self._class_idx = [np.flatnonzero(self.ct == c) for c in range(self.g)]
+        self._class_XT = [np.ascontiguousarray(self.Xt[idx].T) for idx in self._class_idx]
+
+    def _class_sq(self, cols) -> list[np.ndarray]:
+        """Per class, squared distances over ``cols`` with ``inf`` on the diagonal (a point is
+        not its own nearest other point)."""
+        out = []
+        for idx in self._class_idx:
+            Xc = self.Xt[np.ix_(idx, cols)] if len(cols) else np.zeros((idx.size, 0))
+            D = np.square(Xc[:, None, :] - Xc[None, :, :]).sum(axis=2)
+            np.fill_diagonal(D, np.inf)
+            out.append(D)
+        return out
+
+    def _sigmas(self, Dc: list[np.ndarray], cols_feat: np.ndarray, sign: float,
+                dim: int) -> np.ndarray:
+        """Widths ``sigma[i, j]`` (training points x candidates) after adding (``sign=+1``) or
+        removing (``sign=-1``) feature ``cols_feat[j]``; ``dim`` is the new dimension."""
+        m = cols_feat.size
+        sig_c = np.zeros((self.g, m))
+        for c, idx in enumerate(self._class_idx):
+            nc = idx.size
+            if nc < 2:
+                continue
+            XfT = self._class_XT[c][cols_feat]  # (m, nc)
+            step = max(1, CHUNK_ELEMENTS // (nc * nc))
+            for s in range(0, m, step):
+                sl = slice(s, s + step)
+                diff = XfT[sl, :, None] - XfT[sl, None, :]          # (mc, nc, nc)
+                np.square(diff, out=diff)
+                if sign > 0:
+                    diff += Dc[c][None]
+                else:
+                    np.subtract(Dc[c][None], diff, out=diff)
+                nn = diff.min(axis=2)
+                if sign < 0:
+                    np.maximum(nn, 0.0, out=nn)
+                sig_c[c, sl] = np.sqrt(nn).mean(axis=1)
+        return sig_c[self.ct] / chi_median(dim)
+
+
+def _bolstered_sum(margin, sigma, codes, wrong, semi):
+    """Sum over points (axis 0) of the closed-form bolstered terms, per candidate column."""
+    out = np.empty_like(margin)
+    pos = sigma > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(pos, ndtr(-margin / np.where(pos, sigma, 1.0)), 0.0)
+    zero = ~pos
+    if np.any(zero):
+        ind = (margin < 0) | ((margin == 0) & (codes[:, None] == 1))
+        out = np.where(zero, ind.astype(float), out)
+    if semi:
+        out = np.where(wrong, 1.0, out)
+    return out.sum(axis=0)
+
+
+class LDAPart(RulePart, _WidthMixin):
+    """LDA with rank-one updates of the pooled covariance (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        g = self.g
+        counts = np.bincount(self.ct, minlength=g)
+        self.means = np.zeros((g, self.X.shape[1]))
+        for c in range(g):
+            if counts[c]:
+                self.means[c] = self.Xt[self.ct == c].mean(axis=0)
+        self.Dt = self.Xt - self.means[self.ct]
+        self.dof = max(self.Xt.shape[0] - int(np.count_nonzero(counts)), 1)
+        with np.errstate(divide="ignore"):
+            self.logp = np.log(counts / counts.sum())
+        self.fast = np.count_nonzero(counts) == g and (self.kind == "count" or g == 2)
+        self._init_classes()
+
+    def _base(self, cols):
+        k = cols.size
+        if k == 0:
+            return np.zeros((0, 0))
+        if k >= self.dof:
+            return None
+        Dk = self.Dt[:, cols]
+        S = Dk.T @ Dk / self.dof
+        vals, vecs = np.linalg.eigh(S)
+        if not vals[0] > PINV_RTOL * vals[-1] or not vals[-1] > 0:
+            return None
+        return (vecs / vals) @ vecs.T
+
+    def values_add(self, cols, cands) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.asarray(cands, dtype=np.int64)
+        A = self._base(cols) if self.fast else None
+        if A is None:
+            return super().values_add(cols, cands)
+        k = cols.size
+        Ms = self.means[:, cols]                     # (g, k)
+        U = A @ Ms.T                                  # (k, g)
+        q = np.einsum("ck,kc->c", Ms, U)              # (g,)
+        EU = self.Xe[:, cols] @ U                     # (ne, g)
+        Dk = self.Dt[:, cols]
+        out = np.empty(cands.size)
+        ne = self.Xe.shape[0]
+        step = max(1, CHUNK_ELEMENTS // max(1, ne * max(k, 1)))
+        if self.kind != "count":
+            Dc = self._class_sq(cols)
+        for s in range(0, cands.size, step):
+            cj = cands[s:s + step]
+            Dj = self.Dt[:, cj]
+            Sxc = Dk.T @ Dj / self.dof                 # (k, m)
+            sjj = np.einsum("ij,ij->j", Dj, Dj) / self.dof
+            V = A @ Sxc                                # (k, m)
+            c = sjj - np.einsum("km,km->m", Sxc, V)
+            ok = c > SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
+            c_safe = np.where(ok, c, 1.0)
+            H = self.means[:, cj] - Ms @ V             # (g, m)
+            T = H / c_safe                             # (g, m)
+            R = self.Xe[:, cj] - self.Xe[:, cols] @ V  # (ne, m)
+            if self.g == 2:
+                base = EU[:, 1] - EU[:, 0] - 0.5 * (q[1] - q[0]) + self.logp[1] - self.logp[0]
+                Td = T[1] - T[0]
+                diff = base[:, None] + Td[None, :] * R - 0.5 * (T[1] * H[1] - T[0] * H[0])
+                pred = (diff > 0).astype(np.int64)
+            else:
+                delta = (EU - 0.5 * q + self.logp)[:, :, None] + T[None, :, :] * (
+                    R[:, None, :] - 0.5 * H[None, :, :])
+                pred = np.argmax(delta, axis=1)
+            wrong = pred != self.ce[:, None]
+            if self.kind == "count":
+                vals = np.count_nonzero(wrong, axis=0).astype(float)
+            else:
+                ud = U[:, 1] - U[:, 0]
+                norm2 = ud @ ud - 2 * Td * (ud @ V) + Td**2 * (np.einsum("km,km->m", V, V) + 1)
+                norm = np.sqrt(np.maximum(norm2, 0.0))
+                sigma = self._sigmas(Dc, cj, +1.0, k + 1)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    margin = (2 * self.ct - 1)[:, None] * diff / np.where(norm > 0, norm, 1.0)
+                vals = _bolstered_sum(margin, sigma, self.ct, wrong, self.kind == "semi")
+                zero = ~(norm > 0)
+                if np.any(zero):
+                    vals[zero] = np.count_nonzero(wrong[:, zero], axis=0)
+            bad = np.flatnonzero(~ok)
+            for b in bad:
+                vals[b] = self.value(np.append(cols, cj[b]))
+            out[s:s + step] = vals
+        return out
+
+    def values_remove(self, cols) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        k = cols.size
+        if k <= 1:
+            return np.array([self.value(np.zeros(0, dtype=np.int64))] * k)
+        A = self._base(cols) if self.fast else None
+        if A is None:
+            return super().values_remove(cols)
+        Ms = self.means[:, cols]
+        U = A @ Ms.T                                  # (k, g)
+        q = np.einsum("ck,kc->c", Ms, U)
+        Ek = self.Xe[:, cols]
+        EU = Ek @ U                                   # (ne, g)
+        EA = Ek @ A                                   # (ne, k)
+        dA = np.diag(A)
+        if self.g == 2:
+            ud = U[:, 1] - U[:, 0]
+            base = EU[:, 1] - EU[:, 0] - 0.5 * (q[1] - q[0]) + self.logp[1] - self.logp[0]
+            diff = base[:, None] - EA * (ud / dA)[None, :] + 0.5 * (U[:, 1]**2 - U[:, 0]**2) / dA
+            pred = (diff > 0).astype(np.int64)
+        else:
+            delta = (EU - 0.5 * q + self.logp)[:, :, None] - EA[:, None, :] * (U / dA[:, None]).T[
+                None, :, :] + 0.5 * (U**2 / dA[:, None]).T[None, :, :]
+            pred = np.argmax(delta, axis=1)
+        wrong = pred != self.ce[:, None]
+        if self.kind == "count":
+            return np.count_nonzero(wrong, axis=0).astype(float)
+        a = ud
+        Aa = A @ a
+        colnorm2 = np.einsum("kx,kx->x", A, A)
+        r = a / dA
+        norm2 = (a @ a) - a**2 - 2 * r * (Aa - dA * a) + r**2 * (colnorm2 - dA**2)
+        norm = np.sqrt(np.maximum(norm2, 0.0))
+        Dc = self._class_sq(cols)
+        sigma = self._sigmas(Dc, cols, -1.0, k - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            margin = (2 * self.ct - 1)[:, None] * diff / np.where(norm > 0, norm, 1.0)
+        vals = _bolstered_sum(margin, sigma, self.ct, wrong, self.kind == "semi")
+        zero = ~(norm > 0)
+        if np.any(zero):
+            vals[zero] = np.count_nonzero(wrong[:, zero], axis=0)
+        return vals
+
+
+def knn_vote(D: np.ndarray, ct: np.ndarray, K: int, g: int) -> np.ndarray:
+    """kNN majority vote along the last axis of a distance tensor ``D`` (neighbours ordered by
+    distance, ties by lower training index; vote ties to the lowest class)."""
+    nt = D.shape[-1]
+    K = min(int(K), nt)
+    if K == 1:
+        return ct[np.argmin(D, axis=-1)]
+    if g == 2 and K % 2 == 1:
+        r = (K + 1) // 2
+        v = []
+        for c in (0, 1):
+            Dc = D[..., ct == c]
+            if Dc.shape[-1] >= r:
+                v.append(np.partition(Dc, r - 1, axis=-1)[..., r - 1])
+            else:
+                v.append(np.full(D.shape[:-1], np.inf))
+        pred = (v[1] < v[0]).astype(np.int64)
+        tie = v[1] == v[0]
+        if np.any(tie):
+            rows = D[tie]
+            pred[tie] = _vote_sorted(rows, ct, K, g)
+        return pred
+    flat = D.reshape(-1, nt)
+    return _vote_sorted(flat, ct, K, g).reshape(D.shape[:-1])
+
+
+def _vote_sorted(rows: np.ndarray, ct: np.ndarray, K: int, g: int) -> np.ndarray:
+    order = np.argsort(rows, axis=-1, kind="stable")[:, :K]
+    votes = np.zeros((rows.shape[0], g), dtype=np.int64)
+    np.add.at(votes, (np.repeat(np.arange(rows.shape[0]), K), ct[order].ravel()), 1)
+    return np.argmax(votes, axis=1)
+
+
+class KNNPart(RulePart, _WidthMixin):
+    """kNN with squared distances updated by one feature (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.K = self.rule.k
+        counts = np.bincount(self.ct, minlength=self.g)
+        self.fast = bool(np.count_nonzero(counts) >= 2)
+        self._init_classes()
+
+    def _dist(self, cols):
+        Ek, Tk = self.Xe[:, cols], self.Xt[:, cols]
+        return np.square(Ek[:, None, :] - Tk[None, :, :]).sum(axis=2)
+
+    def _count_values(self, D, cj, sign):
+        """Error counts for each candidate column (hold-out/resubstitution)."""
+        ne, nt = D.shape
+        m = cj.size
+        out = np.empty(m)
+        wrong_all = np.empty((ne, m), dtype=bool)
+        step = max(1, CHUNK_ELEMENTS // (ne * nt))
+        for s in range(0, m, step):
+            sl = slice(s, s + step)
+            d = self.Xe[:, None, cj[sl]] - self.Xt[None, :, cj[sl]]     # (ne, nt, mc)
+            T = D[:, :, None] + sign * np.square(d)
+            if sign < 0:
+                np.maximum(T, 0.0, out=T)
+            T = np.moveaxis(T, 2, 0)                                    # (mc, ne, nt)
+            pred = knn_vote(T, self.ct, self.K, self.g)                 # (mc, ne)
+            wrong = pred != self.ce[None, :]
+            out[sl] = np.count_nonzero(wrong, axis=1)
+            wrong_all[:, sl] = wrong.T
+        return out, wrong_all
+
+    def _mc_values(self, cols, cj, sign, dim, wrong):
+        """Sum of Monte-Carlo bolstered terms (training = evaluation points) per candidate."""
+        n = self.Xt.shape[0]
+        eps_S = self.noise.get(cols)                                    # (n, M, k)
+        M = eps_S.shape[1]
+        Xk = self.Xt[:, cols]
+        delta = Xk[:, None, :] - Xk[None, :, :]                         # (n, n, k)
+        A = np.square(delta).sum(axis=2)                                # (n, n)
+        B = np.einsum("ilf,imf->iml", delta, eps_S)                     # (n, M, n)
+        C = np.square(eps_S).sum(axis=2)                                # (n, M)
+        Dc = self._class_sq(cols)
+        sig = self._sigmas(Dc, cj, sign, dim)                           # (n, m)
+        out = np.empty(cj.size)
+        step = max(1, CHUNK_ELEMENTS // (n * M * n))
+        for s in range(0, cj.size, step):
+            sl = slice(s, s + step)
+            js = cj[sl]
+            eps_j = self.noise.get(js)                                  # (n, M, mc)
+            dj = self.Xt[:, None, js] - self.Xt[None, :, js]            # (n, n, mc)
+            sg = sig[:, sl]                                             # (n, mc)
+            # squared distance of draw (i, m) to training point l in the candidate subspace
+            if sign > 0:
+                sgt = sg.T[:, :, None, None]                            # (mc, n, 1, 1)
+                extra = (np.moveaxis(dj, 2, 0)[:, :, None, :]
+                         + sgt * np.moveaxis(eps_j, 2, 0)[:, :, :, None])
+                T = (A[None, :, None, :] + 2 * sgt * B[None]
+                     + np.square(sgt) * C[None, :, :, None] + np.square(extra))
+            else:
+                djm = np.moveaxis(dj, 2, 0)                             # (mc, n, n)
+                ejm = np.moveaxis(eps_j, 2, 0)                          # (mc, n, M)
+                Aj = A[None] - np.square(djm)
+                Bj = B[None] - ejm[:, :, :, None] * djm[:, :, None, :]
+                Cj = C[None] - np.square(ejm)
+                sgt = sg.T
+                T = (Aj[:, :, None, :] + 2 * sgt[:, :, None, None] * Bj
+                     + (sgt**2)[:, :, None, None] * Cj[:, :, :, None])
+                np.maximum(T, 0.0, out=T)
+            pred = knn_vote(T, self.ct, self.K, self.g)                 # (mc, n, M)
+            terms = np.mean(pred != self.ct[None, :, None], axis=2)     # (mc, n)
+            if self.kind == "semi":
+                terms = np.where(wrong[:, sl].T, 1.0, terms)
+            out[sl] = terms.sum(axis=1)
+        return out
+
+    def values_add(self, cols, cands) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.asarray(cands, dtype=np.int64)
+        if not self.fast:
+            return super().values_add(cols, cands)
+        D = self._dist(cols)
+        counts, wrong = self._count_values(D, cands, +1.0)
+        if self.kind == "count":
+            return counts
+        return self._mc_values(cols, cands, +1.0, cols.size + 1, wrong)
+
+    def values_remove(self, cols) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        k = cols.size
+        if k <= 1:
+            return np.array([self.value(np.zeros(0, dtype=np.int64))] * k)
+        if not self.fast:
+            return super().values_remove(cols)
+        D = self._dist(cols)
+        counts, wrong = self._count_values(D, cols, -1.0)
+        if self.kind == "count":
+            return counts
+        return self._mc_values(cols, cols, -1.0, k - 1, wrong)
+
+
+class CallablePart:
+    """A user criterion ``criterion(X_subset, y) -> error``; the value is the error itself."""
+
+    kind = "callable"
+
+    def __init__(self, X, y, fn: Callable):
+        self.X, self.y, self.fn = X, y, fn
+
+    def value(self, cols) -> float:
+        cols = np.asarray(cols, dtype=np.int64)
+        try:
+            v = float(self.fn(self.X[:, cols], self.y))
+        except (TypeError, ValueError) as exc:
+            raise StablefsError(
+                f"the criterion callable must return one number (an error, lower is better): "
+                f"{exc}"
+            ) from None
+        if not np.isfinite(v):
+            raise StablefsError(
+                f"the criterion callable returned {v} for a subset of {cols.size} features: it "
+                "must return a finite error."
+            )
+        return v
+
+    def values_add(self, cols, cands):
+        cols = list(np.asarray(cols, dtype=np.int64))
+        return np.array([self.value(np.array(cols + [int(j)], dtype=np.int64)) for j in cands])
+
+    def values_remove(self, cols):
+        cols = np.asarray(cols, dtype=np.int64)
+        return np.array([self.value(np.delete(cols, i)) for i in range(cols.size)])
+
+
+# ------------------------------------------------------------------------------- criterion
+
+
+class Criterion:
+    """``J(S)``: an error estimate of a feature subset, lower is better, with batched forward
+    (:meth:`errors_add`) and backward (:meth:`errors_remove`) steps.
+
+    Build one with :func:`make_criterion`. ``n_evaluations`` counts the subsets evaluated.
+    """
+
+    def __init__(self, parts: Sequence, denominator: float, n_features: int, description: str):
+        self.parts = list(parts)
+        self.denominator = float(denominator)
+        self.n_features = int(n_features)
+        self.description = description
+        self.n_evaluations = 0
+
+    def error(self, cols) -> float:
+        """``J(cols)``."""
+        self.n_evaluations += 1
+        cols = np.asarray(cols, dtype=np.int64)
+        return float(sum(p.value(cols) for p in self.parts) / self.denominator)
+
+    def errors_add(self, cols, cands) -> np.ndarray:
+        """``J(cols + {j})`` for every ``j`` in ``cands``."""
+        cands = np.asarray(cands, dtype=np.int64)
+        self.n_evaluations += cands.size
+        if cands.size == 0:
+            return np.zeros(0)
+        total = np.zeros(cands.size)
+        for p in self.parts:
+            total += p.values_add(np.asarray(cols, dtype=np.int64), cands)
+        return total / self.denominator
+
+    def errors_remove(self, cols) -> np.ndarray:
+        """``J(cols - {x})`` for every ``x`` in ``cols`` (in the order of ``cols``)."""
+        cols = np.asarray(cols, dtype=np.int64)
+        self.n_evaluations += cols.size
+        if cols.size == 0:
+            return np.zeros(0)
+        total = np.zeros(cols.size)
+        for p in self.parts:
+            total += p.values_remove(cols)
+        return total / self.denominator
+
+
+def _check_cv(cv) -> tuple[int, int]:
+    """``cv`` as ``(repeats, folds)``: an int k is one k-fold partition; ``"RxK"`` is R
+    repetitions of K-fold (``"5x2"``: the inner 5x2 cross-validation of seed-002 sec. 3.2)."""
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv >= 2:
+            return 1, int(cv)
+    elif isinstance(cv, str):
+        head, sep, tail = cv.lower().partition("x")
+        if sep and head.strip().isdigit() and tail.strip().isdigit():
+            r, k = int(head), int(tail)
+            if r >= 1 and k >= 2:
+                return r, k
+    raise StablefsError(
+        f"cv = {cv!r}: use a whole number of folds >= 2, or 'RxK' such as '5x2' (R repetitions "
+        "of K-fold)."
+    )
+
+
+def make_criterion(X, y, *, estimator="lda", criterion="bolstered", cv=5, n_draws: int = 10,
+                   random_state=None) -> Criterion:
+    """The subset criterion ``J`` of a wrapper, bound to the data.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    estimator : str or scikit-learn classifier, default="lda"
+        ``"lda"``, ``"svm"`` (linear, C = 1), ``"Knn"`` (e.g. ``"3nn"``) or a classifier.
+    criterion : str or callable, default="bolstered"
+        ``"bolstered"``, ``"semi-bolstered"``, ``"resubstitution"``, ``"cv"``, or a callable
+        ``criterion(X_subset, y) -> error``.
+    cv : int or str, default=5
+        For ``criterion="cv"``: folds (one stratified partition) or ``"RxK"``.
+    n_draws : int, default=10
+        Monte-Carlo draws per point for bolstering rules without a closed form.
+    random_state : int, Generator or None
+        Seeds the cross-validation partitions and the bolstering draws (drawn once: every
+        subset is judged on the same partitions and draws).
+
+    Returns
+    -------
+    Criterion
+    """
+    X = np.ascontiguousarray(X, dtype=float)
+    y = np.asarray(y)
+    n, p = X.shape
+    if callable(criterion) and not isinstance(criterion, str):
+        return Criterion([CallablePart(X, y, criterion)], 1.0, p, "callable criterion")
+    if not isinstance(criterion, str) or criterion not in CRITERIA:
+        raise StablefsError(
+            f"criterion = {criterion!r}: choose one of {', '.join(map(repr, CRITERIA))} or "
+            "pass a callable criterion(X_subset, y) -> error."
+        )
+    rule = make_rule(estimator)
+    classes, codes = np.unique(y, return_inverse=True)
+    codes = codes.astype(np.int64)
+    g = classes.size
+    rng = np.random.default_rng(random_state) if not isinstance(
+        random_state, np.random.Generator) else random_state
+    cls = LDAPart if rule.kind == "lda" else KNNPart if rule.kind == "knn" else RulePart
+    if criterion == "cv":
+        repeats, folds = _check_cv(cv)
+        counts = np.bincount(codes, minlength=g)
+        if folds > n:
+            raise StablefsError(f"cv = {cv!r}: {folds} folds for {n} samples; use fewer folds.")
+        parts = []
+        for _ in range(repeats):
+            fold = stratified_folds(codes, folds, rng)
+            for f in range(folds):
+                test = np.flatnonzero(fold == f)
+                train = np.flatnonzero(fold != f)
+                parts.append(cls(X, codes, g, rule, "count", train=train, evl=test))
+        desc = f"{rule.name} {repeats}x{folds}-fold cross-validation error"
+        del counts
+        return Criterion(parts, repeats * n, p, desc)
+    if criterion == "resubstitution":
+        return Criterion([cls(X, codes, g, rule, "count")], n, p, f"{rule.name} resubstitution")
+    if not isinstance(n_draws, numbers.Integral) or isinstance(n_draws, bool) or n_draws < 1:
+        raise StablefsError(f"n_draws = {n_draws!r}: use a whole number >= 1.")
+    noise = Noise(int(rng.integers(2**63)), n, int(n_draws))
+    kind = "semi" if criterion == "semi-bolstered" else "bolstered"
+    desc = f"{rule.name} {criterion} resubstitution"
+    return Criterion([cls(X, codes, g, rule, kind, noise=noise)], n, p, desc)
+
+
+def majority_error(y) -> float:
+    """Error of the majority-class rule on ``y`` (``J`` of the empty set, resubstitution)."""
+    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    g = int(codes.max()) + 1
+    return float(np.mean(codes != majority_code(codes, g)))

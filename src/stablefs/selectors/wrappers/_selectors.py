@@ -1,0 +1,340 @@
+"""The wrapper selectors: SFS, SBS, SFFS, RSA and SBGPlus (scikit-learn estimators)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils._param_validation import HasMethods
+
+from stablefs._validation import check_n_features_to_select
+from stablefs.selectors._base import BaseSelector
+from stablefs.selectors._constraints import StrOptions, number, whole
+from stablefs.selectors.wrappers._criteria import CRITERIA, make_criterion
+from stablefs.selectors.wrappers._search import (
+    SearchResult,
+    _floating_order,
+    rsa_backward,
+    rsa_forward,
+    sbg_plus,
+    sbs,
+    sffs,
+    sfs,
+)
+
+__all__ = ["RSA", "SBGPlus", "SBS", "SFFS", "SFS", "WrapperSelector"]
+
+
+class WrapperSelector(BaseSelector):
+    """Common parameters and ``fit`` logic of the sequential wrappers.
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+        Size of ``support_``. ``None`` returns the subset with the lowest criterion value on
+        the search path (the thesis' experiments run the search without a stopping rule and
+        keep the best subset on the path, ch. 6-7).
+    estimator : str or scikit-learn classifier, default="lda"
+        The classification rule judged on each subset: ``"lda"``, ``"svm"`` (linear, C = 1),
+        ``"Knn"`` such as ``"3nn"``, or a classifier with ``fit`` and ``predict``.
+    criterion : str or callable, default="bolstered"
+        ``"bolstered"``, ``"semi-bolstered"``, ``"resubstitution"``, ``"cv"`` (see
+        :mod:`stablefs.evaluation.error_estimators`), or ``criterion(X_subset, y) -> error``
+        (lower is better).
+    cv : int or str, default=5
+        Folds of ``criterion="cv"`` (one stratified partition), or ``"RxK"`` such as ``"5x2"``
+        (the inner 5x2 cross-validation of the 2019 stability thesis, sec. 3.2).
+    n_draws : int, default=10
+        Monte-Carlo draws per point when bolstering a rule without a closed form (kNN).
+    max_features : int or None, default=None
+        Forward searches with ``n_features_to_select=None`` stop after this many features
+        (``None``: all of them).
+    random_state : int, Generator or None
+        Seeds the cross-validation partitions and bolstering draws (drawn once per fit).
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        Rank-based: ``(n_features - ranking_ + 1) / n_features`` (1 for the best feature);
+        wrappers have no per-feature score of their own.
+    ranking_ : ndarray of shape (n_features,)
+        From the order of inclusion (forward) or the reverse order of exclusion (backward);
+        features a forward search never reached follow, ordered by the criterion of the
+        returned subset plus that feature (one more forward step), ties by index.
+    support_ : ndarray of bool
+    path_ : list of ndarray
+        The current subset (sorted feature indices) after every search step, starting with
+        the initial one (empty or all features).
+    path_errors_ : ndarray
+        The criterion value of each subset of ``path_``.
+    path_moves_ : list of tuple
+        ``("add", j)`` or ``("remove", j)`` for each step.
+    n_ties_ : ndarray of int
+        Candidates tied with the chosen one at each step (broken by the lowest index).
+    n_evaluations_ : int
+        Subsets evaluated by the criterion.
+    """
+
+    _supports_sample_weight = False
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "estimator": [StrOptions({"lda", "svm"}), str, HasMethods(["fit", "predict"])],
+        "criterion": [StrOptions(set(CRITERIA)), callable],
+        "cv": [whole(2, None), str],
+        "n_draws": [whole(1, None)],
+        "max_features": [None, whole(1, None)],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
+                 cv=5, n_draws=10, max_features=None, random_state=None):
+        self.n_features_to_select = n_features_to_select
+        self.estimator = estimator
+        self.criterion = criterion
+        self.cv = cv
+        self.n_draws = n_draws
+        self.max_features = max_features
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Run the search on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        return super().fit(X, y)
+
+    # -- hooks ---------------------------------------------------------------------------
+    def _criterion(self, X, y):
+        seed = self.random_state
+        if isinstance(seed, np.random.RandomState):
+            seed = int(seed.randint(2**31))
+        return make_criterion(X, y, estimator=self.estimator, criterion=self.criterion,
+                              cv=self.cv, n_draws=self.n_draws, random_state=seed)
+
+    def _target(self, p: int) -> int | None:
+        if self.n_features_to_select is None:
+            return None
+        return check_n_features_to_select(self.n_features_to_select, p)
+
+    def _search(self, crit, p: int, target: int | None) -> SearchResult:
+        raise NotImplementedError
+
+    def _rank(self, X, y, sample_weight):
+        p = X.shape[1]
+        target = self._target(p)
+        crit = self._criterion(X, y)
+        res = self._search(crit, p, target)
+        order = [int(f) for f in res.order]
+        if len(order) < p:
+            rest = np.setdiff1d(np.arange(p), order)
+            e = crit.errors_add(np.asarray(order, dtype=np.int64), rest)
+            order += [int(f) for f in rest[np.argsort(e, kind="stable")]]
+        ranking = np.empty(p, dtype=np.int64)
+        ranking[np.asarray(order)] = np.arange(1, p + 1)
+        self.path_ = res.path
+        self.path_errors_ = np.asarray(res.errors)
+        self.path_moves_ = res.moves
+        self.n_ties_ = np.asarray(res.ties, dtype=np.int64)
+        self.n_evaluations_ = int(crit.n_evaluations)
+        self.criterion_description_ = crit.description
+        self._best_size = int(res.subset.size)
+        scores = (p - ranking + 1) / p
+        return scores, ranking
+
+    def _default_n_features_to_select(self, k: int) -> int:
+        return self._best_size
+
+    @staticmethod
+    def _best_on_path(res: SearchResult) -> SearchResult:
+        """Keep the subset with the lowest criterion on the path (ties: the smaller one)."""
+        errors = np.asarray(res.errors)
+        sizes = np.asarray([s.size for s in res.path])
+        ok = sizes > 0
+        idx = np.flatnonzero(ok)
+        best = idx[np.lexsort((sizes[idx], errors[idx]))[0]]
+        res.subset = res.path[best]
+        return res
+
+
+def _forward_limit(self, p, target):
+    if target is not None:
+        return target
+    return p if self.max_features is None else min(p, self.max_features)
+
+
+class SFS(WrapperSelector):
+    """Sequential forward selection (Xiao, Hua and Dougherty 2007, App. A; SFG of the 2019
+    stability thesis, Alg. 2.1).
+
+    Starting from the empty set, add at each step the feature whose addition gives the lowest
+    criterion ``J``, evaluating all candidates of a step at once (rank-one updates for LDA,
+    distance updates for kNN; see :mod:`stablefs.selectors.wrappers`). With
+    ``n_features_to_select=d`` the search stops at ``d`` features; with ``None`` it runs to
+    ``max_features`` and keeps the best subset on the path.
+
+    Parameters
+    ----------
+    See :class:`WrapperSelector`.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_xiao2007
+    >>> from stablefs.selectors import SFS
+    >>> d = make_xiao2007("equal", n_samples=50, random_state=0)
+    >>> sfs = SFS(10, estimator="lda", criterion="bolstered").fit(d.X, d.y)
+    >>> int(sfs.support_.sum()), len(sfs.path_)
+    (10, 11)
+    """
+
+    def _search(self, crit, p, target):
+        res = sfs(crit, _forward_limit(self, p, target))
+        return res if target is not None else self._best_on_path(res)
+
+
+class SBS(WrapperSelector):
+    """Sequential backward selection (SBG of the 2019 stability thesis, Alg. 2.2).
+
+    Starting from all features, remove at each step the feature whose removal gives the lowest
+    criterion ``J``, down to one feature; the ranking is the reverse order of exclusion and the
+    support the path subset of the requested size (``None``: the best on the path). Every
+    feature is evaluated at every step: ``O(p^2)`` subsets, so use it on pre-filtered data (the
+    thesis uses 200 genes).
+
+    Parameters
+    ----------
+    See :class:`WrapperSelector`.
+    """
+
+    def _search(self, crit, p, target):
+        res = sbs(crit, 1)
+        return self._best_on_path(res)
+
+
+class SFFS(WrapperSelector):
+    """Sequential forward floating selection (Pudil, Novovicova and Kittler 1994), the second
+    wrapper of Xiao, Hua and Dougherty (2007, App. A).
+
+    Each inclusion is followed by conditional exclusions: the least useful feature (other than
+    the one just added) is removed while that gives a subset strictly better than the best
+    subset of that size found so far (``reproduction-targets.md`` sec. 5.4). The search stops
+    when ``d`` features are selected; it returns the best subset of size ``d`` it met.
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+        ``d``. ``None`` floats up to ``max_features`` (all features by default) and returns
+        the best subset of any size.
+    exclusion : {"pudil", "mlxtend"}, default="pudil"
+        The conditional-exclusion rule: ``"pudil"`` as above; ``"mlxtend"`` also requires the
+        reduced subset to beat the current one, as mlxtend's floating
+        ``SequentialFeatureSelector`` does.
+    **kwargs
+        See :class:`WrapperSelector`.
+
+    Attributes
+    ----------
+    best_subsets_ : dict
+        Size -> (criterion, sorted feature indices) of the best subset of each size met.
+    """
+
+    _parameter_constraints: dict = {
+        **WrapperSelector._parameter_constraints,
+        "exclusion": [StrOptions({"pudil", "mlxtend"})],
+    }
+
+    def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
+                 cv=5, n_draws=10, max_features=None, exclusion="pudil", random_state=None):
+        super().__init__(n_features_to_select, estimator=estimator, criterion=criterion, cv=cv,
+                         n_draws=n_draws, max_features=max_features, random_state=random_state)
+        self.exclusion = exclusion
+
+    def _search(self, crit, p, target):
+        d = _forward_limit(self, p, target)
+        res = sffs(crit, d, exclusion=self.exclusion)
+        if target is None:
+            size = min(res.best, key=lambda k: (res.best[k][0], k))
+            if size != d:
+                res.subset = res.best[size][1]
+                res.order = _floating_order(res, size)
+        self.best_subsets_ = {k: (v[0], v[1]) for k, v in sorted(res.best.items())}
+        return res
+
+
+class RSA(WrapperSelector):
+    """Remainder-set-aware sequential selection (2019 stability thesis, ch. 6, Alg. 6.1).
+
+    A candidate subset ``X`` is scored by ``f(J_u(X), J_u(Y - X))`` with
+    ``f(a, b) = (a w_x - b w_y + 1)/2`` (eqs. 6.4-6.5), ``J_u = 1 - J`` the usefulness
+    (accuracy) and the weights ``w_x = J_u(X_{k-1})``, ``w_y = J_u(Y - X_{k-1})`` of the sets
+    before the step: the feature added is the one that helps the selected set most while its
+    removal hurts the remainder most. About twice the cost of SFS/SBS.
+
+    Parameters
+    ----------
+    direction : {"forward", "backward"}, default="forward"
+        The thesis defines the forward search (Alg. 6.1) and calls the backward one
+        "analogous"; its Table 6.3 compares SBG with an RSA whose numbers differ from
+        Table 6.2's, so both are provided ([DEC], ``reproduction-targets.md`` sec. 3.3).
+    **kwargs
+        See :class:`WrapperSelector`. The thesis' ``J`` is the inner 5x2 cross-validation
+        accuracy: ``criterion="cv", cv="5x2"``.
+    """
+
+    _parameter_constraints: dict = {
+        **WrapperSelector._parameter_constraints,
+        "direction": [StrOptions({"forward", "backward"})],
+    }
+
+    def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
+                 cv=5, n_draws=10, max_features=None, direction="forward", random_state=None):
+        super().__init__(n_features_to_select, estimator=estimator, criterion=criterion, cv=cv,
+                         n_draws=n_draws, max_features=max_features, random_state=random_state)
+        self.direction = direction
+
+    def _search(self, crit, p, target):
+        if self.direction == "backward":
+            return self._best_on_path(rsa_backward(crit, 1))
+        res = rsa_forward(crit, _forward_limit(self, p, target))
+        return res if target is not None else self._best_on_path(res)
+
+
+class SBGPlus(WrapperSelector):
+    """Sequential backward search with accumulated evidence, SBG+ (2019 stability thesis,
+    ch. 7, Alg. 7.1, eq. 7.10; lambda = 2/3, w_x = 1, accumulate first, then decide).
+
+    Parameters
+    ----------
+    lam : float, default=2/3
+        Weight of the accumulated history against the current evaluation (0 is SBS).
+    bookkeeping : {"consistent", "printed"}, default="consistent"
+        ``"consistent"``: eqs. 7.8-7.9 (every evaluated subset updates every feature's mean
+        usefulness with and without it) and the removal sign of the thesis' conclusions.
+        ``"printed"``: Alg. 7.1 as printed, made runnable by ``0/0 := 0`` -- as printed every
+        candidate has ``n-_x = 0`` (a backward search never re-adds a feature), an erratum; see
+        :func:`stablefs.selectors.wrappers._search.sbg_plus`.
+    **kwargs
+        See :class:`WrapperSelector`.
+    """
+
+    _parameter_constraints: dict = {
+        **WrapperSelector._parameter_constraints,
+        "lam": [number(0.0, 1.0)],
+        "bookkeeping": [StrOptions({"consistent", "printed"})],
+    }
+
+    def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
+                 cv=5, n_draws=10, max_features=None, lam=2.0 / 3.0, bookkeeping="consistent",
+                 random_state=None):
+        super().__init__(n_features_to_select, estimator=estimator, criterion=criterion, cv=cv,
+                         n_draws=n_draws, max_features=max_features, random_state=random_state)
+        self.lam = lam
+        self.bookkeeping = bookkeeping
+
+    def _search(self, crit, p, target):
+        res = sbg_plus(crit, lam=float(self.lam), bookkeeping=self.bookkeeping, n_keep=1)
+        return self._best_on_path(res)
