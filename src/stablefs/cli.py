@@ -545,6 +545,12 @@ def _setup_logging() -> logging.Handler:
     return handler
 
 
+from stablefs.experiments._commands import experiments, reproduce  # noqa: E402
+
+cli.add_command(reproduce)
+cli.add_command(experiments)
+
+
 def main(argv=None) -> int:
     """Entry point: run the command; bad input gives one line and exit status 2."""
     import warnings

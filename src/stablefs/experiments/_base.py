@@ -1,0 +1,275 @@
+"""The shared layer of the reproducible experiments (``stablefs reproduce NAME``).
+
+An experiment is described once by an :class:`Experiment` subclass: its name, title, the
+paper it reproduces, a frozen dataclass of settings with a *default* (the paper's) and a
+*quick* configuration, and a :meth:`Experiment.run` that returns an :class:`Outcome`: tidy
+tables, figures, the paper's published numbers beside ours, and one :class:`Claim` per
+checkable statement of the paper with a verdict computed from the data.
+
+Everything that writes files (the run folder, CSV, PNG/SVG, ``report.md``/``report.html``,
+``run.json``) lives in :mod:`stablefs.experiments._output`, and the seeded parallel
+Monte-Carlo loop in :mod:`stablefs.experiments._montecarlo`; an experiment module only
+computes.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import difflib
+import math
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from stablefs._errors import StablefsError
+
+__all__ = [
+    "VERDICTS",
+    "Claim",
+    "Experiment",
+    "FigureSpec",
+    "Outcome",
+    "config_from",
+    "config_to_dict",
+    "parse_overrides",
+]
+
+#: the three verdicts a claim can get
+VERDICTS = ("holds", "does not hold", "inconclusive")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable statement of a paper and our verdict on it.
+
+    Attributes
+    ----------
+    id : str
+        Short identifier, e.g. ``"2a"`` (rows of ``claims.csv`` are in this order).
+    statement : str
+        The paper's statement, verbatim or close, with where it is made.
+    test : str
+        How we decide, with the tolerances (e.g. "paired bootstrap 95 % interval of the
+        difference over the 500 training sets lies above 0").
+    ours : str
+        Our number(s), as text.
+    verdict : str
+        ``"holds"``, ``"does not hold"`` or ``"inconclusive"``.
+    evidence : str
+        Where the numbers come from (table and rows, figure).
+    """
+
+    id: str
+    statement: str
+    test: str
+    ours: str
+    verdict: str
+    evidence: str = ""
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
+
+    def as_row(self) -> dict[str, str]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class FigureSpec:
+    """A Matplotlib figure to save as ``figures/<name>.png`` and ``.svg``.
+
+    ``build`` is called by the writer inside the report style (so the figure picks up the
+    project's Matplotlib settings) and must return a :class:`matplotlib.figure.Figure`.
+    """
+
+    name: str
+    caption: str
+    build: Callable[[], Any]
+
+
+@dataclass
+class Outcome:
+    """What :meth:`Experiment.run` returns; the writer turns it into files.
+
+    Attributes
+    ----------
+    tables : dict of str to DataFrame
+        Written as ``tables/<name>.csv``.
+    figures : list of FigureSpec
+    claims : list of Claim
+        Written as ``claims.csv``.
+    published : DataFrame or None
+        The paper's published numbers beside ours (columns ``quantity, published, ours,
+        source``); written as ``tables/published.csv`` and shown first in the report.
+    notes : list of str
+        The readings chosen where the paper is ambiguous (shown in the report).
+    sections : list of (str, str)
+        Extra report sections (heading, paragraph).
+    timings : dict of str to float
+        Wall time of each stage in seconds (recorded in ``run.json``).
+    """
+
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    figures: list[FigureSpec] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    published: pd.DataFrame | None = None
+    notes: list[str] = field(default_factory=list)
+    sections: list[tuple[str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class Experiment(abc.ABC):
+    """A reproducible experiment of a paper (one module per experiment).
+
+    Subclasses set the class attributes and implement :meth:`run`; the configuration is a
+    frozen dataclass (``Config``) whose field defaults are the paper's setting.
+
+    Attributes
+    ----------
+    name : str
+        The command-line name (``stablefs reproduce NAME``).
+    title : str
+        One line.
+    citation : str
+        Author, year and where in the paper, e.g. ``"Han 2012, ch. 6"``.
+    description : str
+        A paragraph for ``stablefs experiments`` and the report.
+    Config : type
+        The frozen dataclass of settings.
+    """
+
+    name: str
+    title: str
+    citation: str
+    description: str
+    Config: type
+
+    # -- configurations -------------------------------------------------------------------
+    def default_config(self):
+        """The paper's setting."""
+        return self.Config()
+
+    @abc.abstractmethod
+    def quick_config(self):
+        """A smaller setting for ``--quick`` (a few minutes at most on two cores)."""
+
+    def check_config(self, config) -> None:
+        """Raise :class:`~stablefs.StablefsError` (one line) for a bad configuration."""
+        if not isinstance(config, self.Config):
+            raise StablefsError(
+                f"{self.name} needs a {self.Config.__name__} configuration, not "
+                f"{type(config).__name__}."
+            )
+
+    def sizes(self, config) -> str:
+        """A short description of the configuration's size, for ``stablefs experiments``."""
+        return ""
+
+    def estimate_seconds(self, config, n_jobs: int = 1) -> float | None:
+        """Rough wall time of :meth:`run` (seconds), or ``None`` when unknown."""
+        return None
+
+    # -- the work -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def run(self, config, *, seed: int, n_jobs: int, progress: bool, cache) -> Outcome:
+        """Compute the experiment.
+
+        Parameters
+        ----------
+        config : Config
+            Already checked with :meth:`check_config`.
+        seed : int
+            The run's seed; every Monte-Carlo unit derives its own stream from it
+            (:func:`stablefs.experiments._montecarlo.unit_seed`).
+        n_jobs : int
+            Parallel workers; results do not depend on it.
+        progress : bool
+            Show a progress bar on stderr.
+        cache : stablefs.experiments._montecarlo.TaskCache or None
+            Where finished units are kept so an interrupted run resumes.
+
+        Returns
+        -------
+        Outcome
+        """
+
+
+# ------------------------------------------------------------------------ configurations
+
+
+def config_to_dict(config) -> dict[str, Any]:
+    """A JSON-ready dict of a configuration dataclass (tuples become lists)."""
+    out = {}
+    for f in dataclasses.fields(config):
+        v = getattr(config, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def _convert(name: str, text: str, default) -> Any:
+    """Read ``text`` as a value of the same kind as ``default``."""
+    text = text.strip()
+    try:
+        if isinstance(default, bool):
+            low = text.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if isinstance(default, numbers.Integral):
+            return int(text)
+        if isinstance(default, numbers.Real):
+            value = float(text)
+            if not math.isfinite(value):
+                raise ValueError
+            return value
+        if isinstance(default, tuple):
+            inner = default[0] if default else 0
+            return tuple(_convert(name, part, inner) for part in text.split(",") if part.strip())
+        if default is None or isinstance(default, str):
+            return text
+    except ValueError:
+        kind = ("true/false" if isinstance(default, bool)
+                else "a comma-separated list of numbers" if isinstance(default, tuple)
+                else "a whole number" if isinstance(default, numbers.Integral)
+                else "a finite number")
+        raise StablefsError(f"--set {name}={text}: the value must be {kind}.") from None
+    raise StablefsError(f"--set {name}: this setting cannot be changed from the command line.")
+
+
+def parse_overrides(config_type: type, items: Sequence[str]) -> dict[str, Any]:
+    """Parse ``--set key=value`` items against the fields of ``config_type``.
+
+    Unknown keys are refused with the close matches; values are converted to the field's
+    kind (whole number, number, true/false, text, comma-separated list).
+    """
+    fields = {f.name: f for f in dataclasses.fields(config_type)}
+    defaults = config_type()
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise StablefsError(f"--set {item!r}: write it as KEY=VALUE, e.g. --set n_sets=100.")
+        if key not in fields:
+            close = difflib.get_close_matches(key, list(fields), n=3)
+            hint = (f"did you mean {', '.join(close)}?" if close
+                    else f"settings are {_listed(list(fields))}.")
+            raise StablefsError(f"--set {key}: unknown setting; {hint}")
+        out[key] = _convert(key, value, getattr(defaults, key))
+    return out
+
+
+def _listed(names: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def config_from(base, overrides: Mapping[str, Any]):
+    """``base`` with ``overrides`` applied (a new frozen dataclass)."""
+    return dataclasses.replace(base, **dict(overrides)) if overrides else base

@@ -1,0 +1,164 @@
+"""Seeded, parallel, resumable Monte-Carlo units for the reproducible experiments.
+
+A *unit* is one independent piece of a Monte-Carlo study, typically "draw training set i and
+fit every method on it". Each unit gets its own random stream from
+``numpy.random.SeedSequence(seed, spawn_key=key)`` (:func:`unit_seed`), where ``key`` is the
+unit's tuple of integers (study number, sample size, set index, ...). The stream therefore
+depends only on the run's seed and the unit's key, never on which worker runs the unit or in
+which order, so the results do not depend on ``n_jobs``.
+
+Finished units are kept as ``.npz`` files in a :class:`TaskCache` (the run folder's
+``.partial/<configuration key>/``) so that an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from stablefs._io import atomic_path
+
+__all__ = ["TaskCache", "run_units", "unit_seed"]
+
+
+def unit_seed(seed: int, *key: int) -> np.random.SeedSequence:
+    """The random stream of the unit ``key`` of a run seeded with ``seed``.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed (non-negative).
+    *key : int
+        The unit's identity, e.g. ``(study, set_index)``; non-negative integers.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        Pass it to :func:`numpy.random.default_rng` (or spawn children from it).
+    """
+    return np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key))
+
+
+class TaskCache:
+    """Finished units on disk: one ``.npz`` of named arrays per unit.
+
+    Parameters
+    ----------
+    folder : path-like
+        The cache folder; created on the first save.
+    """
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+
+    def _path(self, study: str, key: Sequence[int]) -> Path:
+        tag = re.sub(r"[^A-Za-z0-9_]+", "_", study)
+        return self.folder / f"{tag}-{'-'.join(str(int(k)) for k in key)}.npz"
+
+    def load(self, study: str, key: Sequence[int]) -> dict[str, np.ndarray] | None:
+        """The saved result of a unit, or ``None`` (also for an unreadable file)."""
+        path = self._path(study, key)
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return {k: data[k] for k in data.files}
+        except (OSError, ValueError, EOFError):
+            return None
+
+    def save(self, study: str, key: Sequence[int], result: dict[str, np.ndarray]) -> None:
+        """Save a unit's result atomically (a crash never leaves a truncated file)."""
+        with atomic_path(self._path(study, key), fsync=False) as tmp:
+            np.savez_compressed(tmp, **result)
+
+
+def _effective_jobs(n_jobs: int, n_units: int) -> int:
+    if n_jobs < 0:
+        n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, min(int(n_jobs), n_units))
+
+
+def run_units(
+    fn: Callable[..., dict[str, np.ndarray]],
+    keys: Sequence[tuple[int, ...]],
+    *,
+    study: str,
+    common: dict | None = None,
+    n_jobs: int = 1,
+    progress: bool = False,
+    cache: TaskCache | None = None,
+    desc: str | None = None,
+) -> list[dict[str, np.ndarray]]:
+    """Run ``fn(key, **common)`` for every unit key; return the results in key order.
+
+    Parameters
+    ----------
+    fn : callable
+        A module-level function (picklable for the worker processes) that derives all its
+        randomness from :func:`unit_seed` with the key it is given, and returns a dict of
+        NumPy arrays.
+    keys : sequence of tuple of int
+        One key per unit.
+    study : str
+        Name of the study (prefix of the cache files).
+    common : dict, optional
+        Keyword arguments shared by every unit (large arrays are memory-mapped by joblib).
+    n_jobs : int
+        Worker processes (joblib/loky); ``-1`` = all cores. Capped at the number of units.
+    progress : bool
+        Show a tqdm progress bar on stderr.
+    cache : TaskCache, optional
+        Units found there are not recomputed; finished units are saved there.
+    desc : str, optional
+        Progress-bar label.
+
+    Returns
+    -------
+    list of dict
+        ``results[i]`` is the result of ``keys[i]``.
+    """
+    import joblib
+
+    common = dict(common or {})
+    keys = [tuple(int(k) for k in key) for key in keys]
+    results: list[dict | None] = [None] * len(keys)
+    todo = []
+    for i, key in enumerate(keys):
+        hit = cache.load(study, key) if cache is not None else None
+        if hit is None:
+            todo.append(i)
+        else:
+            results[i] = hit
+    bar = None
+    if progress and keys:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(keys), initial=len(keys) - len(todo), unit="set",
+                   desc=desc or study, file=sys.stderr, leave=False)
+    try:
+        jobs = _effective_jobs(n_jobs, max(1, len(todo)))
+        if todo:
+            if jobs == 1:
+                stream = ((i, fn(keys[i], **common)) for i in todo)
+            else:
+                parallel = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")
+                stream = parallel(joblib.delayed(_indexed)(fn, i, keys[i], common) for i in todo)
+            for i, res in stream:
+                results[i] = res
+                if cache is not None:
+                    cache.save(study, keys[i], res)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return results  # type: ignore[return-value]
+
+
+def _indexed(fn, i, key, common):
+    return i, fn(key, **common)

@@ -1,0 +1,153 @@
+"""Bootstrap intervals over Monte-Carlo training sets, and the verdict rules of claims.
+
+A paper's "A is significantly lower than B" is judged by a percentile bootstrap over the
+training sets (the Monte-Carlo units): resample the M sets with replacement, recompute both
+statistics on the same resample when A and B come from the same training sets (*paired*),
+on independent resamples otherwise, and look at the 95 % interval of the difference:
+
+* entirely on the claimed side of 0: **holds**;
+* entirely on the other side: **does not hold**;
+* containing 0: **inconclusive**.
+
+"≈ 0" and "≈ 1" are judged the same way against a stated threshold. Every resample is
+expressed as a count vector c (how often each set was drawn) so that a statistic of all B
+resamples is one matrix product (B × M counts times M × p data).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "bootstrap_counts",
+    "interval",
+    "kuncheva_boot",
+    "mean_boot",
+    "verdict_at_least",
+    "verdict_at_most",
+    "verdict_positive",
+    "weight_error_boot",
+]
+
+
+def bootstrap_counts(rng: np.random.Generator, m: int, n_boot: int) -> np.ndarray:
+    """(n_boot × m) counts of a bootstrap resample of m units (each row sums to m)."""
+    return rng.multinomial(m, np.full(m, 1.0 / m), size=n_boot).astype(np.float64)
+
+
+def interval(samples: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
+    """Percentile interval of bootstrap samples (NaNs ignored)."""
+    s = np.asarray(samples, dtype=float)
+    s = s[np.isfinite(s)]
+    if s.size == 0:
+        return float("nan"), float("nan")
+    lo, hi = np.quantile(s, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
+
+
+def mean_boot(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Bootstrap replicates of the mean of per-unit ``values`` (length m)."""
+    v = np.asarray(values, dtype=float)
+    return counts @ v / v.size
+
+
+def weight_error_boot(weights: np.ndarray, relevance: np.ndarray, counts: np.ndarray
+                      ) -> dict[str, np.ndarray]:
+    """Bootstrap replicates of the mean variance, bias and error of feature weights.
+
+    The statistics of :func:`stablefs.evaluation.bias_variance` (Han 2012, eqs. 3.1–3.4,
+    1/M normalisation) on each resample of the rows of ``weights``.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (m, p)
+        One row of normalised weights per training set.
+    relevance : ndarray of shape (p,)
+        r*.
+    counts : ndarray of shape (B, m)
+        From :func:`bootstrap_counts`.
+
+    Returns
+    -------
+    dict
+        ``variance``, ``bias``, ``error``: arrays of shape (B,).
+    """
+    W = np.asarray(weights, dtype=np.float64)
+    r = np.asarray(relevance, dtype=np.float64)
+    m, p = W.shape
+    mean = counts @ W / m                                   # (B, p): E_D r_j per resample
+    row_sq = np.einsum("ij,ij->i", W, W)                    # Σ_j r_j(D)²
+    row_err = np.einsum("ij,ij->i", W - r, W - r)           # Σ_j (r*_j − r_j(D))²
+    second = counts @ row_sq / m                            # Σ_j E_D r_j²
+    variance = (second - np.einsum("bj,bj->b", mean, mean)) / p
+    bias = np.einsum("bj,bj->b", r - mean, r - mean) / p
+    error = counts @ row_err / (m * p)
+    return {"variance": variance, "bias": bias, "error": error}
+
+
+def kuncheva_boot(subsets: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Bootstrap replicates of the mean pairwise Kuncheva index (Han 2012, eqs. 5.4–5.5).
+
+    Pairs of two copies of the same drawn set are left out (they would count as perfect
+    agreement that no two different training sets produce), so without resampling (all
+    counts 1) this is exactly the mean over the m(m − 1)/2 pairs.
+
+    Parameters
+    ----------
+    subsets : bool ndarray of shape (m, p)
+        Selected features, every row of the same size k (0 < k < p).
+    counts : ndarray of shape (B, m)
+
+    Returns
+    -------
+    ndarray of shape (B,)
+        NaN for a resample that drew one set m times (no pair of different sets);
+        :func:`interval` ignores those.
+    """
+    S = np.asarray(subsets, dtype=np.float64)
+    m, p = S.shape
+    k = float(S[0].sum())
+    F = counts @ S                                              # (B, p)
+    c2 = np.einsum("bi,bi->b", counts, counts)
+    with np.errstate(invalid="ignore", divide="ignore"):  # one set drawn m times: no pair
+        overlap = (np.einsum("bj,bj->b", F, F) - k * c2) / (m * m - c2)
+    chance = k * k / p
+    return (overlap - chance) / (k - chance)
+
+
+def verdict_positive(samples: np.ndarray, alpha: float = 0.05) -> tuple[str, float, float]:
+    """Verdict on "the difference is > 0" from bootstrap replicates of the difference."""
+    lo, hi = interval(samples, alpha)
+    if not np.isfinite(lo):
+        return "inconclusive", lo, hi
+    if lo > 0:
+        return "holds", lo, hi
+    if hi < 0:
+        return "does not hold", lo, hi
+    return "inconclusive", lo, hi
+
+
+def verdict_at_most(samples: np.ndarray, threshold: float, alpha: float = 0.05
+                    ) -> tuple[str, float, float]:
+    """Verdict on "the value is at most ``threshold``" (e.g. "≈ 0")."""
+    lo, hi = interval(samples, alpha)
+    if not np.isfinite(lo):
+        return "inconclusive", lo, hi
+    if hi <= threshold:
+        return "holds", lo, hi
+    if lo > threshold:
+        return "does not hold", lo, hi
+    return "inconclusive", lo, hi
+
+
+def verdict_at_least(samples: np.ndarray, threshold: float, alpha: float = 0.05
+                     ) -> tuple[str, float, float]:
+    """Verdict on "the value is at least ``threshold``" (e.g. "≈ 1")."""
+    lo, hi = interval(samples, alpha)
+    if not np.isfinite(lo):
+        return "inconclusive", lo, hi
+    if lo >= threshold:
+        return "holds", lo, hi
+    if hi < threshold:
+        return "does not hold", lo, hi
+    return "inconclusive", lo, hi
