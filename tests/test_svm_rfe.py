@@ -463,3 +463,15 @@ def test_falls_back_to_svc_when_the_private_binding_changes(monkeypatch):
     assert svm_rfe._SOLVER["fast"] is False
     assert_array_equal(got.ranking_, expected.ranking_)
     assert_allclose(got.weight_path_, expected.weight_path_, rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=40), st.data())
+def test_worst_selection_equals_full_sort(values, data):
+    """The O(m) selection of the features to drop equals a full sort by (w^2, -index)."""
+    from stablefs.selectors.svm_rfe import _worst
+
+    imp = np.array(values, dtype=float) / 4  # many ties
+    n_out = data.draw(st.integers(1, imp.size))
+    expected = sorted(range(imp.size), key=lambda i: (imp[i], -i))[:n_out]
+    assert _worst(imp, n_out).tolist() == expected

@@ -180,15 +180,33 @@ class RFEStep:
     gram: np.ndarray
 
 
-def _minmax_columns_t(X: np.ndarray) -> np.ndarray:
-    """``X`` min-max scaled per feature to [0, 1] (constant features 0), transposed, C order."""
+def _minmax(X: np.ndarray) -> np.ndarray:
+    """``X`` min-max scaled per feature to [0, 1] (constant features 0), a new C array."""
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     span[span == 0] = 1.0
-    XT = np.empty((X.shape[1], X.shape[0]))
-    np.subtract(X.T, lo[:, None], out=XT)
-    XT /= span[:, None]
-    return XT
+    out = np.subtract(X, lo)
+    out /= span
+    return out
+
+
+def _worst(importance: np.ndarray, n_out: int) -> np.ndarray:
+    """Positions of the ``n_out`` smallest ``importance`` values, worst first.
+
+    Equal values: the higher position (= the higher feature index, positions follow the
+    feature order) is worse. O(m) selection plus a sort of the ``n_out`` chosen, the same
+    result as a full ``np.lexsort((-position, importance))[:n_out]``.
+    """
+    m = importance.size
+    if n_out < m:
+        part = np.argpartition(importance, n_out - 1)[:n_out]
+        v = importance[part].max()
+        below = np.flatnonzero(importance < v)
+        tied = np.flatnonzero(importance == v)
+        chosen = np.concatenate([below, tied[tied.size - (n_out - below.size):]])
+    else:
+        chosen = np.arange(m)
+    return chosen[np.lexsort((-chosen, importance[chosen]))]
 
 
 def _solve_svc(K, t, penalty, C, tol):
@@ -334,39 +352,43 @@ def svm_rfe_path(
     schedule = rfe_schedule(p, step, n_features_to_select)
     C, tol = float(C), float(tol)
 
-    XT = _minmax_columns_t(Xp) if scale == "minmax" else np.ascontiguousarray(Xp.T)
-    rows = np.arange(p)  # the feature held in each row of XT
-    pos = np.arange(p)  # the rows of XT still in, ascending (XT is compacted lazily)
+    # two layouts of the scaled data, never modified in place: samples x features for w
+    # (a row-major matrix-vector product, the fastest form) and features x samples for the
+    # Gram updates (the leaving features are contiguous rows); both are compacted lazily
+    Xs = _minmax(Xp) if scale == "minmax" else np.array(Xp, order="C")
+    XT = np.ascontiguousarray(Xs.T)
+    cols = np.arange(p)  # the feature held in each column of Xs / row of XT
+    pos = np.arange(p)  # the columns still in, ascending
     K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
     anchor = p  # features at the last exact computation of K
     for t, m in enumerate(schedule):
         dual, intercept = _solve(K, targets, penalty, C, tol)
-        remaining = rows[pos]
-        coef = dual @ XT.T  # w = X_S^T (a * y): one pass over at most 2m rows
-        if pos.size < XT.shape[0]:
+        remaining = cols[pos]
+        coef = dual @ Xs  # w = X_S^T (a * y); a gather of the support vectors' rows is slower
+        if pos.size < cols.size:
             coef = coef[:, pos]
         if t + 1 == schedule.size:
             yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K)
             return
         n_out = int(m - schedule[t + 1])
-        importance = np.einsum("cj,cj->j", coef, coef)
-        order = np.lexsort((-remaining, importance))  # smallest first; ties: higher index
-        out_pos, keep_pos = pos[order[:n_out]], pos[np.sort(order[n_out:])]
-        yield RFEStep(remaining, coef, intercept, rows[out_pos], K)
+        worst = _worst(np.einsum("cj,cj->j", coef, coef), n_out)  # ties: higher index first
+        keep = np.ones(m, dtype=bool)
+        keep[worst] = False
+        out_pos, keep_pos = pos[worst], pos[keep]
+        yield RFEStep(remaining, coef, intercept, cols[out_pos], K)
         m_next = m - n_out
-        if n_out >= m_next or (refresh is not None and m_next <= refresh * anchor):
-            XT, rows = XT[keep_pos], rows[keep_pos]
-            pos = np.arange(m_next)
-            K = XT.T @ XT
-            anchor = m_next
-            continue
-        B = XT[out_pos]
-        K -= B.T @ B
-        if m_next <= _COMPACT * XT.shape[0]:
-            XT, rows = XT[keep_pos], rows[keep_pos]
+        exact = n_out >= m_next or (refresh is not None and m_next <= refresh * anchor)
+        if not exact:
+            B = XT[out_pos]
+            K -= B.T @ B
+        if exact or m_next <= _COMPACT * cols.size:
+            XT, Xs, cols = XT[keep_pos], np.take(Xs, keep_pos, axis=1), cols[keep_pos]
             pos = np.arange(m_next)
         else:
             pos = keep_pos
+        if exact:
+            K = XT.T @ XT
+            anchor = m_next
 
 
 # -- the selector ---------------------------------------------------------------------------
