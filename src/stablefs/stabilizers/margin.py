@@ -78,8 +78,14 @@ def margin_vectors(
     return s_all
 
 
-def _weights_from_margins(M: np.ndarray, metric) -> np.ndarray:
-    """Eq. 4.6: ``w_i`` proportional to ``1 / mean_{k != i} dist(x'_i, x'_k)``, summing to 1."""
+def _weights_from_margins(M: np.ndarray, metric, data_scale: float = 0.0) -> np.ndarray:
+    """Eq. 4.6: ``w_i`` proportional to ``1 / mean_{k != i} dist(x'_i, x'_k)``, summing to 1.
+
+    ``data_scale`` is the size a margin vector can reach (n × the largest feature range ×
+    sqrt(p)): mean distances below ``1e-12`` of it are round-off of margin vectors that are
+    identical in exact arithmetic (for example every margin vector 0 when every hit and miss
+    difference cancels), and then every instance gets ``1/n``. Comparing with the margins
+    themselves would not do: their own norms are then that same round-off."""
     n = M.shape[0]
     D = pairwise_distances(M, metric)
     mean_dist = D.sum(axis=1) / (n - 1)
@@ -89,6 +95,7 @@ def _weights_from_margins(M: np.ndarray, metric) -> np.ndarray:
             "as 'euclidean' or 'cityblock'."
         )
     norm = float(np.max(np.linalg.norm(M, axis=1))) if M.size else 0.0
+    norm = max(norm, float(data_scale))
     top = float(mean_dist.max())
     if top <= _ZERO_RTOL * norm or top == 0.0:
         return np.full(n, 1.0 / n)  # all margin vectors identical: no instance is outlying
@@ -173,10 +180,12 @@ def margin_instance_weights(
             f"{', '.join(sorted(MARGIN_METRICS))}."
         )
     Xs = minmax_scale(X) if scale else X
-    weights = _weights_from_margins(margin_vectors(Xs, y), metric)
+    span = float(np.max(np.ptp(Xs, axis=0))) if Xs.size else 0.0
+    data_scale = Xs.shape[0] * span * np.sqrt(Xs.shape[1])
+    weights = _weights_from_margins(margin_vectors(Xs, y), metric, data_scale)
     done = 1
     while done < n_iter:
-        new = _weights_from_margins(margin_vectors(Xs, y, weights), metric)
+        new = _weights_from_margins(margin_vectors(Xs, y, weights), metric, data_scale)
         done += 1
         change = float(np.max(np.abs(new - weights)))
         weights = new
