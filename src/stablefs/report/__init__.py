@@ -268,7 +268,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                         f"{_tab.CONSENSUS_THRESHOLD:g}.", written,
                         alt="Selection frequency of the top features"))
         doc.add(Paragraph([
-            "Consensus signature: the features selected in at least ",
+            "Consensus signature: the features selected in more than ",
             f"{_tab.CONSENSUS_THRESHOLD:.0%}",
             " of the resamples at the largest k (names in the order of frequency).",
         ]))

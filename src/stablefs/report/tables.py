@@ -22,6 +22,7 @@ import pandas as pd
 
 from stablefs._errors import StablefsError
 from stablefs.report.render import Strong, Table
+from stablefs.stability.frequency import CONSENSUS_THRESHOLD, in_consensus
 
 __all__ = [
     "CONSENSUS_THRESHOLD",
@@ -47,9 +48,8 @@ __all__ = [
     "time_table",
 ]
 
-#: A feature is in a method's consensus signature when selected in at least this share of
-#: resamples (seed 000, Table 7.6).
-CONSENSUS_THRESHOLD = 0.5
+# A feature is in a method's consensus signature when selected in MORE than this share of the
+# resamples: the one rule of :func:`stablefs.stability.consensus` (Han 2012 sec. 7.4, Table 7.6).
 
 DASH = "–"
 
@@ -466,7 +466,8 @@ def top_features(frequencies: pd.DataFrame, method: str, k: float, n: int | None
 def consensus_table(frequencies: pd.DataFrame, methods: Sequence[str], *,
                     threshold: float = CONSENSUS_THRESHOLD, top: int = 20,
                     k: float | None = None) -> Table:
-    """Per method, the features selected in at least ``threshold`` of the resamples.
+    """Per method, the features selected in more than ``threshold`` of the resamples (the rule
+    of :func:`stablefs.stability.consensus`).
 
     Parameters
     ----------
@@ -484,21 +485,21 @@ def consensus_table(frequencies: pd.DataFrame, methods: Sequence[str], *,
     Returns
     -------
     Table
-        Columns: method, k, number of features with frequency ≥ threshold, number selected
+        Columns: method, k, number of features with frequency > threshold, number selected
         in every resample, and the top names with their frequencies.
     """
     rows = []
     for m in _present(methods, frequencies):
         km = frequency_k(frequencies, m, k)
         feats = top_features(frequencies, m, km)
-        cons = feats[feats["frequency"] >= threshold - 1e-12]
+        cons = feats[in_consensus(feats["frequency"].to_numpy(), threshold)]
         always = int((feats["frequency"] >= 1 - 1e-12).sum())
         names = ", ".join(f"{f} ({q:.2f})" for f, q in cons.head(top).itertuples(index=False))
         if len(cons) > top:
             names += f", … and {len(cons) - top} more"
         rows.append([m, format_k(km), str(len(cons)), str(always), names or DASH])
     return Table(
-        header=["Method", "k", f"Features with frequency ≥ {threshold:g}", "In every resample",
+        header=["Method", "k", f"Features with frequency > {threshold:g}", "In every resample",
                 f"Top {top} (selection frequency)"],
         rows=rows,
         align=["l", "r", "r", "r", "l"],
@@ -751,13 +752,13 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
         for m in _present(methods, frequencies):
             km = frequency_k(frequencies, m)
             feats = top_features(frequencies, m, km)
-            n_cons = int((feats["frequency"] >= CONSENSUS_THRESHOLD - 1e-12).sum())
+            n_cons = int(in_consensus(feats["frequency"].to_numpy()).sum())
             parts.append(f"{m} {n_cons}")
             ks_used.add(km)
         if parts:
             where = f"k={format_k(next(iter(ks_used)))}" if len(ks_used) == 1 else \
                 "each method's largest k"
-            out.append(f"Features selected in at least half of the resamples at {where}: "
+            out.append(f"Features selected in more than half of the resamples at {where}: "
                        + ", ".join(parts) + ".")
 
     # running time
