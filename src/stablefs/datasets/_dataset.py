@@ -25,6 +25,13 @@ class Dataset:
         Indices of the truly relevant features (synthetic data only).
     source : str
         Where the data came from (a path, or the synthetic spec).
+    meta : dict
+        How the data were read: format, what was dropped or encoded, missing-value handling.
+    sample_names : ndarray of str, shape (n_samples,)
+        Sample identifiers: a file's leading sample-ID column (or its header, for a
+        genes × samples file read with ``transpose=True``), a DataFrame's index, an AnnData's
+        ``obs_names``; ``s0 … s{n-1}`` when the source has none. Sample sheets given with
+        ``labels=`` are joined on these names.
     """
 
     X: np.ndarray
@@ -35,6 +42,13 @@ class Dataset:
     relevant: np.ndarray | None = None
     source: str = ""
     meta: dict = field(default_factory=dict)
+    sample_names: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.sample_names is None:
+            self.sample_names = np.asarray([f"s{i}" for i in range(len(self.X))], dtype=str)
+        else:
+            self.sample_names = np.asarray([str(s) for s in self.sample_names], dtype=str)
 
     @property
     def n_samples(self) -> int:

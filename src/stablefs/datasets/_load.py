@@ -1,4 +1,4 @@
-""":func:`load`: one entry point for files, registry names and synthetic specs."""
+""":func:`load`: one entry point for files, data in memory, registry names and synthetic specs."""
 
 from __future__ import annotations
 
@@ -6,9 +6,19 @@ import difflib
 import os
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from stablefs._errors import StablefsError
 from stablefs.datasets._dataset import Dataset
-from stablefs.datasets._readers import SUPPORTED, file_stem, read_file
+from stablefs.datasets._finish import show
+from stablefs.datasets._inmemory import (
+    DEFAULT_MAX_DENSE_BYTES,
+    is_anndata,
+    read_anndata,
+    read_dataframe,
+)
+from stablefs.datasets._readers import SUPPORTED, ReadOptions, file_stem, read_file
 from stablefs.datasets._registry import REGISTRY, fetch
 from stablefs.datasets._synthetic import GENERATORS, from_spec
 
@@ -21,15 +31,27 @@ def load(
     drop_nominal: bool = False,
     drop_missing: bool = False,
     encode_nominal: bool = False,
+    transpose: bool = False,
+    labels=None,
+    missing: str | None = None,
+    layer: str | None = None,
+    feature_names: str | None = None,
+    max_dense_bytes: int = DEFAULT_MAX_DENSE_BYTES,
 ) -> Dataset:
-    """Load a data set from a file, the registry, or a synthetic spec (``docs/DESIGN.md``, Data).
+    """Load a data set from a file, data in memory, the registry, or a synthetic spec.
+
+    The entry point of ``docs/DESIGN.md`` ("Data"). Every source goes through the same checks,
+    each refusing bad input with one line that says what to do.
 
     Parameters
     ----------
-    source : str or path-like
+    source : str, path-like, pandas.DataFrame or anndata.AnnData
         * a path to a ``.csv`` / ``.tsv`` / ``.txt`` file (each optionally ``.gz``), an
-          ``.arff`` file, an ``.npz`` archive (arrays ``X``, ``y``, optional
-          ``feature_names``) or an ``.h5ad`` file (needs ``anndata``);
+          ``.arff`` file, an ``.npz`` archive (arrays ``X``, ``y``, optional ``feature_names``
+          and ``sample_names``) or an ``.h5ad`` file (needs ``anndata``);
+        * a ``pandas.DataFrame`` (one row per sample; the index, unless it is the default
+          0, 1, 2, ..., gives the sample names) or an ``anndata.AnnData`` (classes in an
+          ``obs`` column);
         * a registry name: ``"colon"``, ``"leukemia"``, ``"prostate"``, ``"lung"``,
           ``"srbct"``, ``"dlbcl"`` (any letter case), searched in ``data_home``, then the
           folders of ``STABLEFS_DATA``, then the user cache, and checked against its sha256;
@@ -38,42 +60,107 @@ def load(
 
         An existing file always wins over a registry name of the same spelling.
     label : str or int, optional
-        The class column (CLI ``--label``): a column / attribute / array / obs name, or for
-        headerless tables and ARFF files a 0-based position. Default: the column ``label`` of
-        a table, the last attribute of an ARFF file, the last column of a headerless table,
-        the array ``y`` of an ``.npz``.
+        The class column (CLI ``--label``): a column / attribute / array / obs name, the name of
+        the class *row* with ``transpose=True``, or for headerless tables and ARFF files a
+        0-based position. Default: the column (row) ``label`` of a table, the last attribute of
+        an ARFF file, the last column of a headerless table, the array ``y`` of an ``.npz``.
     data_home : path-like, optional
         Folder searched first for registry files.
     drop_nominal : bool
-        Drop non-numeric feature columns (CLI ``--drop-nominal``) instead of refusing them.
+        Drop non-numeric feature columns (CLI ``--drop-nominal``) instead of refusing them;
+        with ``transpose=True``, drop gene rows holding text and text columns that are not
+        samples.
     drop_missing : bool
-        Drop samples that have a missing feature value (CLI ``--drop-missing``) instead of
-        refusing them.
+        Same as ``missing="drop-samples"`` (CLI ``--drop-missing``).
     encode_nominal : bool
         ARFF only: turn nominal feature attributes into 0/1 indicator columns instead of
         refusing them (needed for files whose features are all nominal, such as UCI vote).
+    transpose : bool
+        Text tables only (CLI ``--transpose``): the file is genes × samples, as GEO and most
+        expression tools write it: the first column holds the gene IDs (the feature names),
+        the header row the sample IDs (``Dataset.sample_names``), and a row named ``label`` (or
+        ``label=NAME``) the classes, unless ``labels=`` gives them.
+    labels : str, path-like or pandas.Series, optional
+        Classes from a separate sample sheet (CLI ``--labels FILE[:COLUMN]``):
+        ``"samples.csv:diagnosis"`` (a .csv/.tsv/.txt file, optionally .gz, and its class
+        column), ``"samples.csv"`` (column ``label``), or a Series indexed by sample ID. The
+        sheet is joined on the data's sample IDs (its ID column is the one holding most of
+        them); every sample must be in both, once; the data's sample order is kept. The data
+        must then have no class column of its own.
+    missing : {None, "refuse", "drop-samples", "drop-features", "impute"}
+        Missing feature values (CLI ``--missing``): ``None``/``"refuse"`` refuses them with one
+        line naming the columns; ``"drop-samples"`` drops the samples that have one;
+        ``"drop-features"`` drops the features that have one (``meta["dropped_features"]``);
+        ``"impute"`` keeps the NaNs in ``X`` and records ``meta["missing"] = "impute"`` and
+        ``meta["n_missing"]``: the experiment runner imputes each feature's median fitted on
+        each training part (a feature with no value at all is refused).
+    layer : str, optional
+        AnnData / ``.h5ad`` only: use ``adata.layers[layer]`` instead of ``adata.X``.
+    feature_names : str, optional
+        AnnData / ``.h5ad`` only: the ``var`` column holding the feature names (default
+        ``var_names``).
+    max_dense_bytes : int
+        AnnData / ``.h5ad`` only: a sparse (or non-float64) matrix is made dense float64 only
+        when ``n × p × 8`` bytes fit in this bound (default 4 GiB); otherwise the load is
+        refused.
 
     Returns
     -------
     Dataset
-        ``X`` float64, C-contiguous; ``y`` a ``str`` array for files (integers for synthetic
-        data). Whatever was dropped or encoded is recorded in ``meta`` and announced with a
-        warning, never silently.
+        ``X`` float64, C-contiguous; ``y`` a ``str`` array for files and data in memory
+        (integers for synthetic data); ``sample_names`` the sample IDs (``s0 … s{n-1}`` when
+        the source has none). Whatever was dropped or encoded is recorded in ``meta`` and
+        announced on the ``"stablefs"`` logger (one warning line), never silently.
 
     Raises
     ------
     StablefsError
-        One line naming the file and the problem: unknown source (with close registry names),
-        unknown extension, empty/corrupt/binary file, missing label column, missing or
-        non-numeric values, checksum mismatch, a named set that cannot be found or downloaded.
+        One line naming the source and the problem: unknown source (with close registry
+        names), unknown extension, empty/corrupt/binary file, missing or duplicated label
+        column, duplicated feature or sample names, missing or non-numeric values, sample IDs
+        missing from the sample sheet (or the reverse), continuous labels, fewer than 2
+        samples, every feature constant, a sparse matrix too large to densify, checksum
+        mismatch, a named set that cannot be found or downloaded, an invalid option value.
     """
     if isinstance(source, Dataset):
         return source
+    if not isinstance(transpose, (bool, np.bool_)):
+        raise StablefsError(f"transpose={show(transpose)} must be True or False.")
+    if isinstance(max_dense_bytes, bool) or not isinstance(max_dense_bytes, (int, np.integer)) \
+            or max_dense_bytes <= 0:
+        raise StablefsError(
+            f"max_dense_bytes={show(max_dense_bytes)} must be a positive whole number of bytes."
+        )
+    if labels is not None and not isinstance(labels, (str, os.PathLike, pd.Series)):
+        raise StablefsError(
+            f"labels= must be a sample-sheet path such as 'samples.csv:diagnosis' or a pandas "
+            f"Series indexed by sample ID, not a {type(labels).__name__}."
+        )
+    options = ReadOptions.make(
+        label=label,
+        labels=labels,
+        drop_nominal=bool(drop_nominal),
+        drop_missing=bool(drop_missing),
+        encode_nominal=bool(encode_nominal),
+        missing=missing,
+        transpose=bool(transpose),
+        layer=layer,
+        feature_names=feature_names,
+        max_dense_bytes=int(max_dense_bytes),
+    )
+    anndata_only = [n for n, v in (("layer", layer), ("feature_names", feature_names)) if v]
+    if isinstance(source, pd.DataFrame):
+        _refuse_options(options, "a DataFrame", anndata_only, transpose=True)
+        return read_dataframe(source, options)
+    if is_anndata(source):
+        _refuse_options(options, "an AnnData", [], transpose=True)
+        return read_anndata(source, options)
     try:
         text = os.fspath(source)
     except TypeError:
         raise StablefsError(
-            f"cannot load {source!r}: give a file path, a registry name or a synthetic spec."
+            f"cannot load {type(source).__name__} {_short(source)}: give a file path, a "
+            "registry name, a synthetic spec, a pandas DataFrame or an AnnData."
         ) from None
     if isinstance(text, bytes):
         text = os.fsdecode(text)
@@ -87,27 +174,18 @@ def load(
         return from_spec(text.strip())
     path = Path(text).expanduser()
     if path.is_file():
-        return read_file(
-            path,
-            label=label,
-            drop_nominal=drop_nominal,
-            drop_missing=drop_missing,
-            encode_nominal=encode_nominal,
-        )
+        if not path.name.lower().endswith(".h5ad"):
+            _refuse_options(options, str(path), anndata_only)
+        return read_file(path, options)
     key = text.strip().lower()
     if path.is_dir() and key not in REGISTRY:
         raise StablefsError(f"{text}: is a folder, not a data file ({SUPPORTED}).")
     # a registry name wins over a folder of the same name (e.g. the output of a former
     # ``stablefs compare colon`` run in the current directory)
     if key in REGISTRY:
+        _refuse_options(options, f"the registry set {key!r}", anndata_only, transpose=True)
         local = fetch(key, data_home)
-        ds = read_file(
-            local,
-            label=label,
-            drop_nominal=drop_nominal,
-            drop_missing=drop_missing,
-            encode_nominal=encode_nominal,
-        )
+        ds = read_file(local, options)
         entry = REGISTRY[key]
         ds.name = key
         ds.meta.update({"registry": key, "description": entry.description, "sha256": entry.sha256})
@@ -120,3 +198,28 @@ def load(
         f"{text}: no such file, and not a registry name.{hint} Registry names: "
         f"{', '.join(REGISTRY)}; synthetic data: synthetic:han2012, synthetic:xiao2007."
     )
+
+
+def _short(obj) -> str:
+    text = repr(obj)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _refuse_options(options: ReadOptions, what: str, names: list[str], *,
+                    transpose: bool = False) -> None:
+    """Options that do not apply to ``what`` are errors, not silently ignored."""
+    if names:
+        raise StablefsError(
+            f"{_name_and_verb(names)} for AnnData (.h5ad) data only, not for {what}: remove "
+            f"{' and '.join(n + '=' for n in names)}."
+        )
+    if transpose and options.transpose:
+        hint = " (transpose the frame yourself: frame.T)" if "DataFrame" in what else ""
+        raise StablefsError(
+            f"transpose=True (--transpose) is for genes × samples text tables, not for "
+            f"{what}{hint}."
+        )
+
+
+def _name_and_verb(names: list[str]) -> str:
+    return f"{' and '.join(n + '=' for n in names)} {'is' if len(names) == 1 else 'are'}"
