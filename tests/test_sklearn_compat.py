@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from stablefs.selectors import SVMRFE, FStatistic, ReliefF, TTest
+from stablefs.selectors import RSA, SBS, SFFS, SFS, SVMRFE, FStatistic, ReliefF, SBGPlus, TTest
 from stablefs.stabilizers import Ensemble, MarginInstanceWeighting
 
 _NOT_REPETITION = (
@@ -53,6 +53,11 @@ def _expected_failed_checks(estimator):
         MarginInstanceWeighting(ReliefF()),
         Ensemble(TTest(), n_estimators=3),
         SVMRFE(),
+        SFS(),
+        SBS(),
+        SFFS(max_features=3),
+        RSA(max_features=3),
+        SBGPlus(),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

@@ -159,7 +159,7 @@ class _WidthMixin:
 
     def _init_classes(self):
         self._class_idx = [np.flatnonzero(self.ct == c) for c in range(self.g)]
-        self._class_XT = [np.ascontiguousarray(self.Xt[idx].T) for idx in self._class_idx]
+        self._XT = np.ascontiguousarray(self.Xt.T)                    # (p, nt)
 
     def _class_sq(self, cols) -> list[np.ndarray]:
         """Per class, squared distances over ``cols`` with ``inf`` on the diagonal (a point is
@@ -172,31 +172,110 @@ class _WidthMixin:
             out.append(D)
         return out
 
-    def _sigmas(self, Dc: list[np.ndarray], cols_feat: np.ndarray, sign: float,
-                dim: int) -> np.ndarray:
-        """Widths ``sigma[i, j]`` (training points x candidates) after adding (``sign=+1``) or
-        removing (``sign=-1``) feature ``cols_feat[j]``; ``dim`` is the new dimension."""
+    def _dhat(self, Dc: list[np.ndarray], cols_feat: np.ndarray, sign: float,
+              k_new: int) -> np.ndarray:
+        """``d_c(j)``: per class, the mean distance of its points to their nearest other point
+        of the class in the subspace after adding (``sign=+1``) or removing (``sign=-1``)
+        feature ``cols_feat[j]``; shape ``(g, m)`` (0 for a class with fewer than 2 points).
+
+        Adding a feature only lengthens distances, so the nearest other point of ``i`` in
+        ``S + {j}`` is among its :data:`NN_PRUNE` nearest in ``S`` whenever the distance found
+        among them does not exceed the next one in ``S``; only the (point, candidate) pairs
+        where this check fails are computed against every point (exact either way). From the
+        empty set (one feature) the nearest other point is a neighbour in sorted order."""
         m = cols_feat.size
-        sig_c = np.zeros((self.g, m))
+        dh = np.zeros((self.g, m))
+        XT = self._XT[cols_feat]                                      # (m, nt)
+        pruned = []
         for c, idx in enumerate(self._class_idx):
             nc = idx.size
             if nc < 2:
                 continue
-            XfT = self._class_XT[c][cols_feat]  # (m, nc)
-            step = max(1, CHUNK_ELEMENTS // (nc * nc))
-            for s in range(0, m, step):
-                sl = slice(s, s + step)
-                diff = XfT[sl, :, None] - XfT[sl, None, :]          # (mc, nc, nc)
-                np.square(diff, out=diff)
-                if sign > 0:
-                    diff += Dc[c][None]
-                else:
-                    np.subtract(Dc[c][None], diff, out=diff)
-                nn = diff.min(axis=2)
-                if sign < 0:
-                    np.maximum(nn, 0.0, out=nn)
-                sig_c[c, sl] = np.sqrt(nn).mean(axis=1)
-        return sig_c[self.ct] / chi_median(dim)
+            if sign > 0 and k_new == 1:
+                srt = np.sort(XT[:, idx], axis=1)
+                gap = np.diff(srt, axis=1)
+                nn = np.empty((m, nc))
+                nn[:, 0] = gap[:, 0]
+                nn[:, -1] = gap[:, -1]
+                if nc > 2:
+                    nn[:, 1:-1] = np.minimum(gap[:, :-1], gap[:, 1:])
+                dh[c] = nn.mean(axis=1)
+            elif sign > 0 and nc - 1 > NN_PRUNE + 1:
+                pruned.append(c)
+            else:
+                dh[c] = np.sqrt(_nn_full(Dc[c], XT[:, idx], sign)).mean(axis=1)
+        if pruned:
+            self._dhat_pruned(Dc, XT, pruned, dh)
+        return dh
+
+    def _dhat_pruned(self, Dc, XT, classes, dh):
+        r = NN_PRUNE
+        pts, nbr, dr, starts = [], [], [], []
+        pos = 0
+        for c in classes:
+            idx = self._class_idx[c]
+            order = np.argsort(Dc[c], axis=1)[:, :r + 1]
+            pts.append(idx)
+            nbr.append(idx[order[:, :r]])
+            dr.append(np.take_along_axis(Dc[c], order, axis=1))
+            starts.append(pos)
+            pos += idx.size
+        pts = np.concatenate(pts)
+        nbr = np.concatenate(nbr).T                                   # (r, np) global
+        dr = np.concatenate(dr).T                                     # (r + 1, np)
+        Xs = np.ascontiguousarray(XT.T)                               # (nt, m)
+        base = Xs[pts]                                                # (np, m)
+        tmp = Xs[nbr]                                                 # (r, np, m)
+        tmp -= base[None]
+        np.square(tmp, out=tmp)
+        tmp += dr[:r, :, None]
+        nn = tmp.min(axis=0)
+        bad = nn > dr[r][:, None]
+        if bad.any():
+            iv, jv = np.nonzero(bad)
+            cls_of = np.repeat(np.arange(len(classes)), [self._class_idx[c].size
+                                                         for c in classes])
+            for q, c in enumerate(classes):
+                sel = cls_of[iv] == q
+                if not sel.any():
+                    continue
+                j, ii = jv[sel], iv[sel]
+                li = ii - starts[q]
+                idx = self._class_idx[c]
+                full = np.square(XT[j, pts[ii]][:, None] - XT[j][:, idx]) + Dc[c][li]
+                nn[ii, j] = full.min(axis=1)
+        np.sqrt(nn, out=nn)
+        sums = np.add.reduceat(nn, starts, axis=0)                    # (n_classes, m)
+        for q, c in enumerate(classes):
+            dh[c] = sums[q] / self._class_idx[c].size
+
+    def _sigmas(self, Dc: list[np.ndarray], cols_feat: np.ndarray, sign: float,
+                dim: int) -> np.ndarray:
+        """Widths ``sigma[i, j]`` (training points x candidates), ``d_{y_i}(j) / alpha_dim``."""
+        return self._dhat(Dc, cols_feat, sign, dim)[self.ct] / chi_median(dim)
+
+
+#: neighbours kept per point by the pruned nearest-neighbour update (see _WidthMixin._dhat)
+NN_PRUNE = 6
+
+
+def _nn_full(D: np.ndarray, XfT: np.ndarray, sign: float) -> np.ndarray:
+    """``min_l D[i, l] + sign (x_ij - x_lj)^2`` for every candidate row ``j`` of ``XfT``
+    (``D`` has ``inf`` on its diagonal); shape ``(m, nc)``."""
+    m, nc = XfT.shape
+    out = np.empty((m, nc))
+    step = max(1, CHUNK_ELEMENTS // (nc * nc))
+    for s in range(0, m, step):
+        diff = XfT[s:s + step, :, None] - XfT[s:s + step, None, :]     # (mc, nc, nc)
+        np.square(diff, out=diff)
+        if sign > 0:
+            diff += D[None]
+        else:
+            np.subtract(D[None], diff, out=diff)
+        out[s:s + step] = diff.min(axis=2)
+    if sign < 0:
+        np.maximum(out, 0.0, out=out)
+    return out
 
 
 def _bolstered_sum(margin, sigma, codes, wrong, semi):
@@ -230,6 +309,7 @@ class LDAPart(RulePart, _WidthMixin):
         with np.errstate(divide="ignore"):
             self.logp = np.log(counts / counts.sum())
         self.fast = np.count_nonzero(counts) == g and (self.kind == "count" or g == 2)
+        self._sgn = (2 * self.ct - 1).astype(float)
         self._init_classes()
 
     def _base(self, cols):
@@ -290,13 +370,8 @@ class LDAPart(RulePart, _WidthMixin):
                 ud = U[:, 1] - U[:, 0]
                 norm2 = ud @ ud - 2 * Td * (ud @ V) + Td**2 * (np.einsum("km,km->m", V, V) + 1)
                 norm = np.sqrt(np.maximum(norm2, 0.0))
-                sigma = self._sigmas(Dc, cj, +1.0, k + 1)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    margin = (2 * self.ct - 1)[:, None] * diff / np.where(norm > 0, norm, 1.0)
-                vals = _bolstered_sum(margin, sigma, self.ct, wrong, self.kind == "semi")
-                zero = ~(norm > 0)
-                if np.any(zero):
-                    vals[zero] = np.count_nonzero(wrong[:, zero], axis=0)
+                dh = self._dhat(Dc, cj, +1.0, k + 1)
+                vals = self._bolstered_values(diff, norm, dh, k + 1, wrong)
             bad = np.flatnonzero(~ok)
             for b in bad:
                 vals[b] = self.value(np.append(cols, cj[b]))
@@ -337,9 +412,29 @@ class LDAPart(RulePart, _WidthMixin):
         norm2 = (a @ a) - a**2 - 2 * r * (Aa - dA * a) + r**2 * (colnorm2 - dA**2)
         norm = np.sqrt(np.maximum(norm2, 0.0))
         Dc = self._class_sq(cols)
-        sigma = self._sigmas(Dc, cols, -1.0, k - 1)
+        dh = self._dhat(Dc, cols, -1.0, k - 1)
+        return self._bolstered_values(diff, norm, dh, k - 1, wrong)
+
+    def _bolstered_values(self, diff, norm, dh, dim, wrong) -> np.ndarray:
+        """Sum over the points of ``Phi(-s_i / sigma_i)`` per candidate column, with the
+        signed distance ``s_i = (2 y_i - 1) diff_i / ||a||`` and ``sigma_i = d_{y_i} /
+        alpha_dim``; misclassified points count 1 in semi-bolstering; a zero direction
+        (constant rule) or a zero width falls back to the general formula."""
+        alpha = chi_median(dim)
+        present = np.bincount(self.ct, minlength=self.g) >= 2
+        good = (norm > 0) & np.all(dh[present] > 0, axis=0)
+        if good.all():
+            scale = alpha / (norm[None, :] * dh)                      # (g, m)
+            z = diff * self._sgn[:, None]
+            z *= scale[self.ct]
+            np.negative(z, out=z)
+            terms = ndtr(z)
+            if self.kind == "semi":
+                terms[wrong] = 1.0
+            return terms.sum(axis=0)
+        sigma = dh[self.ct] / alpha
         with np.errstate(divide="ignore", invalid="ignore"):
-            margin = (2 * self.ct - 1)[:, None] * diff / np.where(norm > 0, norm, 1.0)
+            margin = self._sgn[:, None] * diff / np.where(norm > 0, norm, 1.0)
         vals = _bolstered_sum(margin, sigma, self.ct, wrong, self.kind == "semi")
         zero = ~(norm > 0)
         if np.any(zero):

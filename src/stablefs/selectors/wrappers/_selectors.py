@@ -233,6 +233,10 @@ class SFFS(WrapperSelector):
         The conditional-exclusion rule: ``"pudil"`` as above; ``"mlxtend"`` also requires the
         reduced subset to beat the current one, as mlxtend's floating
         ``SequentialFeatureSelector`` does.
+    at_least_sfs : bool, default=False
+        Also continue plain SFS from where the floating search first left its path, and keep
+        the better subset of size ``d``: floating search alone can end worse than SFS (see
+        :func:`stablefs.selectors.wrappers.sffs`).
     **kwargs
         See :class:`WrapperSelector`.
 
@@ -245,17 +249,20 @@ class SFFS(WrapperSelector):
     _parameter_constraints: dict = {
         **WrapperSelector._parameter_constraints,
         "exclusion": [StrOptions({"pudil", "mlxtend"})],
+        "at_least_sfs": ["boolean"],
     }
 
     def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
-                 cv=5, n_draws=10, max_features=None, exclusion="pudil", random_state=None):
+                 cv=5, n_draws=10, max_features=None, exclusion="pudil", at_least_sfs=False,
+                 random_state=None):
         super().__init__(n_features_to_select, estimator=estimator, criterion=criterion, cv=cv,
                          n_draws=n_draws, max_features=max_features, random_state=random_state)
         self.exclusion = exclusion
+        self.at_least_sfs = at_least_sfs
 
     def _search(self, crit, p, target):
         d = _forward_limit(self, p, target)
-        res = sffs(crit, d, exclusion=self.exclusion)
+        res = sffs(crit, d, exclusion=self.exclusion, at_least_sfs=bool(self.at_least_sfs))
         if target is None:
             size = min(res.best, key=lambda k: (res.best[k][0], k))
             if size != d:
