@@ -678,3 +678,64 @@ def test_headerless_sonar_like_and_label_position(tmp_path):
     assert ds.meta["headerless"] is True and ds.meta["parser"] == "numpy"
     slow = read_table(tmp_path / "h.csv", ReadOptions(), engine="pandas")
     assert_same(ds, slow)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(2, 6),
+    p=st.integers(1, 6),
+    label_at=st.integers(0, 6),
+    ids=st.booleans(),
+    sep=st.sampled_from([",", "\t", ";"]),
+    seed=st.integers(0, 2**16),
+)
+def test_orientations_and_parsers_agree(tmp_path_factory, n, p, label_at, ids, sep, seed):
+    """The same table written samples × features (label column anywhere, with or without
+    sample IDs) and genes × samples loads to the same Dataset with either parser."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) * 10.0 ** rng.integers(-5, 6, size=(n, p))
+    X[0, 0] += 1.0  # never all constant
+    X[1, 0] = X[0, 0] - 1.0
+    y = ["ab"[i % 2] for i in range(n)]
+    genes = [f"g{j}" for j in range(p)]
+    samples = [f"id{i}" for i in range(n)] if ids else [f"s{i}" for i in range(n)]
+    pos = label_at % (p + 1)
+    suffix = {",": ".csv", "\t": ".tsv", ";": ".csv"}[sep]
+    folder = tmp_path_factory.mktemp("o")
+    header = (["sample"] if ids else []) + genes[:pos] + ["label"] + genes[pos:]
+    rows = []
+    for i in range(n):
+        vals = [repr(v) for v in X[i].tolist()]
+        rows.append(([samples[i]] if ids else []) + vals[:pos] + [y[i]] + vals[pos:])
+    wide = write(folder / f"w{suffix}", table(rows, header, sep))
+    tall_rows = [["label"] + y] + [[genes[j]] + [repr(v) for v in X[:, j].tolist()]
+                                     for j in range(p)]
+    tall = write(folder / f"t{suffix}", table(tall_rows, ["gene"] + samples, sep))
+    a = read_table(wide, ReadOptions())
+    np.testing.assert_array_equal(a.X, X)
+    assert a.y.tolist() == y and a.feature_names.tolist() == genes
+    assert a.sample_names.tolist() == samples
+    assert_same(a, read_table(wide, ReadOptions(), engine="pandas"))
+    assert_same(a, read_table(tall, ReadOptions(transpose=True)))
+    assert_same(a, read_table(tall, ReadOptions(transpose=True), engine="pandas"))
+
+
+def test_trailing_separator_is_not_taken_for_row_names(tmp_path):
+    path = write(tmp_path / "t.csv", "g1,g2,label\n1,2,a,\n3,4,b,\n")
+    one_line_error("one field more than the header", "trailing", call=lambda: load(path))
+
+
+def test_latin1_beyond_the_first_lines(tmp_path):
+    rows = "".join(f"{i},{i % 3},{'ab'[i % 2]}\n" for i in range(2000))
+    text = "g1,g2,label\n" + rows + "5,6,caf\xe9\n"
+    path = tmp_path / "l.csv"
+    path.write_bytes(text.encode("latin-1"))
+    ds = load(path)
+    assert ds.y[-1] == "caf\xe9"
+
+
+def test_sample_ids_are_joined_without_surrounding_blanks(tmp_path):
+    data = write(tmp_path / "d.csv", "sample, g1, g2\n P1 ,1,2\n P2 ,3,5\n")
+    sheet = write(tmp_path / "s.csv", "id,label\nP1,a\nP2,b\n")
+    ds = load(data, labels=sheet)
+    assert ds.sample_names.tolist() == ["P1", "P2"] and ds.y.tolist() == ["a", "b"]

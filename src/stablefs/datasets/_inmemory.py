@@ -57,8 +57,9 @@ def read_dataframe(frame: pd.DataFrame, options) -> Dataset:
     ``label`` in any letter case), unless ``labels=`` gives the classes from a sample sheet or
     Series joined on the sample IDs. The index becomes ``Dataset.sample_names`` unless it is the
     default ``RangeIndex`` (0, 1, 2, ...); then a first column (not the class column) of text
-    with unique values is taken as the sample IDs, as in files. Every other column must be numeric (nullable integer/float
-    columns are fine; ``pd.NA`` counts as missing); duplicated column names are refused.
+    with unique values is taken as the sample IDs, as in files. Every other column must be
+    numeric (nullable integer/float columns are fine; ``pd.NA`` counts as missing); duplicated
+    column names are refused.
     """
     where = "the DataFrame"
     if frame.shape[0] == 0:

@@ -60,6 +60,9 @@ DROP_NOMINAL_HINT = "drop_nominal=True (CLI --drop-nominal)"
 TRANSPOSE_HINT = "transpose=True (CLI --transpose)"
 LABELS_HINT = "labels=FILE:COLUMN (CLI --labels FILE:COLUMN)"
 
+#: Bytes of a file's start checked for binary content.
+_HEAD_BYTES = 65536
+
 #: Rows compacted per block when columns are removed in place (bounded temporary memory).
 _BLOCK_BYTES = 8 << 20
 
@@ -106,7 +109,7 @@ def _open_binary(path: Path, compressed: bool):
     return gzip.open(path, "rb") if compressed else open(path, "rb")
 
 
-def read_head(path: Path, gz: bool, nbytes: int = 65536) -> bytes:
+def read_head(path: Path, gz: bool, nbytes: int = _HEAD_BYTES) -> bytes:
     """First ``nbytes`` of the (decompressed) file; a bad gzip stream is a StablefsError."""
     compressed = is_gzip(path, gz)
     try:
@@ -127,8 +130,8 @@ def decode_head(path: Path, head: bytes) -> str:
     try:
         return head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if exc.start >= len(head) - 4:  # a multi-byte character cut by the sample boundary
-            return head[: exc.start].decode("utf-8")
+        if len(head) == _HEAD_BYTES and exc.start >= len(head) - 4:
+            return head[: exc.start].decode("utf-8")  # a character cut at the sample's end
         control = sum(1 for b in head if b < 32 and b not in (9, 10, 13, 12))
         if control > 0.05 * max(1, len(head)):
             raise StablefsError(
@@ -161,12 +164,14 @@ class _Sniff:
                 f"{path}: is a corrupt or truncated gzip file ({exc}): download or export it "
                 "again."
             ) from None
-        blob = b"".join(raw)
-        try:
-            blob.decode("utf-8")
-            self.encoding = "utf-8-sig"
-        except UnicodeDecodeError:
-            self.encoding = "latin-1"
+        self.encoding = "utf-8-sig"
+        for blob in (head, b"".join(raw)):
+            try:
+                blob.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                cut = blob is head and len(head) == _HEAD_BYTES and exc.start >= len(head) - 4
+                if not cut:
+                    self.encoding = "latin-1"
         text = [ln.decode(self.encoding).rstrip("\r\n") for ln in raw]
         if text:
             text[0] = text[0].lstrip("\ufeff")
@@ -387,9 +392,8 @@ def coerce_text(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     for i, v in enumerate(values):
         if v is None or (isinstance(v, float) and v != v):
             continue
-        if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
-            out[i] = float(v)
-        elif isinstance(v, str) and _STRICT_NUMBER.match(v):
+        numeric = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        if numeric or (isinstance(v, str) and _STRICT_NUMBER.match(v)):
             out[i] = float(v)
         else:
             text[i] = True
@@ -558,7 +562,14 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
                 f"{path}: has a header row, so label= (--label) must be a column name, not "
                 f"{show(label)}."
             )
-        if len(sniff.lines) > 1 and len(split_fields(sniff.lines[1], sep)) == n_cols + 1:
+        row1 = split_fields(sniff.lines[1], sep) if len(sniff.lines) > 1 else []
+        if len(row1) == n_cols + 1:
+            if row1[-1].strip() == "":
+                raise StablefsError(
+                    f"{path}: the data rows have one field more than the header row, and it is "
+                    "empty (a separator at the end of each row?): remove the trailing "
+                    "separators."
+                )
             stripped = [""] + stripped  # R write.table: no header cell above the row names
             meta["row_names"] = True
             n_cols += 1
@@ -626,7 +637,7 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
         y_raw = None
         if label_pos is not None:
             y_raw = [None if v in NA_TOKENS else v for v in label_conv.ordered(A[:, label_pos])]
-        ids = id_conv.ordered(A[:, id_pos]) if id_pos is not None else None
+        ids = [v.strip() for v in id_conv.ordered(A[:, id_pos])] if id_pos is not None else None
         drop = [c for c in (label_pos, id_pos) if c is not None]
         feature_cols = [c for c in range(n_cols) if c not in drop]
         nominal: list[int] = []
@@ -716,14 +727,14 @@ def _pandas_samples(path, sniff, kwargs, names, n_cols, label_pos, id_pos, index
         y_raw = df.pop(label_pos)
     ids = None
     id_note = ""
-    if id_pos is None and not headerless and label_pos != 0 and n_cols > 1:
-        if getattr(df[0].dtype, "kind", "O") not in "iuf":
-            id_pos = 0
+    text_first = getattr(df[0].dtype, "kind", "O") not in "iuf" if 0 in df.columns else False
+    if id_pos is None and not headerless and label_pos != 0 and n_cols > 1 and text_first:
+        id_pos = 0
     if id_pos is not None:
         col = df[id_pos]
         values = col.where(col.notna(), None).tolist()
         if col.notna().all() and col.is_unique:
-            ids = [str(v) for v in values]
+            ids = [str(v).strip() for v in values]
             df = df.drop(columns=[id_pos])
             if index_col:
                 warn(_index_warning(path, unique=True))
@@ -856,7 +867,7 @@ def _read_transposed(path: Path, sniff: _Sniff, sep, options, meta: dict, engine
                 f"{path}: the label row (line {label_rows[0][0] + 1}) has {len(values)} classes "
                 f"for {n} samples: give one class per sample column."
             )
-        y_raw = [None if v.strip() in NA_TOKENS else v.strip() for v in values]
+        y_raw = [None if v in NA_TOKENS else v for v in values]
     keep_samples = np.arange(n)
     if A is not None:
         meta["parser"] = "numpy"
