@@ -70,6 +70,21 @@ register_selector("relieff", "stablefs.selectors:ReliefF",
                   "ReliefF, K = 10 nearest hits and misses, every instance (Han 2012, "
                   "eqs. 5.1 and 5.3).")
 register_selector("svm-rfe", "stablefs.selectors:SVMRFE", "SVM-RFE (Guyon et al. 2002; Han 2012 sec. 5.2.1): linear SVM, C = 1, removes 10 % of the remaining features per iteration.")  # noqa: E501
+register_selector("sfs", "stablefs.selectors:SFS",
+                  "sequential forward selection on the bolstered LDA error (Xiao, Hua and "
+                  "Dougherty 2007, App. A); estimator= and criterion= change the rule.")
+register_selector("sbs", "stablefs.selectors:SBS",
+                  "sequential backward selection (SBG of the 2019 stability thesis, Alg. 2.2); "
+                  "O(p^2) subsets, for pre-filtered data.")
+register_selector("sffs", "stablefs.selectors:SFFS",
+                  "sequential forward floating selection (Pudil, Novovicova and Kittler 1994; "
+                  "Xiao, Hua and Dougherty 2007).")
+register_selector("rsa", "stablefs.selectors:RSA",
+                  "remainder-set-aware forward selection (2019 stability thesis, ch. 6, "
+                  "Alg. 6.1); direction='backward' for the backward analogue.")
+register_selector("sbg+", "stablefs.selectors:SBGPlus",
+                  "backward selection with accumulated evidence, lambda = 2/3 (2019 stability "
+                  "thesis, ch. 7, Alg. 7.1).")
 register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
                 "margin-based instance weighting around the selector (Han 2012, ch. 4, "
                 "eqs. 4.2 and 4.6).")

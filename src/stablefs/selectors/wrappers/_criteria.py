@@ -32,21 +32,25 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import ndtr
 
 from stablefs._errors import StablefsError
-from stablefs.evaluation.error_estimators import (
-    PINV_RTOL,
-    Rule,
-    _widths,
-    chi_median,
-    linear_bolstered_terms,
-    majority_code,
-    make_rule,
-    stratified_folds,
-)
+
+if TYPE_CHECKING:
+    from stablefs.evaluation.error_estimators import Rule
+
+
+def _ee():
+    """:mod:`stablefs.evaluation.error_estimators`, imported on first use: importing the
+    ``stablefs.evaluation`` package at module level would close an import cycle (evaluation
+    runner -> method strings -> selectors -> wrappers)."""
+    from stablefs.evaluation import error_estimators
+
+    return error_estimators
+
 
 #: elements per temporary tensor (candidates are processed in chunks of this size)
 CHUNK_ELEMENTS = 2**21
@@ -125,7 +129,7 @@ class RulePart:
         wrong = fitted.predict(Xt) != self.ct
         if cols.size == 0 or fitted.constant >= 0:
             return float(np.count_nonzero(wrong))
-        sigma = _widths(Xt, self.ct, self.g)
+        sigma = _ee()._widths(Xt, self.ct, self.g)
         if fitted.linear is not None:
             a, b = fitted.linear
             norm = float(np.sqrt(a @ a))
@@ -133,7 +137,7 @@ class RulePart:
                 terms = wrong.astype(float)
             else:
                 margin = (2 * self.ct - 1) * (Xt @ a + b) / norm
-                terms = linear_bolstered_terms(margin, sigma, self.ct)
+                terms = _ee().linear_bolstered_terms(margin, sigma, self.ct)
         else:
             eps = self.noise.get(cols)
             n, M = eps.shape[0], eps.shape[1]
@@ -252,7 +256,7 @@ class _WidthMixin:
     def _sigmas(self, Dc: list[np.ndarray], cols_feat: np.ndarray, sign: float,
                 dim: int) -> np.ndarray:
         """Widths ``sigma[i, j]`` (training points x candidates), ``d_{y_i}(j) / alpha_dim``."""
-        return self._dhat(Dc, cols_feat, sign, dim)[self.ct] / chi_median(dim)
+        return self._dhat(Dc, cols_feat, sign, dim)[self.ct] / _ee().chi_median(dim)
 
 
 #: neighbours kept per point by the pruned nearest-neighbour update (see _WidthMixin._dhat)
@@ -321,7 +325,7 @@ class LDAPart(RulePart, _WidthMixin):
         Dk = self.Dt[:, cols]
         S = Dk.T @ Dk / self.dof
         vals, vecs = np.linalg.eigh(S)
-        if not vals[0] > PINV_RTOL * vals[-1] or not vals[-1] > 0:
+        if not vals[0] > _ee().PINV_RTOL * vals[-1] or not vals[-1] > 0:
             return None
         return (vecs / vals) @ vecs.T
 
@@ -420,7 +424,7 @@ class LDAPart(RulePart, _WidthMixin):
         signed distance ``s_i = (2 y_i - 1) diff_i / ||a||`` and ``sigma_i = d_{y_i} /
         alpha_dim``; misclassified points count 1 in semi-bolstering; a zero direction
         (constant rule) or a zero width falls back to the general formula."""
-        alpha = chi_median(dim)
+        alpha = _ee().chi_median(dim)
         present = np.bincount(self.ct, minlength=self.g) >= 2
         good = (norm > 0) & np.all(dh[present] > 0, axis=0)
         if good.all():
@@ -710,7 +714,8 @@ def make_criterion(X, y, *, estimator="lda", criterion="bolstered", cv=5, n_draw
             f"criterion = {criterion!r}: choose one of {', '.join(map(repr, CRITERIA))} or "
             "pass a callable criterion(X_subset, y) -> error."
         )
-    rule = make_rule(estimator)
+    ee = _ee()
+    rule = ee.make_rule(estimator)
     classes, codes = np.unique(y, return_inverse=True)
     codes = codes.astype(np.int64)
     g = classes.size
@@ -724,7 +729,7 @@ def make_criterion(X, y, *, estimator="lda", criterion="bolstered", cv=5, n_draw
             raise StablefsError(f"cv = {cv!r}: {folds} folds for {n} samples; use fewer folds.")
         parts = []
         for _ in range(repeats):
-            fold = stratified_folds(codes, folds, rng)
+            fold = ee.stratified_folds(codes, folds, rng)
             for f in range(folds):
                 test = np.flatnonzero(fold == f)
                 train = np.flatnonzero(fold != f)
@@ -746,4 +751,4 @@ def majority_error(y) -> float:
     """Error of the majority-class rule on ``y`` (``J`` of the empty set, resubstitution)."""
     _, codes = np.unique(np.asarray(y), return_inverse=True)
     g = int(codes.max()) + 1
-    return float(np.mean(codes != majority_code(codes, g)))
+    return float(np.mean(codes != _ee().majority_code(codes, g)))
