@@ -307,7 +307,8 @@ def test_transposed_text_rows_and_annotation_columns(tmp_path, caplog):
     assert ds.sample_names.tolist() == ["S1", "S2", "S3"]
     assert ds.feature_names.tolist() == ["g1", "g3"]
     np.testing.assert_array_equal(ds.X, [[1, 7], [2, 8], [3, 10]])
-    assert ds.meta["dropped_columns"] == ["SYMBOL"] and ds.meta["dropped_features"] == ["g2"]
+    assert ds.meta["dropped_non_sample_columns"] == ["SYMBOL"]
+    assert ds.meta["dropped_columns"] == ["g2"]  # non-numeric features, whatever the layout
     assert any("SYMBOL" in m for m in logged(caplog))
     assert any("g2" in m for m in logged(caplog))
     no_annotation = write(tmp_path / "u.csv", "ID,S1,S2,S3\nlabel,a,b,a\ng1,1,2,3\ng2,4,x,6\n")
@@ -739,3 +740,13 @@ def test_sample_ids_are_joined_without_surrounding_blanks(tmp_path):
     sheet = write(tmp_path / "s.csv", "id,label\nP1,a\nP2,b\n")
     ds = load(data, labels=sheet)
     assert ds.sample_names.tolist() == ["P1", "P2"] and ds.y.tolist() == ["a", "b"]
+
+
+def test_real_file_both_parsers_bit_identical(shared_data):
+    """Colon (62 × 2000, gzip) through NumPy's reader and through pandas (round_trip)."""
+    fast = read_table(shared_data / "colon.csv.gz", ReadOptions())
+    slow = read_table(shared_data / "colon.csv.gz", ReadOptions(), engine="pandas")
+    assert fast.meta["parser"] == "numpy" and slow.meta["parser"] == "pandas"
+    assert fast.X.shape == (62, 2000)
+    assert fast.X.tobytes() == slow.X.tobytes()
+    assert_same(fast, slow)

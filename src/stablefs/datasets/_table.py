@@ -948,10 +948,11 @@ def _pandas_transposed(path, sniff, sep, label_rows, sample_ids, options, meta):
                     f"({name_list(shown)}): with transpose=True every column after the first "
                     f"must be a sample; remove them, or pass {DROP_NOMINAL_HINT} to drop them."
                 )
-            meta["dropped_columns"] = shown
+            meta["dropped_non_sample_columns"] = shown
             warn(
                 f"{path}: dropped {len(annotation)} text column(s) ({name_list(shown)}) that are "
-                "not samples (drop_nominal=True); listed in Dataset.meta['dropped_columns']."
+                "not samples (drop_nominal=True); listed in "
+                "Dataset.meta['dropped_non_sample_columns']."
             )
             values = values.drop(columns=annotation)
             keep_samples = np.asarray([c for c in range(n) if c not in set(annotation)])
@@ -972,11 +973,11 @@ def _pandas_transposed(path, sniff, sep, label_rows, sample_ids, options, meta):
                         f"{feature_names[r0]}, sample {sample_ids[c0]}): features must be "
                         f"numbers: fix the file, or pass {DROP_NOMINAL_HINT} to drop those rows."
                     )
-                meta["dropped_features"] = shown
+                meta["dropped_columns"] = shown  # non-numeric features, as in the other layout
                 warn(
                     f"{path}: dropped {bad_rows.size} gene row(s) with text values "
                     f"({name_list(shown)}) (drop_nominal=True); listed in "
-                    "Dataset.meta['dropped_features']."
+                    "Dataset.meta['dropped_columns']."
                 )
                 keep_rows = ~rows_bad
                 values = values.loc[keep_rows]
