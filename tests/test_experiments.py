@@ -104,6 +104,7 @@ def test_tiny_run_writes_every_file(tiny_runs):
     assert info["seed"] == 3 and info["config"]["n_sets"] == 6
     assert info["experiment"] == "han2012-synthetic" and "versions" in info
     assert set(info["timings_s"]) == {"iterations", "sample_sizes", "analysis"}
+    assert info["units_resumed"] == 0
     claims = pd.read_csv(out / "claims.csv")
     assert list(claims.columns) == CLAIM_COLUMNS
     assert set(claims["verdict"]) <= {"holds", "does not hold", "inconclusive"}
@@ -196,6 +197,7 @@ def test_run_units_are_seeded_by_key_and_resume_from_cache(tmp_path):
     assert len(list((tmp_path / "cache").glob("s-*.npz"))) == 3
     # cached units are loaded, not recomputed: a different scale shows which is which
     mixed = run_units(_noise_unit, keys, study="s", common={"scale": -1.0}, cache=cache)
+    assert cache.hits == 3
     np.testing.assert_array_equal(mixed[0]["x"], plain[0]["x"])
     np.testing.assert_array_equal(mixed[4]["x"], -plain[4]["x"] / 2)
     (tmp_path / "cache" / "s-1-0.npz").write_bytes(b"truncated")

@@ -111,6 +111,8 @@ class Outcome:
         Extra report sections (heading, paragraph).
     timings : dict of str to float
         Wall time of each stage in seconds (recorded in ``run.json``).
+    summary : list of str
+        A few sentences computed from the claims, shown first in the report.
     """
 
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
@@ -120,6 +122,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     sections: list[tuple[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    summary: list[str] = field(default_factory=list)
 
 
 class Experiment(abc.ABC):

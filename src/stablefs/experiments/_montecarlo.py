@@ -55,6 +55,8 @@ class TaskCache:
 
     def __init__(self, folder):
         self.folder = Path(folder)
+        #: units found on disk (finished by an earlier, interrupted run)
+        self.hits = 0
 
     def _path(self, study: str, key: Sequence[int]) -> Path:
         tag = re.sub(r"[^A-Za-z0-9_]+", "_", study)
@@ -67,9 +69,11 @@ class TaskCache:
             return None
         try:
             with np.load(path, allow_pickle=False) as data:
-                return {k: data[k] for k in data.files}
+                result = {k: data[k] for k in data.files}
         except (OSError, ValueError, EOFError):
             return None
+        self.hits += 1
+        return result
 
     def save(self, study: str, key: Sequence[int], result: dict[str, np.ndarray]) -> None:
         """Save a unit's result atomically (a crash never leaves a truncated file)."""

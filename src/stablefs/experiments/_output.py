@@ -155,10 +155,16 @@ def _report(experiment: Experiment, outcome: Outcome, claims: pd.DataFrame, figu
     counts = {v: int((claims["verdict"] == v).sum()) for v in VERDICTS}
     doc.add(Paragraph([Strong("Verdicts: "), ", ".join(f"{n} {v}" for v, n in counts.items()
                                                        if n) or "no claims"]))
+    if outcome.summary:
+        doc.add(BulletList(list(outcome.summary), css_class="summary"))
     doc.add(Heading(2, "Claims"))
-    doc.add(Table(["id", "the paper says", "ours", "verdict"],
-                  [[r.id, r.statement, r.ours, Strong(r.verdict)]
-                   for r in claims.itertuples()], align=["l", "l", "l", "l"]))
+    rows, previous = [], None
+    for r in claims.itertuples():
+        said = "(the same statement)" if r.statement == previous else r.statement
+        previous = r.statement
+        rows.append([r.id, said, r.ours, Strong(r.verdict)])
+    doc.add(Table(["id", "the paper says", "ours", "verdict"], rows,
+                  align=["l", "l", "l", "l"]))
     doc.add(Paragraph("How each verdict is decided:"))
     doc.add(BulletList([[Strong(f"{r.id}: "), r.test] for r in claims.itertuples()]))
     if outcome.published is not None and len(outcome.published):
@@ -184,6 +190,9 @@ def _report(experiment: Experiment, outcome: Outcome, claims: pd.DataFrame, figu
              f"seed: {run_info.get('seed')}",
              f"wall time: {_fmt_seconds(run_info.get('wall_time_s'))} "
              f"with {run_info.get('n_jobs')} worker(s)"]
+    if run_info.get("units_resumed"):
+        items.append(f"Monte-Carlo units resumed from an interrupted run: "
+                     f"{run_info['units_resumed']} (the wall time counts only this run)")
     versions = run_info.get("versions") or {}
     if versions:
         items.append("software: " + ", ".join(f"{k} {v}" for k, v in versions.items()))

@@ -123,6 +123,7 @@ def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs:
             "started": started.isoformat(timespec="seconds"),
             "finished": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
             "wall_time_s": round(elapsed, 3), "timings_s": outcome.timings,
+            "units_resumed": cache.hits,
             "versions": versions(), "config_key": folder.key,
         }
         write_outcome(folder.path, experiment, outcome, run_info, figures=figures)

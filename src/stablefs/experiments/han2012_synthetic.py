@@ -374,13 +374,15 @@ class Han2012Synthetic(Experiment):
                 f"{config.n_sets_sizes} sets each")
 
     def estimate_seconds(self, config, n_jobs: int = 1) -> float:
-        """Calibrated on two cores (one fit of both methods: ~0.85 s at n = 100, p = 1000,
-        plus ~2.3 ms per training sample), scaled linearly in p."""
-        scale = config.n_features / 1000
-        per_iter_set = 0.85 * scale
-        per_size_set = sum(0.35 + 0.0023 * n for n in config.sample_sizes) * scale
+        """Calibrated on this project's two-core machine with all four methods: one training
+        set of Figs. 6.1-6.2 costs ~1.3 s of CPU, one of Figs. 6.3-6.4 ~0.18 s + 2.2 ms per
+        sample; scaled linearly in p and in the number of methods."""
+        scale = config.n_features / 1000 * len(config.methods) / 4
+        per_iter_set = 1.3 * scale
+        per_size_set = sum(0.18 + 0.0022 * n for n in config.sample_sizes) * scale
         cpu = config.n_sets * per_iter_set + config.n_sets_sizes * per_size_set
-        return 5.0 + cpu / max(1, min(n_jobs, 2) if n_jobs > 0 else 2)
+        workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+        return 8.0 + cpu / workers
 
     # -- run ------------------------------------------------------------------------------
     def run(self, config: Han2012Config, *, seed: int, n_jobs: int = 1,
@@ -565,7 +567,6 @@ class _Analysis:
         kb = {m: kuncheva_boot(self.stages[m] > t, C) for m in self.methods}
         at = f"Iteration {t} ({k_star} features)"
         paired = f"paired bootstrap over the {M} training sets ({c.n_bootstrap} resamples)"
-        thr = c.near_zero * self.e0
         for metric, cid in (("variance", "2a"), ("bias", "2b"), ("error", "2c")):
             for m, suffix, reading in self._readings():
                 diff = boot[PLAIN][metric] - boot[m][metric]
@@ -580,16 +581,22 @@ class _Analysis:
                     f"{_fmt(self._iter_row(m, t)[metric])}; difference {_ci(lo, hi)}", verdict,
                     f"tables/iterations.csv, iteration {t}; figures/fig6_1_bias_variance.png"))
         for m, suffix, reading in self._readings():
-            verdict, lo, hi = verdict_at_most(boot[m]["error"], thr, a)
+            # "almost zero" on the scale of Fig. 6.1: relative to the largest error of the same
+            # curve (at 48 features even a perfect selection keeps an error of 4 % of
+            # mean r*^2, so a threshold on that scale would ask for more than the paper says)
+            peak = float(it.loc[it.method == METHODS[m], "error"].max())
+            thr_curve = c.near_zero * peak
+            verdict, lo, hi = verdict_at_most(boot[m]["error"], thr_curve, a)
             claims.append(Claim(
                 "2d" + suffix, "The error of IW SVM-RFE reaches almost zero at the 28th "
                 "iteration, when the number of remaining features is closest to 50 (Han 2012, "
                 "sec. 6.2).",
-                f"{reading}. 'Almost zero' = at most {c.near_zero:g} x mean_j r*_j^2 = "
-                f"{_fmt(thr)} (the error of the all-zero weight vector is {_fmt(self.e0)}); "
+                f"{reading}. 'Almost zero' on the scale of Fig. 6.1 = at most {c.near_zero:g} x "
+                f"the largest error of the same curve ({_fmt(peak)}), i.e. {_fmt(thr_curve)}; "
                 f"holds if the {cover} bootstrap interval of IW's error at iteration {t} lies "
                 "below it, does not hold if above.",
-                f"IW error {_fmt(self._iter_row(m, t)['error'])}, interval {_ci(lo, hi)}",
+                f"IW error {_fmt(self._iter_row(m, t)['error'])}, interval {_ci(lo, hi)}; "
+                f"{100 * self._iter_row(m, t)['error'] / peak:.0f} % of its largest",
                 verdict, f"tables/iterations.csv, iteration {t}"))
         for m, suffix, reading in self._readings():
             verdict, lo, hi = verdict_positive(kb[m] - kb[PLAIN], a)
@@ -959,10 +966,28 @@ class _Analysis:
             "perfect' use the thresholds stated in each claim's test.",
         ]
 
+    def summary(self, claims: list[Claim]) -> list[str]:
+        """One line per reading of IW: how many of the paper's claims about IW hold."""
+        out = []
+        for _, suffix, reading in self._readings():
+            mine = [cl for cl in claims if cl.id[:1] in "234" and cl.id != "4h"
+                    and cl.id.endswith(suffix) and (suffix or "-" not in cl.id)]
+            counts = {v: sum(cl.verdict == v for cl in mine)
+                      for v in ("holds", "does not hold", "inconclusive")}
+            told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+            out.append(f"{reading}: of the {len(mine)} claims comparing IW SVM-RFE with "
+                       f"SVM-RFE (2a-4g{suffix}), {told}.")
+        general = [cl for cl in claims if cl.id in ("1", "1b", "4h")]
+        out.append("Claims on SVM-RFE itself and on the decomposition (1, 1b, 4h): "
+                   + ", ".join(f"{cl.id} {cl.verdict}" for cl in general) + ".")
+        return out
+
     def outcome(self) -> Outcome:
         tables = {"iterations": self.iter_table, "sample_sizes": self.size_table}
         table, sections = self.attribution()
         if table is not None:
             tables["weights_vs_penalty"] = table
-        return Outcome(tables=tables, figures=self.figures(), claims=self.claims(),
-                       published=self.published(), notes=self.notes(), sections=sections)
+        claims = self.claims()
+        return Outcome(tables=tables, figures=self.figures(), claims=claims,
+                       published=self.published(), notes=self.notes(), sections=sections,
+                       summary=self.summary(claims))
