@@ -384,7 +384,8 @@ def test_sample_sheet_errors(tmp_path):
                    call=lambda: load(data, labels=f"{nomatch}:diagnosis"))
     # data without sample IDs cannot be joined
     no_ids = write(tmp_path / "n.csv", "g1,g2\n1,2\n3,4\n")
-    one_line_error("no sample-ID column", call=lambda: load(no_ids, labels=f"{short}:diagnosis"))
+    one_line_error("joins a sample sheet on sample IDs, but the data has none",
+                   call=lambda: load(no_ids, labels=f"{short}:diagnosis"))
     # two sources of classes
     both = write(tmp_path / "b.csv", "sample,label,g1\nP1,a,1\nP2,b,2\n")
     one_line_error("use one source of classes", call=lambda: load(both, labels=short))

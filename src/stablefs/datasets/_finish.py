@@ -20,6 +20,7 @@ silently.
 from __future__ import annotations
 
 import csv
+import gzip
 import logging
 import os
 import warnings
@@ -177,12 +178,12 @@ def _read_sheet(path: Path) -> pd.DataFrame:
     if name.endswith(".gz"):
         name = name[:-3]
     try:
-        import gzip  # noqa: PLC0415
-
-        opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+        with open(path, "rb") as fh:
+            compressed = fh.read(2) == b"\x1f\x8b"
+        opener = gzip.open if compressed else open
         with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:
             first = fh.readline()
-    except OSError as exc:
+    except (OSError, EOFError) as exc:
         raise StablefsError(f"{path}: the sample sheet cannot be read ({exc}).") from None
     if name.endswith(".tsv") or "\t" in first:
         sep = "\t"
@@ -193,7 +194,8 @@ def _read_sheet(path: Path) -> pd.DataFrame:
     else:
         sep = r"\s+"
     try:
-        sheet = pd.read_csv(path, sep=sep, dtype=str, header=None, compression="infer",
+        sheet = pd.read_csv(path, sep=sep, dtype=str, header=None,
+                            compression="gzip" if compressed else None,
                             encoding="utf-8-sig", encoding_errors="replace")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as exc:
         msg = str(exc).strip().splitlines()[-1] if str(exc).strip() else "empty"
@@ -249,9 +251,9 @@ def attach_labels(sample_names: np.ndarray, has_ids: bool, labels, where: str) -
         if not has_ids:
             raise StablefsError(
                 f"{where}: labels={show(str(labels))} joins a sample sheet on sample IDs, but the "
-                "data has no sample-ID column (its first column is numeric): add the sample IDs "
-                "as the first column, or for a genes × samples file pass transpose=True (CLI "
-                "--transpose)."
+                "data has none (a table needs a first column of unique text IDs, an .npz an "
+                "array 'sample_names'): add them, or for a genes × samples file pass "
+                "transpose=True (CLI --transpose)."
             )
         sheet = _read_sheet(path)
         header = sheet.attrs["header"]
