@@ -8,7 +8,12 @@ The experiment (Han 2012, secs. 6.1–6.4):
 * **Methods**: SVM-RFE (:class:`~stablefs.selectors.SVMRFE`, linear SVM with C = 1 on
   min–max scaled features, 10 % of the remaining features removed per iteration) and IW
   SVM-RFE (:class:`~stablefs.stabilizers.MarginInstanceWeighting` around it; eq. 5.2 with
-  the margin-based weights of Alg. 1, eqs. 4.2 and 4.6).
+  the margin-based weights of Alg. 1, eqs. 4.2 and 4.6, rescaled to mean 1). By default also
+  eq. 5.2 with the weights as printed (summing to 1, so every penalty is about C/n) and plain
+  SVM-RFE with C/n, the control that separates the weights from the smaller penalty. The
+  stages are read from :func:`stablefs.selectors.svm_rfe.svm_rfe_path` (:func:`rfe_stages`,
+  tested equal to the selectors' ``weight_path_``) so that elimination stops where the
+  figures stop.
 * **Fig. 6.1** (sec. 6.2): mean variance, bias and error of the normalised weights
   r_j = |w_j| / Σ|w| at every RFE iteration from 1000 features to 10 (iteration 40), over the
   M training sets (eqs. 3.1–3.4, 1/M normalisation, :func:`stablefs.evaluation.bias_variance`).
