@@ -1,0 +1,175 @@
+"""CRIDD (Xiao, Hua and Dougherty 2007, eq. 1 and Algorithm 1): a slow reference of one
+Monte-Carlo run written with scikit-learn and SciPy, seeding independent of grouping and
+workers (joblib and a Dask LocalCluster), the summary by hand, and one-line errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import ttest_ind
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.neighbors import KNeighborsClassifier
+
+from stablefs._errors import StablefsError
+from stablefs.datasets import make_xiao2007
+from stablefs.evaluation.cridd import (
+    cridd,
+    cridd_runs,
+    cridd_summary,
+    kappa,
+    parse_cv,
+    run_streams,
+    xiao2007_test_sampler,
+)
+from stablefs.evaluation.error_estimators import stratified_folds
+
+
+def _reference_run(run, seed, classifier, n_samples, n_folds, n_test=5000):
+    """Algorithm 1 for the t-test, step by step, with SciPy's t-test and scikit-learn's rules
+    (LDA equals ours with equal classes; 3NN is the same rule)."""
+    s = run_streams(seed, run)
+    ds = make_xiao2007("equal", n_samples=n_samples, random_state=s["sample"])
+    X, y, best = ds.X, ds.y, ds.relevant
+
+    def top(Xa, ya):
+        t = np.abs(ttest_ind(Xa[ya == 1], Xa[ya == 0]).statistic)  # pooled variance
+        return np.sort(np.argsort(-t, kind="stable")[:10])
+
+    def model():
+        return (LinearDiscriminantAnalysis(solver="lsqr") if classifier == "lda"
+                else KNeighborsClassifier(3))
+
+    F = top(X, y)
+    union = np.union1d(F, best)
+    Xt, yt = xiao2007_test_sampler(ds.meta)(s["test"], n_test, union)
+    col = {int(f): i for i, f in enumerate(union)}
+    E = np.mean(model().fit(X[:, F], y).predict(Xt[:, [col[f] for f in F]]) != yt)
+    Eb = np.mean(model().fit(X[:, best], y).predict(Xt[:, [col[f] for f in best]]) != yt)
+    fold = stratified_folds(y, n_folds, s["folds"])
+    err = err_b = 0
+    for f in range(n_folds):
+        te, tr = fold == f, fold != f
+        Fi = top(X[tr], y[tr])
+        err += np.sum(model().fit(X[tr][:, Fi], y[tr]).predict(X[te][:, Fi]) != y[te])
+        err_b += np.sum(model().fit(X[tr][:, best], y[tr]).predict(X[te][:, best]) != y[te])
+    return err / n_samples - E, err_b / n_samples - Eb
+
+
+@pytest.mark.parametrize("classifier,cv,folds", [("lda", "cv10", 10), ("3nn", "loo", 30)])
+def test_runs_equal_a_slow_reference(classifier, cv, folds):
+    out = cridd_runs("equal", selector="ttest", classifier=classifier, cv=cv, n_samples=30,
+                     runs=[0, 7], random_state=3)
+    for i, run in enumerate((0, 7)):
+        dE, dEb = _reference_run(run, 3, classifier, 30, folds)
+        assert out["dE"][i] == pytest.approx(dE, abs=1e-12)
+        assert out["dEb"][i] == pytest.approx(dEb, abs=1e-12)
+
+
+def test_test_sampler_draws_the_model_distribution():
+    for model in ("equal", "unequal", "bimodal"):
+        ds = make_xiao2007(model, n_samples=2, random_state=0)
+        cols = np.array([0, 1, 2, 20, 199])
+        X, y = xiao2007_test_sampler(ds.meta)(np.random.default_rng(1), 60_000, cols)
+        m = ds.meta["scale"] * ds.meta["mu"][cols]
+        scale1 = np.sqrt(2.0) if model == "unequal" else 1.0
+        mean0 = np.zeros(5) if model == "bimodal" else m
+        mean1 = np.zeros(5) if model == "bimodal" else -m
+        cov = np.eye(5)
+        cov[:3, :3] = 0.1
+        np.fill_diagonal(cov, 1.0)
+        cov1 = cov * scale1**2 + (np.outer(m, m) if model == "bimodal" else 0.0)
+        for c, mean, cv in ((0, mean0, cov), (1, mean1, cov1)):
+            Z = X[y == c]
+            assert np.abs(Z.mean(axis=0) - mean).max() < 0.03
+            assert np.abs(np.cov(Z.T) - cv).max() < 0.06
+
+
+def test_results_do_not_depend_on_grouping_or_workers():
+    kw = dict(selector="ttest", classifier="lda", cv="cv10", n_samples=30, random_state=5,
+              n_boot=50)
+    a = cridd("equal", n_runs=12, runs_per_task=12, **kw)
+    b = cridd("equal", n_runs=12, runs_per_task=5, **kw)
+    for key in ("dE", "dEb", "F"):
+        assert np.array_equal(a[key], b[key])
+    assert a["kappa"] == b["kappa"] and a["kappa_low"] == b["kappa_low"]
+    part = cridd_runs("equal", runs=[3, 4], **{k: v for k, v in kw.items() if k != "n_boot"})
+    assert np.array_equal(part["dE"], a["dE"][3:5])
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_joblib_numbers():
+    pytest.importorskip("dask.distributed")
+    kw = dict(selector="sfs", classifier="lda", cv="cv10", n_samples=30, random_state=2,
+              n_boot=50, n_runs=4, runs_per_task=1)
+    joblib_run = cridd("equal", n_jobs=2, **kw)
+    dask_run = cridd("equal", n_jobs=2, backend="dask", **kw)
+    for key in ("dE", "dEb", "F"):
+        assert np.array_equal(joblib_run[key], dask_run[key])
+
+
+def test_wrapper_selection_uses_the_seed_criterion():
+    out = cridd_runs("equal", selector="sfs", classifier="lda", cv="cv10", n_samples=30,
+                     runs=[1], random_state=0)
+    from stablefs.selectors import SFS
+
+    ds = make_xiao2007("equal", n_samples=30, random_state=run_streams(0, 1)["sample"])
+    sel = SFS(10, estimator="lda", criterion="bolstered").fit(ds.X, ds.y)
+    assert np.array_equal(out["F"][0], sel.get_support(indices=True))
+
+
+def test_summary_by_hand():
+    dE = np.array([0.1, -0.1, 0.2, -0.2])
+    dEb = np.array([0.05, -0.05, 0.0, 0.0])
+    vE = np.var(dE, ddof=1)
+    vEb = np.var(dEb, ddof=1)
+    assert kappa(dE, dEb) == pytest.approx((vE - vEb) / vE)
+    s = cridd_summary(dE, dEb, n_boot=200)
+    assert s["var_dE"] == pytest.approx(vE) and s["bias2_dE"] == pytest.approx(0.0)
+    assert s["bias2_dEb"] == pytest.approx(0.0)
+    assert s["kappa_low"] <= s["kappa_high"]
+    pooled = cridd_summary(dE, np.r_[dEb, dEb, dEb], paired=False, n_boot=100)
+    assert pooled["var_dEb"] == pytest.approx(np.var(np.r_[dEb, dEb, dEb], ddof=1))
+    with pytest.raises(StablefsError, match="differ in length"):
+        cridd_summary(dE, dEb[:3])
+
+
+def test_kappa_interval_covers_a_known_value():
+    # Var(dE) = 4, Var(dEb) = 1: kappa = 0.75
+    rng = np.random.default_rng(0)
+    dE = rng.normal(0, 2, 4000)
+    dEb = rng.normal(0, 1, 4000)
+    s = cridd_summary(dE, dEb, paired=False, n_boot=500)
+    assert s["kappa_low"] < 0.75 < s["kappa_high"]
+    assert s["kappa_high"] - s["kappa_low"] < 0.05
+
+
+def test_dataset_model_subsamples_and_tests_on_the_rest():
+    ds = make_xiao2007("equal", n_samples=120, random_state=4)
+    out = cridd_runs(ds, selector="ttest", classifier="lda", cv="cv7", n_samples=35,
+                     runs=[0, 1], random_state=1)
+    assert out["E"].shape == (2,)
+    # E is a fraction of the 85 points left out
+    assert np.allclose(out["E"] * 85, np.round(out["E"] * 85))
+
+
+def test_parse_cv():
+    assert parse_cv("cv10", 50) == 10 and parse_cv("loo", 50) == 50 and parse_cv(7, 35) == 7
+
+
+def test_bad_input_one_line():
+    with pytest.raises(StablefsError, match="model = 'linear'"):
+        cridd("linear", n_runs=2)
+    with pytest.raises(StablefsError, match="cv = 'kfold'"):
+        cridd("equal", cv="kfold", n_runs=2)
+    with pytest.raises(StablefsError, match="n_runs = 1"):
+        cridd("equal", n_runs=1)
+    with pytest.raises(StablefsError, match="n_jobs = 0"):
+        cridd("equal", n_runs=2, n_jobs=0)
+    with pytest.raises(StablefsError, match="unknown method"):
+        cridd("equal", selector="relief-ish", n_runs=2)
+    with pytest.raises(StablefsError, match="best= is needed"):
+        from stablefs.datasets import Dataset
+
+        data = Dataset(X=np.zeros((40, 3)) + np.arange(40)[:, None], y=np.arange(40) % 2,
+                       feature_names=np.array(["a", "b", "c"]), name="toy")
+        cridd(data, n_runs=2, n_samples=10)
