@@ -153,8 +153,8 @@ def _report(experiment: Experiment, outcome: Outcome, claims: pd.DataFrame, figu
     doc = Document(f"Reproduction of {experiment.citation}: {experiment.title}")
     doc.add(Paragraph(experiment.description))
     counts = {v: int((claims["verdict"] == v).sum()) for v in VERDICTS}
-    doc.add(Paragraph([Strong("Verdicts: "), ", ".join(f"{n} {v}" for v, n in counts.items()
-                                                       if n) or "no claims"]))
+    told = ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "no claims"
+    doc.add(Paragraph([Strong("Verdicts:"), f" {told}"]))
     if outcome.summary:
         doc.add(BulletList(list(outcome.summary), css_class="summary"))
     doc.add(Heading(2, "Claims"))
@@ -166,7 +166,7 @@ def _report(experiment: Experiment, outcome: Outcome, claims: pd.DataFrame, figu
     doc.add(Table(["id", "the paper says", "ours", "verdict"], rows,
                   align=["l", "l", "l", "l"]))
     doc.add(Paragraph("How each verdict is decided:"))
-    doc.add(BulletList([[Strong(f"{r.id}: "), r.test] for r in claims.itertuples()]))
+    doc.add(BulletList([[Strong(f"{r.id}:"), f" {r.test}"] for r in claims.itertuples()]))
     if outcome.published is not None and len(outcome.published):
         doc.add(Heading(2, "Published numbers beside ours"))
         pub = outcome.published
