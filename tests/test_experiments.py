@@ -354,6 +354,7 @@ def test_cli_experiments_lists_names_and_sizes(capsys):
     assert code == 0
     assert "han2012-synthetic" in out and "Han 2012, ch. 6" in out
     assert "--quick" in out and "M = 500" in out
+    assert "settings (--set KEY=VALUE): methods, n_sets" in out
 
 
 def test_cli_reproduce_writes_and_reuses(tmp_path, capsys):

@@ -7,8 +7,10 @@ and before the output folder is touched; bad input raises :class:`~stablefs.Stab
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
+import textwrap
 
 import click
 
@@ -22,7 +24,9 @@ def _fmt_time(seconds: float | None) -> str:
         return f"~{max(1, round(seconds))} s"
     if seconds < 5400:
         return f"~{round(seconds / 60)} min"
-    return f"~{seconds / 3600:.1f} h"
+    if seconds < 2 * 86400:
+        return f"~{seconds / 3600:.1f} h"
+    return f"~{round(seconds / 86400):,} days"
 
 
 @click.command()
@@ -37,6 +41,9 @@ def experiments():
                    f"{_fmt_time(exp.estimate_seconds(default, 2))} on 2 cores")
         click.echo(f"  --quick: {exp.sizes(quick)}; "
                    f"{_fmt_time(exp.estimate_seconds(quick, 2))} on 2 cores")
+        names = ", ".join(f.name for f in dataclasses.fields(exp.Config))
+        click.echo(textwrap.fill(f"settings (--set KEY=VALUE): {names}", width=92,
+                                 initial_indent="  ", subsequent_indent="    "))
     click.echo("\nRun one with: stablefs reproduce NAME [--quick] [--out DIR] [--n-jobs N]")
 
 
