@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from stablefs.selectors import RSA, SBS, SFFS, SFS, SVMRFE, FStatistic, ReliefF, SBGPlus, TTest
+from stablefs.selectors import (
+    DGF,
+    DRAGS,
+    RSA,
+    SBS,
+    SFFS,
+    SFS,
+    SVMRFE,
+    FStatistic,
+    KMeansGroups,
+    ReliefF,
+    SBGPlus,
+    TTest,
+)
 from stablefs.stabilizers import Ensemble, MarginInstanceWeighting
 
 _NOT_REPETITION = (
@@ -58,6 +71,9 @@ def _expected_failed_checks(estimator):
         SFFS(max_features=3),
         RSA(max_features=3),
         SBGPlus(),
+        DGF(n_neighbors=2),  # the checks' data have as few as 2 features
+        DRAGS(n_neighbors=2),
+        KMeansGroups(n_clusters=2, n_init=2, random_state=0),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

@@ -85,6 +85,12 @@ register_selector("rsa", "stablefs.selectors:RSA",
 register_selector("sbg+", "stablefs.selectors:SBGPlus",
                   "backward selection with accumulated evidence, lambda = 2/3 (2019 stability "
                   "thesis, ch. 7, Alg. 7.1).")
+register_selector("drags", "stablefs.selectors:DRAGS",
+                  "dense relevant feature groups (Yu, Ding and Loscalzo 2008, Algs. 1-2): "
+                  "mean-shift groups ranked by mean F-statistic, one representative each.")
+register_selector("kmeans-groups", "stablefs.selectors:KMeansGroups",
+                  "K-means clusters of features (K = 100, 50 restarts), selected by their "
+                  "representative's F-statistic (Yu, Ding and Loscalzo 2008, sec. 6.1).")
 register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
                 "margin-based instance weighting around the selector (Han 2012, ch. 4, "
                 "eqs. 4.2 and 4.6).")

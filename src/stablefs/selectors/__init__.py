@@ -5,6 +5,8 @@ sets ``scores_``, ``ranking_`` and ``support_`` (``docs/DESIGN.md``, "Selectors"
 """
 
 from stablefs.selectors._base import BaseSelector
+from stablefs.selectors.dense_groups import DGF, DRAGS
+from stablefs.selectors.kmeans_groups import KMeansGroups
 from stablefs.selectors.relieff import ReliefF, relieff_scores
 from stablefs.selectors.svm_rfe import SVMRFE
 from stablefs.selectors.univariate import FStatistic, TTest, anova_f, welch_t
@@ -12,5 +14,5 @@ from stablefs.selectors.wrappers import RSA, SBS, SFFS, SFS, SBGPlus
 
 __all__ = [
     "SVMRFE", "BaseSelector", "FStatistic", "ReliefF", "TTest", "anova_f", "relieff_scores",
-    "welch_t", "RSA", "SBS", "SFFS", "SFS", "SBGPlus",
+    "welch_t", "RSA", "SBS", "SFFS", "SFS", "SBGPlus", "DGF", "DRAGS", "KMeansGroups",
 ]

@@ -1,0 +1,776 @@
+r"""Dense feature groups: DGF and DRAGS (Yu, Ding and Loscalzo 2008, Algs. 1 and 2).
+
+**DGF** (Dense Group Finder, Yu, Ding and Loscalzo 2008, Alg. 1) finds groups of highly
+correlated features as the dense cores of the feature density. Every feature is a point in
+sample space (the transposed data, each feature standardised to mean 0 and sd 1, so that
+``||f_a - f_b||^2 = 2 d (1 - r_ab)``, sec. 6.1; see :mod:`._feature_space`). Then
+
+1. bandwidth ``h`` = the mean over features of the mean distance to their ``K = 5`` nearest
+   neighbours (sec. 4.1 and 6.1);
+2. mean shift from every feature (eqs. 2-4):
+   ``y_{j+1} = sum_l f_l K((y_j - f_l)/h) / sum_l K((y_j - f_l)/h)`` until
+   ``||y_{j+1} - y_j|| <= tol h`` (or ``max_iter`` steps);
+3. in feature order, each stationary point is merged with its closest peak if their distance
+   is ``< h`` (the existing peak is kept), otherwise it is a new peak;
+4. group ``G_r`` = the features within ``h`` of peak ``p_r`` (``||p_r - f_i|| < h``); groups
+   may overlap and a feature may be in none;
+5. (optional, used by the paper) a group is dropped when the mean distance of its peak to its
+   ``K`` nearest features exceeds ``h`` (low density); empty groups are dropped.
+
+Groups are ordered by the kernel density estimate at their peak (eq. 1), densest first.
+
+**DRAGS** (Dense Relevant Attribute Group Selector, Alg. 2) ranks the dense groups by the mean
+relevance of their members (the F-statistic by default, sec. 4.2) and selects the top ``k``;
+each selected group contributes one representative feature, "the one with the highest average
+similarity to all other features in the group" (sec. 6.1), read as the highest mean Pearson
+correlation to the other members.
+
+Readings where the paper is silent or ambiguous (also in the class docstrings):
+
+- **A point is its own first neighbour.** The ``K`` nearest neighbours of a feature include
+  the feature itself (distance 0) and its ``K - 1`` nearest others. The paper says so
+  indirectly twice: "when K=1, the bandwidth will be zero, and every data point will be a
+  peak" (sec. 4.1), and its Fig. 1 shows the mean correlation to the K nearest "highly skewed"
+  with "little spread before K reaches 4" (at ``K = 1`` it is 1 for every feature). The
+  low-density test of step 5 uses the same convention for the peak: a peak that sits on a
+  feature counts it at distance 0. (Excluding the point itself gives a bandwidth about 1.3
+  times larger and, in step 5, drops every group of one feature.)
+- **Kernel: flat by default.** The paper names the flat and the Gaussian kernel without saying
+  which it used. An *untruncated* Gaussian kernel is degenerate here: standardised features lie
+  on a sphere of radius ``sqrt(d)``, and the thousands of uncorrelated features (``r ~ 0``, at
+  distance ``sqrt(2d)``) each keep a small weight ``exp(-d/h^2)`` whose total outweighs every
+  local mode: on Colon and SRBCT all mean shifts end at one peak near the origin, with no
+  feature within ``h`` of it (the paper's Fig. 2 shows 50 dense groups on every set).
+  ``kernel="gaussian"`` is therefore truncated at ``truncate * h`` (default ``1``: the window
+  of the flat kernel; Comaniciu and Meer 2002 use truncated normal kernels), and
+  ``truncate=None`` gives the untruncated Gaussian. Flat and truncated Gaussian find nearly the
+  same groups (Colon: 522 groups either way, the largest 48 and 47 features).
+- Convergence: ``||y_{j+1} - y_j|| <= 1e-3 h``, at most 300 steps (scikit-learn's
+  ``MeanShift`` rule and defaults, so that the two agree step for step with the flat kernel).
+- The flat kernel's window includes its boundary (``<= h``, as scikit-learn); group membership
+  and merging use the paper's strict ``< h``.
+- "Merge" keeps the existing peak (no averaging); ties go to the earlier peak.
+- Representatives are distinct: when groups overlap, a group's representative is its best
+  member that does not already represent a higher-ranked group; a group all of whose members
+  already represent higher-ranked groups adds no feature and is dropped.
+- Constant features (no correlation with anything) are in no group and rank last.
+
+Speed and memory. Every distance computation is a blocked BLAS product with the augmented
+points ``[F | -||f||^2/2]`` (:func:`._feature_space.shifted_gram`), so a threshold on the
+product is a window test, over at most :data:`._feature_space.BLOCK_BYTES` of temporaries per
+thread whatever the number of features. The mean shift runs all seeds together, freezes
+converged seeds, and sums each window with a sparse or a dense product as its size calls for
+(:mod:`._mean_shift`). An isolated feature (no other feature within ``h``) is its own peak and
+needs no second pass. ``n_jobs`` threads share the blocks, with single-threaded BLAS, so the
+result does not depend on ``n_jobs``. Cost ``O(lambda p^2 d)`` time (``lambda`` the mean number
+of mean-shift steps: 2-3 on Colon and SRBCT, where most features are isolated), ``O(p d)``
+memory.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import _fit_context, clone
+from sklearn.utils.validation import _check_sample_weight, validate_data
+from threadpoolctl import threadpool_limits
+
+from stablefs._errors import StablefsError
+from stablefs._validation import check_n_features_to_select
+from stablefs.selectors import _mean_shift as _ms
+from stablefs.selectors._base import BaseSelector
+from stablefs.selectors._constraints import (
+    HasMethods,
+    StrOptions,
+    n_jobs_constraint,
+    number,
+    whole,
+)
+from stablefs.selectors._feature_space import (
+    FeatureSpace,
+    augment,
+    block_rows,
+    feature_space,
+    group_ranking,
+    knn_distances,
+    shifted_gram,
+    sq_distances,
+)
+
+__all__ = ["DGF", "DRAGS", "dense_feature_groups", "mean_shift", "merge_peaks"]
+
+KERNELS = ("flat", "gaussian")
+
+
+# -- mean shift -----------------------------------------------------------------------------
+
+def mean_shift(F: np.ndarray, bandwidth: float, *, kernel: str = "flat",
+               truncate: float | None = 1.0, tol: float = 1e-3, max_iter: int = 300,
+               seeds: np.ndarray | None = None, n_jobs: int | None = None):
+    """Mean shift (Yu, Ding and Loscalzo 2008, eqs. 2-4) from each seed, all seeds at once.
+
+    ``y_{j+1} = sum_l f_l K((y_j - f_l)/h) / sum_l K((y_j - f_l)/h)`` (eq. 3), stopped when
+    ``||y_{j+1} - y_j|| <= tol * h`` or after ``max_iter`` steps (scikit-learn's ``MeanShift``
+    rule); a seed whose window holds no point stops where it is. Seeds run together in blocks
+    of rows (bounded memory), distances come from BLAS products, and a converged seed is
+    frozen (:mod:`stablefs.selectors._mean_shift`).
+
+    Parameters
+    ----------
+    F : ndarray of shape (p, d)
+        The points (features in sample space).
+    bandwidth : float
+        ``h > 0``.
+    kernel : {"flat", "gaussian"}, default="flat"
+        ``"flat"``: ``K(u) = 1`` for ``||u|| <= 1``, else 0. ``"gaussian"``:
+        ``K(u) = exp(-||u||^2 / 2)``, truncated at ``||u|| <= truncate``.
+    truncate : float or None, default=1.0
+        Support radius of the Gaussian kernel in units of ``h``; None = untruncated.
+    tol : float, default=1e-3
+        Stopping threshold relative to ``h``.
+    max_iter : int, default=300
+    seeds : ndarray of shape (m, d), optional
+        Starting points (default: the points themselves).
+    n_jobs : int or None, default=None
+        Threads (None: 1; -1: all cores). The result does not depend on it.
+
+    Returns
+    -------
+    modes : ndarray of shape (m, d)
+        The stationary points.
+    n_iter : ndarray of int, shape (m,)
+        Steps taken by each seed.
+    density : ndarray of shape (m,)
+        Mean kernel weight ``(1/p) sum_l K((seed - f_l)/h)`` at each *starting* point,
+        proportional to the density estimate of eq. 1.
+    """
+    with threadpool_limits(1, user_api="blas"):
+        return _ms.mean_shift(augment(F), bandwidth, kernel=kernel, truncate=truncate,
+                              tol=tol, max_iter=max_iter, seeds=seeds,
+                              n_jobs=_threads(n_jobs))
+
+
+def _threads(n_jobs) -> int:
+    """``n_jobs`` as a thread count (None: 1; negative: joblib's convention)."""
+    from joblib import effective_n_jobs
+
+    return max(1, int(effective_n_jobs(1 if n_jobs is None else n_jobs)))
+
+
+def merge_peaks(modes: np.ndarray, bandwidth: float) -> tuple[np.ndarray, np.ndarray]:
+    """Merge stationary points into peaks, in order (Yu, Ding and Loscalzo 2008, Alg. 1).
+
+    Point ``i`` joins its closest existing peak if their distance is ``< h`` (the peak is not
+    moved; ties go to the earlier peak); otherwise it becomes a new peak. Exact sequential
+    semantics, computed in chunks: distances to the peaks known before a chunk are one BLAS
+    product, and only the comparisons with peaks created inside the chunk are sequential.
+
+    Parameters
+    ----------
+    modes : ndarray of shape (m, d)
+    bandwidth : float
+
+    Returns
+    -------
+    peaks : ndarray of int, shape (n_peaks,)
+        Row of ``modes`` that founded each peak, ascending.
+    assignment : ndarray of int, shape (m,)
+        Peak (position in ``peaks``) that each point merged into.
+    """
+    modes = np.asarray(modes, dtype=np.float64)
+    m, d = modes.shape
+    h2 = float(bandwidth) ** 2
+    sqm = np.einsum("ij,ij->i", modes, modes)
+    founders: list[int] = []
+    assignment = np.empty(m, dtype=np.int64)
+    P = np.empty((0, d))
+    sqP = np.empty(0)
+    chunk = 256
+    for start in range(0, m, chunk):
+        stop = min(m, start + chunk)
+        Yc, sqc = modes[start:stop], sqm[start:stop]
+        c = stop - start
+        if P.shape[0]:
+            De = sq_distances(Yc, sqc, P, sqP)
+            best_e = np.argmin(De, axis=1)
+            dist_e = De[np.arange(c), best_e]
+        else:
+            best_e = np.zeros(c, dtype=np.int64)
+            dist_e = np.full(c, np.inf)
+        Dc = sq_distances(Yc, sqc, Yc, sqc)
+        local: list[int] = []
+        n_known = P.shape[0]
+        for j in range(c):
+            best, pid = dist_e[j], best_e[j]
+            if local:
+                dl = Dc[j, local]
+                k = int(np.argmin(dl))
+                if dl[k] < best:
+                    best, pid = dl[k], n_known + k
+            if best < h2:
+                assignment[start + j] = pid
+            else:
+                assignment[start + j] = n_known + len(local)
+                local.append(j)
+        if local:
+            founders.extend(start + j for j in local)
+            P = np.vstack([P, Yc[local]])
+            sqP = np.concatenate([sqP, sqc[local]])
+    return np.asarray(founders, dtype=np.int64), assignment
+
+
+# -- dense groups ---------------------------------------------------------------------------
+
+@dataclass
+class DenseGroups:
+    """The result of :func:`dense_feature_groups` (indices are columns of ``X``)."""
+
+    bandwidth: float
+    groups: list          # index arrays, densest first, members closest to the peak first
+    density: np.ndarray   # mean kernel weight at each group's peak
+    peaks: np.ndarray     # (n_groups, d_+) peak positions in feature space
+    n_peaks: int          # peaks before dropping sparse and empty groups
+    n_iter: np.ndarray    # mean-shift steps per feature (feature-space order)
+    feature_density: np.ndarray  # (p,) mean kernel weight at each feature; 0 for constant
+    space: FeatureSpace
+
+
+def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None, *,
+                         n_neighbors: int = 5, bandwidth: float | None = None,
+                         kernel: str = "flat", truncate: float | None = 1.0,
+                         drop_sparse: bool = True, standardize: bool = True,
+                         tol: float = 1e-3, max_iter: int = 300,
+                         n_jobs: int | None = None) -> DenseGroups:
+    """DGF on ``X`` (Yu, Ding and Loscalzo 2008, Alg. 1); see the module docstring.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    sample_weight : ndarray of shape (n_samples,), optional
+    n_neighbors, bandwidth, kernel, truncate, drop_sparse, standardize, tol, max_iter, n_jobs
+        As in :class:`DGF`.
+
+    Returns
+    -------
+    DenseGroups
+    """
+    space = feature_space(X, sample_weight, standardize=standardize)
+    Fa = space.Fa
+    p_eff = Fa.shape[0]
+    K = int(n_neighbors)
+    if p_eff < K:
+        raise StablefsError(
+            f"DGF needs at least n_neighbors = {K} non-constant features, but X has {p_eff} "
+            f"(n_features = {space.n_features}): lower n_neighbors or give more features."
+        )
+    jobs = _threads(n_jobs)
+    with threadpool_limits(1, user_api="blas"):
+        # the K nearest of a feature include the feature itself (Yu, Ding and Loscalzo 2008,
+        # sec. 4.1: "when K=1, the bandwidth will be zero"): itself and its K - 1 nearest others
+        near = knn_distances(space.F, Fa, K - 1, self_rows=np.arange(p_eff), n_jobs=jobs)
+        if bandwidth is None:
+            h = float(near.sum(axis=1).mean() / K)
+            # distances from the Gram matrix carry round-off ~ sqrt(eps) * ||f||: below
+            # 1e-6 ||f|| a bandwidth is zero
+            if not h > 1e-6 * float(np.sqrt(space.sq.max())):
+                raise StablefsError(
+                    f"the bandwidth from the K = {K} nearest features is 0 (every feature has "
+                    f"{K - 1} exact duplicates): set bandwidth= explicitly or remove "
+                    "duplicated features."
+                )
+        else:
+            h = float(bandwidth)
+        modes, n_iter, density = _shift_all(Fa, near, h, kernel, truncate, tol, max_iter,
+                                            jobs)
+        founders, _ = merge_peaks(modes, h)
+        groups, dens, knn, peaks = _peak_groups(space, modes, founders, near, h, K, kernel,
+                                                truncate, jobs)
+    keep = np.array([g.size > 0 for g in groups], dtype=bool)
+    if drop_sparse:
+        keep &= knn <= h
+    kept = np.flatnonzero(keep)
+    kept = kept[np.lexsort((kept, -dens[kept]))]  # densest first; ties: earlier peak
+    fdens = np.zeros(space.n_features)
+    fdens[space.index] = density
+    return DenseGroups(bandwidth=h, groups=[groups[i] for i in kept], density=dens[kept],
+                       peaks=peaks[kept], n_peaks=int(founders.size), n_iter=n_iter,
+                       feature_density=fdens, space=space)
+
+
+def _shift_all(Fa, near, h, kernel, truncate, tol, max_iter, jobs):
+    """Mean shift from every feature. A feature with no other feature in its window (its
+    nearest other is farther than the window radius) does not move: its first step returns
+    it, with density ``K(0)/p``; only the others are shifted."""
+    p_eff, d = Fa.shape[0], Fa.shape[1] - 1
+    window = _ms.window_radius(h, kernel, truncate)
+    if window is None or near.shape[1] == 0:
+        return _ms.mean_shift(Fa, h, kernel=kernel, truncate=truncate, tol=tol,
+                              max_iter=max_iter, n_jobs=jobs)
+    movable = np.flatnonzero(near[:, 0] <= window)
+    modes = np.array(Fa[:, :d], copy=True)
+    n_iter = np.ones(p_eff, dtype=np.int64)
+    density = np.full(p_eff, 1.0 / p_eff)
+    if movable.size:
+        m, it, dens = _ms.mean_shift(Fa, h, kernel=kernel, truncate=truncate, tol=tol,
+                                     max_iter=max_iter, seeds=modes[movable], n_jobs=jobs)
+        modes[movable], n_iter[movable], density[movable] = m, it, dens
+    return modes, n_iter, density
+
+
+def _peak_groups(space, modes, founders, near, h, K, kernel, truncate, jobs):
+    """Members (``< h``, closest first), density and mean ``K``-nearest distance of each peak.
+
+    ``near``: each feature's distances to its ``K - 1`` nearest other features. An isolated
+    feature (no other feature within ``max(h, window)``) is its own stationary point: its
+    group is itself, its density ``K(0)/p``, and its ``K`` nearest are itself and those
+    ``K - 1``; only the other peaks need a pass over the features.
+    """
+    Fa = space.Fa
+    p_eff = Fa.shape[0]
+    n_peaks = founders.size
+    window = _ms.window_radius(h, kernel, truncate)
+    reach = max(h, window) if window is not None else np.inf
+    nearest = near[founders, 0] if near.shape[1] else np.full(n_peaks, np.inf)
+    alone = (nearest > reach) & np.all(modes[founders] == Fa[founders, :-1], axis=1)
+    groups: list = [None] * n_peaks
+    dens = np.empty(n_peaks)
+    knn = np.empty(n_peaks)
+    peaks = modes[founders]
+    lone = np.flatnonzero(alone)
+    for r in lone:
+        groups[r] = space.index[founders[r]: founders[r] + 1]
+    dens[lone] = 1.0 / p_eff
+    knn[lone] = near[founders[lone]].sum(axis=1) / K
+    rest = np.flatnonzero(~alone)
+    P = peaks[rest]
+    knn[rest] = knn_distances(P, Fa, K, n_jobs=jobs).mean(axis=1)
+    b = block_rows(p_eff, n_arrays=2 * jobs)
+
+    def block(start):
+        stop = min(P.shape[0], start + b)
+        Pb = P[start:stop]
+        qq = np.einsum("ij,ij->i", Pb, Pb)
+        G = shifted_gram(Pb, Fa)
+        thr = (qq - h * h) / 2
+        rows, cols = np.nonzero(thr[:, None] < G)   # ||p - f|| < h
+        order = np.lexsort((cols, -G[rows, cols], rows))           # closest first
+        rows, cols = rows[order], cols[order]
+        members = np.split(cols, np.searchsorted(rows, np.arange(1, stop - start)))
+        W = _ms.window_weights(G, qq, h, kernel, window)
+        return start, members, np.asarray(W.sum(axis=1)).ravel() / p_eff
+
+    for start, members, d in _ms.pool_map(block, list(range(0, P.shape[0], b)), jobs):
+        for r, c in zip(rest[start:start + len(members)], members):
+            groups[r] = space.index[c]
+        dens[rest[start:start + len(members)]] = d
+    return groups, dens, knn, peaks
+
+
+def representatives(groups: list, space: FeatureSpace) -> tuple[list, np.ndarray]:
+    """Distinct representatives, in group order: the member with the highest mean Pearson
+    correlation to the other members (Yu, Ding and Loscalzo 2008, sec. 6.1) among those not
+    already representing an earlier group (ties: lower feature index).
+
+    Returns ``(kept, reps)``: positions of the groups that have a representative (a group
+    whose members all represent earlier groups is dropped) and their representatives.
+    """
+    pos = np.full(space.n_features, -1, dtype=np.int64)
+    pos[space.index] = np.arange(space.index.size)
+    used = np.zeros(space.n_features, dtype=bool)
+    kept, reps = [], []
+    for r, g in enumerate(groups):
+        g = np.asarray(g, dtype=np.int64)
+        free = g[~used[g]]
+        if free.size == 0:
+            continue
+        if g.size == 1:
+            best = int(g[0])
+        else:
+            U = space.unit_rows(pos[g])
+            mean_corr = (U @ U.sum(axis=0) - 1.0) / (g.size - 1)
+            cand = ~used[g]
+            mc = mean_corr[cand]
+            best = int(free[np.lexsort((free, -mc))[0]])
+        used[best] = True
+        kept.append(r)
+        reps.append(best)
+    return kept, np.asarray(reps, dtype=np.int64)
+
+
+# -- estimators -----------------------------------------------------------------------------
+
+_DGF_CONSTRAINTS = {
+    "n_neighbors": [whole(2, None)],
+    "bandwidth": [None, number(0, None, closed="neither")],
+    "kernel": [StrOptions(set(KERNELS))],
+    "truncate": [None, number(0, None, closed="neither")],
+    "drop_sparse": ["boolean"],
+    "standardize": ["boolean"],
+    "tol": [number(0, None, closed="neither")],
+    "max_iter": [whole(1, None)],
+    "n_jobs": n_jobs_constraint(),
+}
+
+
+def _dgf_kwargs(est) -> dict:
+    return {k: getattr(est, k) for k in _DGF_CONSTRAINTS}
+
+
+def _check_k_groups(est, n_groups: int, p: int) -> None:
+    """Warn (one line) when more groups are asked for than exist."""
+    if est.n_features_to_select is None:
+        return
+    k = check_n_features_to_select(est.n_features_to_select, p)
+    if k > n_groups:
+        warnings.warn(
+            f"{type(est).__name__} found {n_groups} groups, fewer than the {k} asked for: the "
+            f"other {k - n_groups} selected features are further group members (by rank).",
+            UserWarning, stacklevel=4,
+        )
+
+
+class DGF(BaseSelector):
+    """Dense Group Finder: groups of highly correlated features by mean shift in sample space.
+
+    Yu, Ding and Loscalzo (2008), Alg. 1 (eqs. 1-4, sec. 4.1 and 6.1); the algorithm and every
+    choice where the paper is silent are in :mod:`stablefs.selectors.dense_groups`. DGF is
+    unsupervised (``y`` is ignored). As a selector it picks one representative per dense
+    group, densest groups first.
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+        Number of groups whose representatives form ``support_`` (``None``: every group).
+    n_neighbors : int, default=5
+        ``K`` of the bandwidth rule and of the low-density test (the paper's ``K = 5``); a
+        feature is its own first neighbour (see the module docstring), so ``K >= 2``.
+    bandwidth : float or None, default=None
+        ``h``; None estimates it as the mean over features of the mean distance to their
+        ``K`` nearest neighbours, themselves included (sec. 4.1).
+    kernel : {"flat", "gaussian"}, default="flat"
+        Mean-shift kernel. The Gaussian is truncated at ``truncate * h``; untruncated
+        (``truncate=None``) it merges every feature of a microarray into one peak (module
+        docstring).
+    truncate : float or None, default=1.0
+        Support of the Gaussian kernel in units of ``h`` (ignored by the flat kernel).
+    drop_sparse : bool, default=True
+        Drop a group whose peak's mean distance to its ``K`` nearest features exceeds ``h``
+        (the optional step of Alg. 1, used in the paper).
+    standardize : bool, default=True
+        Standardise each feature (mean 0, population sd 1) on the training samples, so that
+        distances are correlations (sec. 6.1). ``False`` uses the values as given (e.g.
+        standardised once on all samples, the other reading of the paper).
+    tol : float, default=1e-3
+        Mean shift stops when a step is at most ``tol * h``.
+    max_iter : int, default=300
+        At most this many mean-shift steps per feature.
+    n_jobs : int or None, default=None
+        Threads for the distance computations (None: 1; -1: all cores). BLAS runs
+        single-threaded inside, so the result does not depend on ``n_jobs``.
+
+    Attributes
+    ----------
+    bandwidth_ : float
+        ``h`` used.
+    groups_ : list of ndarray of int
+        Dense groups (columns of ``X``), densest first; members closest to the peak first.
+        Groups may overlap.
+    group_scores_ : ndarray of shape (n_groups,)
+        Density at each group's peak, the mean kernel weight ``(1/p) sum_l K((p_r - f_l)/h)``
+        (proportional to eq. 1).
+    peaks_ : ndarray of shape (n_groups, n_samples)
+        Peak positions in the (standardised, transposed) training space.
+    representatives_ : ndarray of int, shape (n_groups,)
+        One feature per group: highest mean correlation to the other members, distinct
+        across groups.
+    n_peaks_ : int
+        Unique peaks found, before the low-density and empty groups were dropped.
+    n_iter_ : int
+        Largest number of mean-shift steps of any feature.
+    feature_density_ : ndarray of shape (n_features,)
+        Mean kernel weight at every feature (0 for constant features).
+    ranking_ : ndarray of shape (n_features,)
+        The representatives in group order, then the other members group by group (closest
+        to the peak first), then the features in no group by density, then constant features.
+    scores_ : ndarray of shape (n_features,)
+        ``n_features + 1 - ranking_`` (a group method has no single score per feature).
+    support_ : ndarray of bool
+        The representatives of the first ``n_features_to_select_`` groups.
+    n_features_to_select_ : int
+
+    Examples
+    --------
+    Three blocks of 8 correlated features and 16 independent ones; DGF finds the blocks and
+    drops the scattered features as low-density:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> base = rng.normal(size=(30, 3))
+    >>> blocks = np.repeat(base, 8, axis=1) + 0.3 * rng.normal(size=(30, 24))
+    >>> X = np.hstack([blocks, rng.normal(size=(30, 16))])
+    >>> dgf = DGF().fit(X)
+    >>> [sorted(int(j) // 8 for j in g) for g in dgf.groups_]
+    [[0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2]]
+    """
+
+    _parameter_constraints: dict = {**BaseSelector._parameter_constraints, **_DGF_CONSTRAINTS}
+
+    def __init__(self, n_features_to_select=None, n_neighbors=5, bandwidth=None, kernel="flat",
+                 truncate=1.0, drop_sparse=True, standardize=True, tol=1e-3, max_iter=300,
+                 n_jobs=None):
+        self.n_features_to_select = n_features_to_select
+        self.n_neighbors = n_neighbors
+        self.bandwidth = bandwidth
+        self.kernel = kernel
+        self.truncate = truncate
+        self.drop_sparse = drop_sparse
+        self.standardize = standardize
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Find the dense feature groups of ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), optional
+            Instance weights (weighted standardisation and coordinates scaled by
+            ``sqrt(weight)``, see :mod:`stablefs.selectors._feature_space`).
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be non-negative.")
+        if not sample_weight.sum() > 0:
+            raise ValueError("sample_weight sums to zero: at least one sample needs weight.")
+        p = X.shape[1]
+        k = check_n_features_to_select(self.n_features_to_select, p)
+        res = dense_feature_groups(X, sample_weight, **_dgf_kwargs(self))
+        kept, reps = representatives(res.groups, res.space)
+        self.bandwidth_ = res.bandwidth
+        self.groups_ = [res.groups[i] for i in kept]
+        self.group_scores_ = res.density[kept]
+        self.peaks_ = res.peaks[kept]
+        self.representatives_ = reps
+        self.n_peaks_ = res.n_peaks
+        self.n_iter_ = int(res.n_iter.max(initial=0))
+        self.feature_density_ = res.feature_density
+        _check_k_groups(self, len(kept), p)
+        ranking = group_ranking(p, [reps, *self.groups_], res.feature_density,
+                                res.space.constant)
+        if self.n_features_to_select is None:
+            k = max(1, len(kept))
+        self.ranking_ = ranking
+        self.scores_ = (p + 1 - ranking).astype(float)
+        self.support_ = ranking <= k
+        self.n_features_to_select_ = k
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        return tags
+
+
+class DRAGS(BaseSelector):
+    """Dense Relevant Attribute Group Selector: the most relevant dense feature groups.
+
+    Yu, Ding and Loscalzo (2008), Alg. 2 (sec. 4.2 and 6.1): the dense groups of :class:`DGF`
+    are ranked by ``Phi(G)``, the mean relevance of their members (the one-way ANOVA
+    F-statistic by default, as in the paper); the top ``k`` groups are selected and each
+    contributes its representative, the member with the highest mean Pearson correlation to
+    the other members (distinct across groups, see the module docstring). ``transform``
+    returns the ``k`` representatives; ``groups_`` keeps all members.
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+        ``k``, the number of groups (= representative features) selected; ``None``: all
+        dense groups. More than there are groups selects further members (warning).
+    relevance : estimator, str or None, default=None
+        Univariate relevance: a selector whose ``fit(X, y[, sample_weight])`` sets
+        ``scores_`` (higher = more relevant), or a method string such as ``"ttest"``;
+        None = :class:`~stablefs.selectors.FStatistic` (the paper's choice).
+    n_neighbors, bandwidth, kernel, truncate, drop_sparse, standardize, tol, max_iter, n_jobs
+        The DGF parameters, see :class:`DGF`.
+
+    Attributes
+    ----------
+    groups_ : list of ndarray of int
+        Every dense group, most relevant first (members closest to the peak first).
+    group_scores_ : ndarray of shape (n_groups,)
+        ``Phi(G)``: mean relevance of the members (descending).
+    representatives_ : ndarray of int, shape (n_groups,)
+        The representative of each group, in the same order.
+    group_density_ : ndarray of shape (n_groups,)
+        Density at each group's peak (as :attr:`DGF.group_scores_`).
+    feature_scores_ : ndarray of shape (n_features,)
+        Relevance of every feature.
+    bandwidth_, n_peaks_, n_iter_
+        As in :class:`DGF`.
+    ranking_ : ndarray of shape (n_features,)
+        The representatives in group order, then the other members group by group, then
+        the features in no dense group by relevance, then constant features. The top ``k``
+        of ``ranking_`` are the representatives of the top ``k`` groups.
+    scores_ : ndarray of shape (n_features,)
+        ``n_features + 1 - ranking_``.
+    support_ : ndarray of bool
+        The representatives of the first ``n_features_to_select_`` groups.
+    n_features_to_select_ : int
+    classes_ : ndarray
+
+    Examples
+    --------
+    Three blocks of 6 correlated features (the third one differs between the classes) and 12
+    independent features:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> y = np.repeat([0, 1], 20)
+    >>> base = rng.normal(size=(40, 3))
+    >>> base[:, 2] += 2.0 * y
+    >>> blocks = np.repeat(base, 6, axis=1) + 0.3 * rng.normal(size=(40, 18))
+    >>> X = np.hstack([blocks, rng.normal(size=(40, 12))])
+    >>> drags = DRAGS(n_features_to_select=1).fit(X, y)
+    >>> [int(j) // 6 for j in drags.groups_[0]], int(drags.representatives_[0]) // 6
+    ([2, 2, 2, 2, 2, 2], 2)
+    >>> drags.transform(X).shape
+    (40, 1)
+    """
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        **_DGF_CONSTRAINTS,
+        "relevance": [None, str, HasMethods(["fit"])],
+    }
+
+    def __init__(self, n_features_to_select=None, relevance=None, n_neighbors=5, bandwidth=None,
+                 kernel="flat", truncate=1.0, drop_sparse=True, standardize=True, tol=1e-3,
+                 max_iter=300, n_jobs=None):
+        self.n_features_to_select = n_features_to_select
+        self.relevance = relevance
+        self.n_neighbors = n_neighbors
+        self.bandwidth = bandwidth
+        self.kernel = kernel
+        self.truncate = truncate
+        self.drop_sparse = drop_sparse
+        self.standardize = standardize
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+    def _rank(self, X, y, sample_weight):
+        p = X.shape[1]
+        relevance = relevance_scores(self.relevance, X, y, sample_weight)
+        res = dense_feature_groups(X, sample_weight, **_dgf_kwargs(self))
+        phi = np.array([relevance[g].mean() for g in res.groups])
+        phi = np.where(np.isnan(phi), -np.inf, phi)
+        order = np.lexsort((np.arange(phi.size), -phi))  # ties: the denser group
+        groups = [res.groups[i] for i in order]
+        kept, reps = representatives(groups, res.space)
+        self.groups_ = [groups[i] for i in kept]
+        self.group_scores_ = phi[order][kept]
+        self.group_density_ = res.density[order][kept]
+        self.representatives_ = reps
+        self.feature_scores_ = relevance
+        self.bandwidth_ = res.bandwidth
+        self.n_peaks_ = res.n_peaks
+        self.n_iter_ = int(res.n_iter.max(initial=0))
+        _check_k_groups(self, len(kept), p)
+        ranking = group_ranking(p, [reps, *self.groups_], relevance, res.space.constant)
+        return (p + 1 - ranking).astype(float), ranking
+
+    def _default_n_features_to_select(self, k: int) -> int:
+        return max(1, len(self.groups_))
+
+    def signature(self, feature_names=None, *, all_groups: bool = False):
+        """The selected groups as a table, one row per member (a group-aware signature).
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+            Names of the columns of ``X`` (default ``x0, x1, ...``).
+        all_groups : bool, default=False
+            Every dense group instead of the ``n_features_to_select_`` selected ones.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``group`` (1 = most relevant), ``group_score`` (``Phi``), ``group_size``,
+            ``feature``, ``representative`` (bool), ``relevance`` (the feature's score),
+            ``rank`` (its position in ``ranking_``).
+        """
+        return group_signature(self, feature_names, all_groups=all_groups)
+
+
+def relevance_scores(relevance, X, y, sample_weight) -> np.ndarray:
+    """Per-feature relevance from a selector (clone fitted on the data), a method string, or
+    the F-statistic when ``relevance`` is None."""
+    if relevance is None:
+        from stablefs.selectors.univariate import anova_f
+
+        return anova_f(X, y, sample_weight)
+    if isinstance(relevance, str):
+        from stablefs.methods import make_selector
+
+        est = make_selector(relevance)
+    else:
+        est = clone(relevance)
+    try:
+        est.fit(X, y, sample_weight=sample_weight)
+    except TypeError:
+        if sample_weight is not None and np.ptp(sample_weight) > 0:
+            raise StablefsError(
+                f"the relevance selector {type(est).__name__} takes no sample_weight: use "
+                "one that does (e.g. FStatistic) or fit without instance weights."
+            ) from None
+        est.fit(X, y)
+    scores = getattr(est, "scores_", None)
+    if scores is None or np.shape(scores) != (X.shape[1],):
+        raise StablefsError(
+            f"the relevance selector {type(est).__name__} sets no scores_ of one value per "
+            "feature: use a univariate selector such as FStatistic or TTest."
+        )
+    return np.asarray(scores, dtype=float)
+
+
+def group_signature(est, feature_names=None, *, all_groups: bool = False):
+    """One row per member of the selected groups of a fitted group method (see
+    :meth:`DRAGS.signature`)."""
+    import pandas as pd
+
+    p = est.ranking_.size
+    names = (np.asarray([f"x{j}" for j in range(p)]) if feature_names is None
+             else np.asarray([str(n) for n in feature_names]))
+    if names.size != p:
+        raise StablefsError(
+            f"{names.size} feature names given for {p} features: pass one name per column."
+        )
+    n = len(est.groups_) if all_groups else min(len(est.groups_), est.n_features_to_select_)
+    rel = getattr(est, "feature_scores_", None)
+    rows = []
+    for r in range(n):
+        g = est.groups_[r]
+        for j in g:
+            rows.append({
+                "group": r + 1,
+                "group_score": float(est.group_scores_[r]),
+                "group_size": int(g.size),
+                "feature": names[j],
+                "representative": bool(j == est.representatives_[r]),
+                "relevance": float(rel[j]) if rel is not None else np.nan,
+                "rank": int(est.ranking_[j]),
+            })
+    cols = ["group", "group_score", "group_size", "feature", "representative", "relevance",
+            "rank"]
+    return pd.DataFrame(rows, columns=cols)
