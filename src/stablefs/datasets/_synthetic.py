@@ -378,7 +378,8 @@ def make_xiao2007(
     y = y[rng.permutation(n_samples)]
     X = block_gaussian(rng, n_samples, n_features, block_size, rho)
     is1 = y == 1
-    meta: dict = {"mu": base, "scale": factor, "model": model, "reference": "Xiao, Hua and Dougherty 2007, sec. 2.2"}
+    meta: dict = {"mu": base, "scale": factor, "model": model,
+                  "reference": "Xiao, Hua and Dougherty 2007, sec. 2.2"}
     if model == "equal":
         X[~is1] += m
         X[is1] -= m
