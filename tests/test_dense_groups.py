@@ -49,12 +49,17 @@ def ref_weights(y, F, h, kernel, truncate):
     return np.array(out)
 
 
-def ref_dgf(X, K=5, kernel="flat", truncate=1.0, tol=1e-3, max_iter=300, drop_sparse=True):
+def ref_dgf(X, K=5, kernel="flat", truncate=1.0, tol=1e-3, max_iter=300, drop_sparse=True,
+            self_neighbor=True):
     """Alg. 1 of Yu, Ding and Loscalzo (2008), literally, one feature at a time."""
     F = ref_standardise(X)
     p = F.shape[0]
-    # h: mean over features of the mean distance to the K nearest (the feature itself first)
-    h = sum(ref_knn_mean(F[i], F, K) for i in range(p)) / p
+    # h: mean over features of the mean distance to the K nearest (the feature itself first,
+    # or only the other features)
+    if self_neighbor:
+        h = sum(ref_knn_mean(F[i], F, K) for i in range(p)) / p
+    else:
+        h = sum(ref_knn_mean(F[i], np.delete(F, i, axis=0), K) for i in range(p)) / p
     modes = []
     for i in range(p):
         y = F[i].copy()
@@ -80,7 +85,8 @@ def ref_dgf(X, K=5, kernel="flat", truncate=1.0, tol=1e-3, max_iter=300, drop_sp
         members = [i for i in range(p) if np.linalg.norm(q - F[i]) < h]
         if not members:
             continue
-        if drop_sparse and ref_knn_mean(q, F, K) > h:
+        near = F if self_neighbor else F[np.linalg.norm(F - q, axis=1) > tol * h]
+        if drop_sparse and ref_knn_mean(q, near, K) > h:
             continue
         groups.append(members)  # ascending index (equidistant members make order fragile)
         dens.append(ref_weights(q, F, h, kernel, truncate).sum() / p)
@@ -120,6 +126,17 @@ def test_dgf_equals_slow_reference(kernel, truncate, seed):
     assert [sorted(g.tolist()) for g in res.groups] == groups
     np.testing.assert_allclose(res.peaks, np.array(peaks).reshape(res.peaks.shape), atol=1e-9)
     np.testing.assert_allclose(res.density, dens, rtol=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dgf_equals_reference_when_a_feature_is_not_its_own_neighbour(seed):
+    X, _ = planted(n_samples=20, sizes=(6, 5, 3), n_noise=14, noise=0.5, seed=seed)
+    h, groups, peaks, _, n_peaks = ref_dgf(X, self_neighbor=False)
+    res = dense_feature_groups(X, self_neighbor=False)
+    assert res.bandwidth == pytest.approx(h, rel=1e-12)
+    assert res.n_peaks == n_peaks
+    assert [sorted(g.tolist()) for g in res.groups] == groups
+    assert all(len(g) > 1 for g in groups)  # a lone feature never passes the density test
 
 
 def test_dgf_equals_reference_without_dropping_and_on_noise():
@@ -306,7 +323,7 @@ def test_dgf_parameter_and_input_errors():
         DGF(n_neighbors=1).fit(X)
     with pytest.raises(StablefsError, match="kernel"):
         DGF(kernel="epanechnikov").fit(X)
-    with pytest.raises(StablefsError, match="at least n_neighbors = 5 non-constant"):
+    with pytest.raises(StablefsError, match="at least 5 non-constant features"):
         DGF().fit(X[:, :4])
     with pytest.raises(StablefsError, match="bandwidth"):
         DGF().fit(np.repeat(X[:, :2], 5, axis=1))  # every feature has 4 exact duplicates

@@ -241,7 +241,7 @@ def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None,
                          n_neighbors: int = 5, bandwidth: float | None = None,
                          kernel: str = "flat", truncate: float | None = 1.0,
                          drop_sparse: bool = True, standardize: bool = True,
-                         tol: float = 1e-3, max_iter: int = 300,
+                         self_neighbor: bool = True, tol: float = 1e-3, max_iter: int = 300,
                          n_jobs: int | None = None) -> DenseGroups:
     """DGF on ``X`` (Yu, Ding and Loscalzo 2008, Alg. 1); see the module docstring.
 
@@ -249,7 +249,8 @@ def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None,
     ----------
     X : ndarray of shape (n_samples, n_features)
     sample_weight : ndarray of shape (n_samples,), optional
-    n_neighbors, bandwidth, kernel, truncate, drop_sparse, standardize, tol, max_iter, n_jobs
+    n_neighbors, bandwidth, kernel, truncate, drop_sparse, standardize, self_neighbor, tol,
+    max_iter, n_jobs
         As in :class:`DGF`.
 
     Returns
@@ -260,24 +261,32 @@ def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None,
     Fa = space.Fa
     p_eff = Fa.shape[0]
     K = int(n_neighbors)
-    if p_eff < K:
+    # the K nearest of a feature: itself and its K - 1 nearest others (self_neighbor, the
+    # paper's "when K=1, the bandwidth will be zero"), or its K nearest others
+    others = K - 1 if self_neighbor else K
+    if self_neighbor and K == 1 and bandwidth is None:
         raise StablefsError(
-            f"DGF needs at least n_neighbors = {K} non-constant features, but X has {p_eff} "
-            f"(n_features = {space.n_features}): lower n_neighbors or give more features."
+            "n_neighbors = 1 with self_neighbor=True: a feature is its own nearest neighbour, "
+            "so the bandwidth is 0 (Yu, Ding and Loscalzo 2008, sec. 4.1); use n_neighbors >= 2."
+        )
+    if p_eff < others + 1:
+        raise StablefsError(
+            f"DGF needs at least {others + 1} non-constant features for n_neighbors = {K}, but "
+            f"X has {p_eff} (n_features = {space.n_features}): lower n_neighbors or give more "
+            "features."
         )
     jobs = _threads(n_jobs)
     with threadpool_limits(1, user_api="blas"):
-        # the K nearest of a feature include the feature itself (Yu, Ding and Loscalzo 2008,
-        # sec. 4.1: "when K=1, the bandwidth will be zero"): itself and its K - 1 nearest others
-        near = knn_distances(space.F, Fa, K - 1, self_rows=np.arange(p_eff), n_jobs=jobs)
+        near = knn_distances(space.F, Fa, max(others, 1), self_rows=np.arange(p_eff),
+                             n_jobs=jobs)
         if bandwidth is None:
-            h = float(near.sum(axis=1).mean() / K)
+            h = float(near[:, :others].sum(axis=1).mean() / K)
             # distances from the Gram matrix carry round-off ~ sqrt(eps) * ||f||: below
             # 1e-6 ||f|| a bandwidth is zero
             if not h > 1e-6 * float(np.sqrt(space.sq.max())):
                 raise StablefsError(
                     f"the bandwidth from the K = {K} nearest features is 0 (every feature has "
-                    f"{K - 1} exact duplicates): set bandwidth= explicitly or remove "
+                    f"{others} exact duplicates): set bandwidth= explicitly or remove "
                     "duplicated features."
                 )
         else:
@@ -286,7 +295,7 @@ def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None,
                                             jobs)
         founders, _ = merge_peaks(modes, h)
         groups, dens, knn, peaks = _peak_groups(space, modes, founders, near, h, K, kernel,
-                                                truncate, jobs)
+                                                truncate, self_neighbor, tol, jobs)
     keep = np.array([g.size > 0 for g in groups], dtype=bool)
     if drop_sparse:
         keep &= knn <= h
@@ -319,13 +328,16 @@ def _shift_all(Fa, near, h, kernel, truncate, tol, max_iter, jobs):
     return modes, n_iter, density
 
 
-def _peak_groups(space, modes, founders, near, h, K, kernel, truncate, jobs):
+def _peak_groups(space, modes, founders, near, h, K, kernel, truncate, self_neighbor, tol,
+                 jobs):
     """Members (``< h``, closest first), density and mean ``K``-nearest distance of each peak.
 
-    ``near``: each feature's distances to its ``K - 1`` nearest other features. An isolated
-    feature (no other feature within ``max(h, window)``) is its own stationary point: its
-    group is itself, its density ``K(0)/p``, and its ``K`` nearest are itself and those
-    ``K - 1``; only the other peaks need a pass over the features.
+    ``near``: each feature's distances to its nearest other features. An isolated feature (no
+    other feature within ``max(h, window)``) is its own stationary point: its group is itself,
+    its density ``K(0)/p``, and its ``K`` nearest are those found for ``h`` (itself first with
+    ``self_neighbor``); only the other peaks need a pass over the features. Without
+    ``self_neighbor`` a peak is not its own neighbour either: a feature at the peak (within
+    the convergence tolerance) is left out of the peak's ``K`` nearest.
     """
     Fa = space.Fa
     p_eff = Fa.shape[0]
@@ -342,10 +354,12 @@ def _peak_groups(space, modes, founders, near, h, K, kernel, truncate, jobs):
     for r in lone:
         groups[r] = space.index[founders[r]: founders[r] + 1]
     dens[lone] = 1.0 / p_eff
-    knn[lone] = near[founders[lone]].sum(axis=1) / K
+    others = K - 1 if self_neighbor else K
+    knn[lone] = near[founders[lone], :others].sum(axis=1) / K
     rest = np.flatnonzero(~alone)
     P = peaks[rest]
-    knn[rest] = knn_distances(P, Fa, K, n_jobs=jobs).mean(axis=1)
+    knn[rest] = knn_distances(P, Fa, K, exclude_within=None if self_neighbor else tol * h,
+                              n_jobs=jobs).mean(axis=1)
     b = block_rows(p_eff, n_arrays=2 * jobs)
 
     def block(start):
@@ -402,12 +416,13 @@ def representatives(groups: list, space: FeatureSpace) -> tuple[list, np.ndarray
 # -- estimators -----------------------------------------------------------------------------
 
 _DGF_CONSTRAINTS = {
-    "n_neighbors": [whole(2, None)],
+    "n_neighbors": [whole(1, None)],
     "bandwidth": [None, number(0, None, closed="neither")],
     "kernel": [StrOptions(set(KERNELS))],
     "truncate": [None, number(0, None, closed="neither")],
     "drop_sparse": ["boolean"],
     "standardize": ["boolean"],
+    "self_neighbor": ["boolean"],
     "tol": [number(0, None, closed="neither")],
     "max_iter": [whole(1, None)],
     "n_jobs": n_jobs_constraint(),
@@ -444,8 +459,7 @@ class DGF(BaseSelector):
     n_features_to_select : int, float or None, default=None
         Number of groups whose representatives form ``support_`` (``None``: every group).
     n_neighbors : int, default=5
-        ``K`` of the bandwidth rule and of the low-density test (the paper's ``K = 5``); a
-        feature is its own first neighbour (see the module docstring), so ``K >= 2``.
+        ``K`` of the bandwidth rule and of the low-density test (the paper's ``K = 5``).
     bandwidth : float or None, default=None
         ``h``; None estimates it as the mean over features of the mean distance to their
         ``K`` nearest neighbours, themselves included (sec. 4.1).
@@ -462,6 +476,13 @@ class DGF(BaseSelector):
         Standardise each feature (mean 0, population sd 1) on the training samples, so that
         distances are correlations (sec. 6.1). ``False`` uses the values as given (e.g.
         standardised once on all samples, the other reading of the paper).
+    self_neighbor : bool, default=True
+        A feature is its own first neighbour: its ``K`` nearest are itself and its
+        ``K - 1`` nearest others, for the bandwidth and (for a peak on a feature) the
+        low-density test, as the paper's "when K=1, the bandwidth will be zero" implies
+        (module docstring). ``False``: the ``K`` nearest *other* features, and a feature at a
+        peak is not the peak's neighbour (larger bandwidth; no group of one feature passes
+        the low-density test).
     tol : float, default=1e-3
         Mean shift stops when a step is at most ``tol * h``.
     max_iter : int, default=300
@@ -518,8 +539,8 @@ class DGF(BaseSelector):
     _parameter_constraints: dict = {**BaseSelector._parameter_constraints, **_DGF_CONSTRAINTS}
 
     def __init__(self, n_features_to_select=None, n_neighbors=5, bandwidth=None, kernel="flat",
-                 truncate=1.0, drop_sparse=True, standardize=True, tol=1e-3, max_iter=300,
-                 n_jobs=None):
+                 truncate=1.0, drop_sparse=True, standardize=True, self_neighbor=True,
+                 tol=1e-3, max_iter=300, n_jobs=None):
         self.n_features_to_select = n_features_to_select
         self.n_neighbors = n_neighbors
         self.bandwidth = bandwidth
@@ -527,6 +548,7 @@ class DGF(BaseSelector):
         self.truncate = truncate
         self.drop_sparse = drop_sparse
         self.standardize = standardize
+        self.self_neighbor = self_neighbor
         self.tol = tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
@@ -601,7 +623,8 @@ class DRAGS(BaseSelector):
         Univariate relevance: a selector whose ``fit(X, y[, sample_weight])`` sets
         ``scores_`` (higher = more relevant), or a method string such as ``"ttest"``;
         None = :class:`~stablefs.selectors.FStatistic` (the paper's choice).
-    n_neighbors, bandwidth, kernel, truncate, drop_sparse, standardize, tol, max_iter, n_jobs
+    n_neighbors, bandwidth, kernel, truncate, drop_sparse, standardize, self_neighbor, tol,
+    max_iter, n_jobs
         The DGF parameters, see :class:`DGF`.
 
     Attributes
@@ -655,8 +678,8 @@ class DRAGS(BaseSelector):
     }
 
     def __init__(self, n_features_to_select=None, relevance=None, n_neighbors=5, bandwidth=None,
-                 kernel="flat", truncate=1.0, drop_sparse=True, standardize=True, tol=1e-3,
-                 max_iter=300, n_jobs=None):
+                 kernel="flat", truncate=1.0, drop_sparse=True, standardize=True,
+                 self_neighbor=True, tol=1e-3, max_iter=300, n_jobs=None):
         self.n_features_to_select = n_features_to_select
         self.relevance = relevance
         self.n_neighbors = n_neighbors
@@ -665,6 +688,7 @@ class DRAGS(BaseSelector):
         self.truncate = truncate
         self.drop_sparse = drop_sparse
         self.standardize = standardize
+        self.self_neighbor = self_neighbor
         self.tol = tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
