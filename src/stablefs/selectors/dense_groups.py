@@ -185,15 +185,16 @@ def merge_peaks(modes: np.ndarray, bandwidth: float) -> tuple[np.ndarray, np.nda
     sqm = np.einsum("ij,ij->i", modes, modes)
     founders: list[int] = []
     assignment = np.empty(m, dtype=np.int64)
-    P = np.empty((0, d))
-    sqP = np.empty(0)
-    chunk = 256
+    P = np.empty((m, d))  # the peaks so far, first n_known rows
+    sqP = np.empty(m)
+    n_known = 0
+    chunk = min(256, block_rows(m))  # the chunk-by-peaks block stays within BLOCK_BYTES
     for start in range(0, m, chunk):
         stop = min(m, start + chunk)
         Yc, sqc = modes[start:stop], sqm[start:stop]
         c = stop - start
-        if P.shape[0]:
-            De = sq_distances(Yc, sqc, P, sqP)
+        if n_known:
+            De = sq_distances(Yc, sqc, P[:n_known], sqP[:n_known])
             best_e = np.argmin(De, axis=1)
             dist_e = De[np.arange(c), best_e]
         else:
@@ -201,7 +202,6 @@ def merge_peaks(modes: np.ndarray, bandwidth: float) -> tuple[np.ndarray, np.nda
             dist_e = np.full(c, np.inf)
         Dc = sq_distances(Yc, sqc, Yc, sqc)
         local: list[int] = []
-        n_known = P.shape[0]
         for j in range(c):
             best, pid = dist_e[j], best_e[j]
             if local:
@@ -216,8 +216,9 @@ def merge_peaks(modes: np.ndarray, bandwidth: float) -> tuple[np.ndarray, np.nda
                 local.append(j)
         if local:
             founders.extend(start + j for j in local)
-            P = np.vstack([P, Yc[local]])
-            sqP = np.concatenate([sqP, sqc[local]])
+            P[n_known:n_known + len(local)] = Yc[local]
+            sqP[n_known:n_known + len(local)] = sqc[local]
+            n_known += len(local)
     return np.asarray(founders, dtype=np.int64), assignment
 
 
