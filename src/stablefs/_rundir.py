@@ -57,15 +57,20 @@ def file_sha256(path) -> str:
 
 
 def _differences(old: dict, new: dict, limit: int = 3) -> str:
-    keys = sorted(set(old) | set(new))
-    diffs = []
-    for k in keys:
-        if old.get(k) != new.get(k):
-            if k in ("data_digest", "inputs"):
-                diffs.append(f"{k} changed")
-                continue
-            a, b = _short(old.get(k)), _short(new.get(k))
-            diffs.append(f"{k} {a} -> {b}")
+    """The settings that differ, as ``key old -> new`` (nested keys dotted)."""
+    diffs: list[str] = []
+
+    def walk(a, b, prefix):
+        if isinstance(a, dict) and isinstance(b, dict) and prefix not in ("inputs",):
+            for k in sorted(set(a) | set(b), key=str):
+                walk(a.get(k), b.get(k), f"{prefix}.{k}" if prefix else str(k))
+        elif a != b:
+            if prefix in ("data_digest", "inputs"):
+                diffs.append(f"{prefix} changed")
+            else:
+                diffs.append(f"{prefix} {_short(a)} -> {_short(b)}")
+
+    walk(old, new, "")
     if not diffs:
         return ""
     more = f" and {len(diffs) - limit} more" if len(diffs) > limit else ""
