@@ -173,3 +173,25 @@ def test_bad_input_one_line():
         data = Dataset(X=np.zeros((40, 3)) + np.arange(40)[:, None], y=np.arange(40) % 2,
                        feature_names=np.array(["a", "b", "c"]), name="toy")
         cridd(data, n_runs=2, n_samples=10)
+
+
+def test_reproduce_xiao2007_cridd_tiny_configuration(tmp_path):
+    from stablefs.experiments import get_experiment, reproduce
+    from stablefs.experiments._base import config_from
+
+    exp = get_experiment("xiao2007-cridd")
+    config = config_from(exp.quick_config(), {
+        "sample_sizes": (30,), "classifiers": ("lda", "3nn"), "cvs": ("cv10",),
+        "n_runs": 6, "runs_per_unit": 4, "n_bootstrap": 50})
+    exp.check_config(config)
+    summary = reproduce(exp, config, tmp_path / "run", seed=1, figures=False)
+    table = __import__("pandas").read_csv(tmp_path / "run" / "tables" / "cridd.csv")
+    assert len(table) == 4 and set(table.selector) == {"ttest", "sfs", "sffs"}
+    # the t-test and wrapper cells of a row share one pooled Var(dE_b)
+    lda = table[table.classifier == "lda"]
+    assert lda.var_dEb_pooled.nunique() == 1
+    assert set(summary.claims.id) >= {"1", "3", "7", "9"}
+    published = tmp_path / "run" / "tables" / "published.csv"
+    assert not published.exists() or not published.read_text().strip()  # N = 30: not printed
+    with pytest.raises(StablefsError, match="models = cubic"):
+        exp.check_config(config_from(config, {"models": ("cubic",)}))
