@@ -379,3 +379,22 @@ def test_bad_parameters_raise_one_line():
         SFS(9).fit(X, y)
     with pytest.raises(StablefsError):
         SBGPlus(2, bookkeeping="as-printed").fit(X, y)
+
+
+def test_reproduce_wrapper_stability_tiny_configuration(tmp_path):
+    import pandas as pd
+
+    from stablefs.experiments import get_experiment, reproduce
+    from stablefs.experiments._base import config_from
+
+    exp = get_experiment("wrapper-stability")
+    config = config_from(exp.quick_config(), {"datasets": ("anticorral",),
+                                               "outer_repeats": 2})
+    exp.check_config(config)
+    summary = reproduce(exp, config, tmp_path / "run", seed=0, figures=False)
+    table = pd.read_csv(tmp_path / "run" / "tables" / "wrappers.csv")
+    assert set(table.method) == {"sfg", "rsa", "sbg", "rsa-b", "sbg+"}
+    assert table.kuncheva_mean.between(-1, 1).all()
+    assert "6.1b" in set(summary.claims.id)
+    with pytest.raises(StablefsError, match="datasets = mnist"):
+        exp.check_config(config_from(config, {"datasets": ("mnist",)}))
