@@ -252,18 +252,51 @@ def fit_lda(X: np.ndarray, codes: np.ndarray, n_classes: int) -> _Fitted:
 def knn_predict(Xtr: np.ndarray, codes: np.ndarray, Z: np.ndarray, k: int,
                 n_classes: int) -> np.ndarray:
     """K-nearest-neighbour majority vote (Euclidean; distance ties by lower training index,
-    vote ties to the lowest class)."""
-    k = min(int(k), Xtr.shape[0])
+    vote ties to the lowest class).
+
+    Squared distances are sums of exact squared differences (not ``|z|^2 + |x|^2 - 2 z.x``),
+    so that duplicated points tie exactly. With two classes and an odd ``K`` the vote compares
+    the ``(K + 1)/2``-th smallest distance of each class (class 1 wins iff its order statistic
+    is smaller), which equals the majority of the ``K`` nearest; equal order statistics are
+    resolved by the sorted neighbour list."""
+    ntr, p = Xtr.shape
+    k = min(int(k), ntr)
     out = np.empty(Z.shape[0], dtype=np.int64)
-    # exact squared differences (not |z|^2 + |x|^2 - 2 z.x): ties stay exact for duplicates
-    step = max(1, 2**21 // max(1, Xtr.shape[0] * Xtr.shape[1]))
+    perm = np.argsort(codes, kind="stable")
+    n0 = int(np.count_nonzero(codes == 0))
+    r = (k + 1) // 2
+    two = n_classes == 2 and k % 2 == 1 and 0 < n0 < ntr
+    Xp = Xtr[perm] if two else Xtr
+    narrow = p <= 64
+    step = max(1, 2**21 // max(1, ntr * (1 if narrow else p)))
     for start in range(0, Z.shape[0], step):
         Zc = Z[start:start + step]
-        D = np.square(Zc[:, None, :] - Xtr[None, :, :]).sum(axis=2)
-        order = np.argsort(D, axis=1, kind="stable")[:, :k]
-        votes = np.zeros((Zc.shape[0], n_classes), dtype=np.int64)
-        np.add.at(votes, (np.repeat(np.arange(Zc.shape[0]), k), codes[order].ravel()), 1)
-        out[start:start + step] = np.argmax(votes, axis=1)
+        if narrow:
+            D = np.zeros((Zc.shape[0], ntr))
+            for f in range(p):
+                d = np.subtract.outer(Zc[:, f], Xp[:, f])
+                D += d * d
+        else:
+            D = np.square(Zc[:, None, :] - Xp[None, :, :]).sum(axis=2)
+        if two:
+            q0 = (np.partition(D[:, :n0], r - 1, axis=1)[:, r - 1] if n0 >= r
+                  else np.full(D.shape[0], np.inf))
+            q1 = (np.partition(D[:, n0:], r - 1, axis=1)[:, r - 1] if ntr - n0 >= r
+                  else np.full(D.shape[0], np.inf))
+            pred = (q1 < q0).astype(np.int64)
+            tie = q1 == q0
+            if tie.any():
+                inv = np.empty_like(perm)
+                inv[perm] = np.arange(ntr)
+                rows = D[tie][:, inv]
+                order = np.argsort(rows, axis=1, kind="stable")[:, :k]
+                pred[tie] = np.argmax(
+                    (codes[order][:, :, None] == np.arange(n_classes)).sum(axis=1), axis=1)
+            out[start:start + step] = pred
+        else:
+            order = np.argsort(D, axis=1, kind="stable")[:, :k]
+            votes = (codes[order][:, :, None] == np.arange(n_classes)).sum(axis=1)
+            out[start:start + step] = np.argmax(votes, axis=1)
     return out
 
 
