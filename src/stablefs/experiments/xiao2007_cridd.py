@@ -131,6 +131,10 @@ class Xiao2007Config:
     n_runs_slow : int
         N_MC of the SFS/SFFS cells with 3NN or the SVM, whose criteria cost a Monte-Carlo
         bolstering or an SVM fit per candidate subset (10,000 in the paper; 0 skips them).
+    caps : str
+        Per-cell N_MC overrides, comma-separated ``CLASSIFIER-SELECTOR[-CV]:N``, each part a
+        name or ``*``, e.g. ``"lda-sffs-loo:2000,svm-*-loo:0"`` (0 skips); the last matching
+        entry wins. Empty by default (the paper's 10,000 everywhere).
     n_features_to_select : int
         d (10).
     n_test : int
@@ -150,11 +154,32 @@ class Xiao2007Config:
     selectors: tuple = ("ttest", "sfs", "sffs")
     n_runs: int = 10_000
     n_runs_slow: int = 10_000
+    caps: str = ""
     n_features_to_select: int = 10
     n_test: int = 5000
     runs_per_unit: int = 50
     n_bootstrap: int = 2000
     alpha: float = 0.05
+
+
+def _caps(text: str) -> list[str]:
+    return [c.strip() for c in str(text).split(",") if c.strip()]
+
+
+def _parse_cap(cap) -> tuple[tuple[str, str, str], int]:
+    """``"3nn-sfs-loo:50"`` -> ``(("3nn", "sfs", "loo"), 50)`` (missing parts are ``*``)."""
+    text = str(cap).strip().lower()
+    head, sep, tail = text.partition(":")
+    parts = head.split("-")
+    if not sep or not tail.strip().isdigit() or not 2 <= len(parts) <= 3:
+        raise StablefsError(f"caps: {cap!r} is not CLASSIFIER-SELECTOR[-CV]:N, e.g. "
+                            "'svm-sffs-loo:100' or 'svm-*-loo:0'.")
+    parts = (parts + ["*"])[:3]
+    for part, allowed in zip(parts, (CLASSIFIERS, SELECTORS, None)):
+        if part != "*" and allowed is not None and part not in allowed:
+            raise StablefsError(f"caps: {part!r} in {cap!r} is not one of "
+                                f"{', '.join(allowed)} or '*'.")
+    return (parts[0], parts[1], parts[2]), int(tail)
 
 
 def _cv_code(cv: str) -> int:
@@ -175,6 +200,10 @@ def cells(config: Xiao2007Config) -> list[dict]:
                             continue
                         slow = sel != "ttest" and clf != "lda"
                         runs = config.n_runs_slow if slow else config.n_runs
+                        for cap in _caps(config.caps):
+                            pattern, n_cap = _parse_cap(cap)
+                            if all(p in ("*", v) for p, v in zip(pattern, (clf, sel, cv))):
+                                runs = n_cap
                         if runs <= 0:
                             continue
                         out.append({"model": model, "n_samples": int(n), "classifier": clf,
@@ -274,6 +303,10 @@ class Xiao2007Cridd(Experiment):
                                 "fewer than the 200 features.")
         if not isinstance(c.alpha, float) or not 0 < c.alpha < 0.5:
             raise StablefsError(f"alpha = {c.alpha}: it must be a number in (0, 0.5).")
+        if not isinstance(c.caps, str):
+            raise StablefsError("caps: give entries such as 'svm-*-loo:0,lda-sfs:2000'.")
+        for cap in _caps(c.caps):
+            _parse_cap(cap)
         if not cells(c):
             raise StablefsError("the configuration has no cell to run (check n_runs, "
                                 "n_runs_slow, models and classifiers).")
@@ -688,6 +721,11 @@ class _Analysis:
             "sec. 5.4, stopping at d = 10.",
             "Tables 4 and 8 (patient data) are not reproduced: the data set is not public.",
         ]
+        per_cell = sorted({(r.classifier, r.selector, r.cv, r.n_runs)
+                           for r in self.table.itertuples()})
+        if len({n for *_, n in per_cell}) > 1:
+            notes.append("N_MC per cell: " + "; ".join(
+                f"{CLF_LABEL[c]} {SEL_LABEL[s]} {cv.upper()} {n}" for c, s, cv, n in per_cell))
         if self.c.n_runs_slow != self.c.n_runs:
             notes.append(
                 f"N_MC: {self.c.n_runs} runs for the t-test cells and LDA's SFS/SFFS, "
