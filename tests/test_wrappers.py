@@ -379,6 +379,12 @@ def test_bad_parameters_raise_one_line():
         SFS(9).fit(X, y)
     with pytest.raises(StablefsError):
         SBGPlus(2, bookkeeping="as-printed").fit(X, y)
+    wide = np.random.default_rng(0).standard_normal((10, 2001))
+    labels = np.arange(10) % 2
+    with pytest.raises(StablefsError, match="pre-filter the features"):
+        SBS(5).fit(wide, labels)
+    with pytest.raises(StablefsError, match="set n_features_to_select"):
+        SFS().fit(wide, labels)
 
 
 def test_reproduce_wrapper_stability_tiny_configuration(tmp_path):

@@ -186,8 +186,15 @@ class _WidthMixin:
         ``S + {j}`` is among its :data:`NN_PRUNE` nearest in ``S`` whenever the distance found
         among them does not exceed the next one in ``S``; only the (point, candidate) pairs
         where this check fails are computed against every point (exact either way). From the
-        empty set (one feature) the nearest other point is a neighbour in sorted order."""
+        empty set (one feature) the nearest other point is a neighbour in sorted order.
+        Candidates are processed in blocks, so memory stays bounded for any number of
+        features."""
         m = cols_feat.size
+        nt = self._XT.shape[1]
+        block = max(1, CHUNK_ELEMENTS // (nt * (NN_PRUNE + 2)))
+        if m > block:
+            return np.concatenate([self._dhat(Dc, cols_feat[s:s + block], sign, k_new)
+                                   for s in range(0, m, block)], axis=1)
         dh = np.zeros((self.g, m))
         XT = self._XT[cols_feat]                                      # (m, nt)
         pruned = []
@@ -343,7 +350,7 @@ class LDAPart(RulePart, _WidthMixin):
         Dk = self.Dt[:, cols]
         out = np.empty(cands.size)
         ne = self.Xe.shape[0]
-        step = max(1, CHUNK_ELEMENTS // max(1, ne * max(k, 1)))
+        step = max(1, CHUNK_ELEMENTS // (8 * max(ne, k + 1)))
         if self.kind != "count":
             Dc = self._class_sq(cols)
         for s in range(0, cands.size, step):
@@ -514,12 +521,22 @@ class KNNPart(RulePart, _WidthMixin):
         return out, wrong_all
 
     def _mc_values(self, cols, cj, sign, dim, wrong):
-        """Sum of Monte-Carlo bolstered terms (training = evaluation points) per candidate."""
+        """Sum of Monte-Carlo bolstered terms (training = evaluation points) per candidate.
+
+        The squared distance of draw ``Z_im = x_i + sigma eps_im`` to training point ``l`` in
+        ``S +/- {j}`` is ``A_il + 2 sigma B_iml + sigma^2 C_im`` plus or minus feature ``j``'s
+        term, with ``A``, ``B``, ``C`` the sums over ``S`` of ``delta^2``, ``delta eps`` and
+        ``eps^2`` (``delta = x_i - x_l``). The neighbour axis is ordered by class so that a
+        two-class vote reads each class's order statistic from a contiguous block."""
         n = self.Xt.shape[0]
         eps_S = self.noise.get(cols)                                    # (n, M, k)
         M = eps_S.shape[1]
+        perm = np.argsort(self.ct, kind="stable")                       # neighbours by class
+        inv = np.empty_like(perm)
+        inv[perm] = np.arange(n)
+        n0 = int(np.count_nonzero(self.ct == 0))
         Xk = self.Xt[:, cols]
-        delta = Xk[:, None, :] - Xk[None, :, :]                         # (n, n, k)
+        delta = Xk[:, None, :] - Xk[perm][None, :, :]                   # (n, n, k), l permuted
         A = np.square(delta).sum(axis=2)                                # (n, n)
         B = np.einsum("ilf,imf->iml", delta, eps_S)                     # (n, M, n)
         C = np.square(eps_S).sum(axis=2)                                # (n, M)
@@ -527,30 +544,39 @@ class KNNPart(RulePart, _WidthMixin):
         sig = self._sigmas(Dc, cj, sign, dim)                           # (n, m)
         out = np.empty(cj.size)
         step = max(1, CHUNK_ELEMENTS // (n * M * n))
+        two_class = self.g == 2 and self.K % 2 == 1 and 0 < n0 < n
+        srank = (self.K + 1) // 2
+        XT = self._XT                                                   # (p, n)
         for s in range(0, cj.size, step):
             sl = slice(s, s + step)
             js = cj[sl]
-            eps_j = self.noise.get(js)                                  # (n, M, mc)
-            dj = self.Xt[:, None, js] - self.Xt[None, :, js]            # (n, n, mc)
-            sg = sig[:, sl]                                             # (n, mc)
-            # squared distance of draw (i, m) to training point l in the candidate subspace
+            E = np.moveaxis(self.noise.get(js), 2, 0)                   # (mc, n, M)
+            sg = sig[:, sl].T                                           # (mc, n)
+            xj = XT[js]                                                 # (mc, n)
+            dj = xj[:, :, None] - xj[:, perm][:, None, :]               # (mc, n, n)
             if sign > 0:
-                sgt = sg.T[:, :, None, None]                            # (mc, n, 1, 1)
-                extra = (np.moveaxis(dj, 2, 0)[:, :, None, :]
-                         + sgt * np.moveaxis(eps_j, 2, 0)[:, :, :, None])
-                T = (A[None, :, None, :] + 2 * sgt * B[None]
-                     + np.square(sgt) * C[None, :, :, None] + np.square(extra))
+                T = dj[:, :, None, :] + (sg[:, :, None] * E)[..., None]
+                np.square(T, out=T)
+                T += A[None, :, None, :]
+                T += (2.0 * sg)[:, :, None, None] * B[None]
+                T += (np.square(sg)[:, :, None] * C[None])[..., None]
             else:
-                djm = np.moveaxis(dj, 2, 0)                             # (mc, n, n)
-                ejm = np.moveaxis(eps_j, 2, 0)                          # (mc, n, M)
-                Aj = A[None] - np.square(djm)
-                Bj = B[None] - ejm[:, :, :, None] * djm[:, :, None, :]
-                Cj = C[None] - np.square(ejm)
-                sgt = sg.T
-                T = (Aj[:, :, None, :] + 2 * sgt[:, :, None, None] * Bj
-                     + (sgt**2)[:, :, None, None] * Cj[:, :, :, None])
+                T = (A[None] - np.square(dj))[:, :, None, :] + (2.0 * sg)[:, :, None, None] * (
+                    B[None] - E[..., None] * dj[:, :, None, :])
+                T += (np.square(sg)[:, :, None] * (C[None] - np.square(E)))[..., None]
                 np.maximum(T, 0.0, out=T)
-            pred = knn_vote(T, self.ct, self.K, self.g)                 # (mc, n, M)
+            if two_class:
+                q0 = np.partition(T[..., :n0], srank - 1, axis=-1)[..., srank - 1] \
+                    if n0 >= srank else np.full(T.shape[:-1], np.inf)
+                q1 = np.partition(T[..., n0:], srank - 1, axis=-1)[..., srank - 1] \
+                    if n - n0 >= srank else np.full(T.shape[:-1], np.inf)
+                pred = (q1 < q0).astype(np.int64)
+                tie = q1 == q0
+                if tie.any():
+                    pred[tie] = _vote_sorted(T[tie][:, inv], self.ct, self.K, self.g)
+            else:
+                pred = _vote_sorted(T.reshape(-1, n)[:, inv], self.ct, self.K,
+                                    self.g).reshape(T.shape[:-1])
             terms = np.mean(pred != self.ct[None, :, None], axis=2)     # (mc, n)
             if self.kind == "semi":
                 terms = np.where(wrong[:, sl].T, 1.0, terms)

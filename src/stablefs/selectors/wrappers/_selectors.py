@@ -20,7 +20,24 @@ from stablefs.selectors.wrappers._search import (
     sfs,
 )
 
-__all__ = ["RSA", "SBGPlus", "SBS", "SFFS", "SFS", "WrapperSelector"]
+__all__ = ["MAX_FULL_PATH", "RSA", "SBGPlus", "SBS", "SFFS", "SFS", "WrapperSelector"]
+
+#: searches that visit every subset size (backward searches; forward ones without a size or a
+#: ``max_features``) are refused above this many features: O(p^2) subsets
+MAX_FULL_PATH = 2000
+
+
+def _refuse_full_path(name: str, p: int, forward: bool) -> None:
+    if p <= MAX_FULL_PATH:
+        return
+    from stablefs._errors import StablefsError
+
+    hint = ("set n_features_to_select (or max_features) to stop the forward search early"
+            if forward else "pre-filter the features (e.g. the top 200 by 'ttest') or use SFS")
+    raise StablefsError(
+        f"{name} would evaluate about {p * (p + 1) // 2:,} feature subsets on {p} features "
+        f"(more than {MAX_FULL_PATH} features): {hint}."
+    )
 
 
 class WrapperSelector(BaseSelector):
@@ -164,7 +181,10 @@ class WrapperSelector(BaseSelector):
 def _forward_limit(self, p, target):
     if target is not None:
         return target
-    return p if self.max_features is None else min(p, self.max_features)
+    if self.max_features is None:
+        _refuse_full_path(type(self).__name__, p, forward=True)
+        return p
+    return min(p, self.max_features)
 
 
 class SFS(WrapperSelector):
@@ -211,6 +231,7 @@ class SBS(WrapperSelector):
     """
 
     def _search(self, crit, p, target):
+        _refuse_full_path("SBS", p, forward=False)
         res = sbs(crit, 1)
         return self._best_on_path(res)
 
@@ -305,6 +326,7 @@ class RSA(WrapperSelector):
 
     def _search(self, crit, p, target):
         if self.direction == "backward":
+            _refuse_full_path("RSA (backward)", p, forward=False)
             return self._best_on_path(rsa_backward(crit, 1))
         res = rsa_forward(crit, _forward_limit(self, p, target))
         return res if target is not None else self._best_on_path(res)
@@ -343,5 +365,6 @@ class SBGPlus(WrapperSelector):
         self.bookkeeping = bookkeeping
 
     def _search(self, crit, p, target):
+        _refuse_full_path("SBGPlus", p, forward=False)
         res = sbg_plus(crit, lam=float(self.lam), bookkeeping=self.bookkeeping, n_keep=1)
         return self._best_on_path(res)
