@@ -85,7 +85,7 @@ def test_tiny_run_writes_tables_claims_and_figures(tiny_run):
         assert (path / name).is_file(), name
     claims = pd.read_csv(path / "claims.csv")
     assert claims["id"].tolist() == ["2a", "2b", "2c", "2d", "T2a", "T2b", "T2c", "T2d",
-                                     "T2e", "3a", "3b", "3c", "3d"]
+                                     "T2e", "T2f", "3a", "3b", "3e", "3c", "3d"]
     assert set(claims["verdict"]) <= set(VERDICTS)
     # claims about sets not in the run are inconclusive, and say so
     t2b = claims.set_index("id").loc["T2b"]
