@@ -259,7 +259,7 @@ class Xiao2007Cridd(Experiment):
     Config = Xiao2007Config
 
     def quick_config(self) -> Xiao2007Config:
-        return Xiao2007Config(models=("equal",), sample_sizes=(50,), n_runs=150,
+        return Xiao2007Config(models=("equal",), sample_sizes=(50,), n_runs=100,
                               n_runs_slow=0, n_bootstrap=500)
 
     def check_config(self, config) -> None:
