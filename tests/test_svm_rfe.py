@@ -475,3 +475,18 @@ def test_worst_selection_equals_full_sort(values, data):
     n_out = data.draw(st.integers(1, imp.size))
     expected = sorted(range(imp.size), key=lambda i: (imp[i], -i))[:n_out]
     assert _worst(imp, n_out).tolist() == expected
+
+
+def test_blas_threads_are_restored():
+    from threadpoolctl import threadpool_info
+
+    before = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    X, y = _data(16, n=30, p=40)
+    path = svm_rfe_path(X, y, step=5)
+    next(path)
+    inside = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    path.close()
+    SVMRFE(step=5).fit(X, y)
+    after = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert all(t == 1 for t in inside)
+    assert after == before

@@ -48,6 +48,7 @@ try:  # the libsvm binding SVC.fit calls (private; _solve falls back to SVC with
 except ImportError:  # pragma: no cover
     _libsvm = None
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import ThreadpoolController
 
 from stablefs._errors import StablefsError
 from stablefs._validation import check_n_features_to_select
@@ -62,11 +63,6 @@ HALVE_TO = 50
 #: the Gram matrix is recomputed exactly when the remaining features fall to this fraction of
 #: the count at its last exact computation (bounds the downdate's round-off, see svm_rfe_path)
 REFRESH = 0.25
-
-#: the scaled data are compacted to the remaining features when these fall to this fraction
-#: of the rows held, so that recovering w reads at most twice the remaining features and the
-#: copies sum to about one pass over the data
-_COMPACT = 0.5
 
 _SCALES = ("minmax", None)
 
@@ -180,14 +176,19 @@ class RFEStep:
     gram: np.ndarray
 
 
-def _minmax(X: np.ndarray) -> np.ndarray:
-    """``X`` min-max scaled per feature to [0, 1] (constant features 0), a new C array."""
+def _scaled_t(X: np.ndarray, scale) -> np.ndarray:
+    """``X.T`` as a new C array (features x samples), min-max scaled per feature to [0, 1]
+    (constant features 0) when ``scale == "minmax"``."""
+    XT = np.empty((X.shape[1], X.shape[0]))
+    if scale != "minmax":
+        XT[...] = X.T
+        return XT
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     span[span == 0] = 1.0
-    out = np.subtract(X, lo)
-    out /= span
-    return out
+    np.subtract(X.T, lo[:, None], out=XT)
+    XT /= span[:, None]
+    return XT
 
 
 def _worst(importance: np.ndarray, n_out: int) -> np.ndarray:
@@ -315,6 +316,9 @@ def svm_rfe_path(
 
     Notes
     -----
+    - While the path is being iterated, BLAS runs on one thread (restored when the generator
+      finishes or is closed): its calls are small, and a second thread only spins when the
+      machine is busy.
     - Elimination: the ``m_t - m_{t+1}`` remaining features with the smallest
       ``sum_problems w_j^2`` leave (equal values: the higher feature index first, so lower
       indices rank better, as everywhere in stablefs).
@@ -352,42 +356,70 @@ def svm_rfe_path(
     schedule = rfe_schedule(p, step, n_features_to_select)
     C, tol = float(C), float(tol)
 
-    # two layouts of the scaled data, never modified in place: samples x features for w
-    # (a row-major matrix-vector product, the fastest form) and features x samples for the
-    # Gram updates (the leaving features are contiguous rows); both are compacted lazily
-    Xs = _minmax(Xp) if scale == "minmax" else np.array(Xp, order="C")
-    XT = np.ascontiguousarray(Xs.T)
-    cols = np.arange(p)  # the feature held in each column of Xs / row of XT
-    pos = np.arange(p)  # the columns still in, ascending
+    with _one_blas_thread():
+        yield from _eliminate(Xp, targets, penalty, schedule, scale, C, tol, refresh)
+
+
+def _one_blas_thread():
+    """Context: BLAS on one thread. The path is a sequence of small BLAS calls (n x n
+    results); measured on the shared 2-core machine, OpenBLAS's second thread made it up to
+    7x slower when other processes were busy (its threads spin-wait) and saved little when
+    they were not. Parallelism belongs one level up (ensemble members, resamples)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+_CONTROLLER = None
+
+
+def _eliminate(Xp, targets, penalty, schedule, scale, C, tol, refresh):
+    """The elimination loop of :func:`svm_rfe_path` (arguments validated there)."""
+    p = Xp.shape[1]
+    n_problems = len(targets)
+    # the scaled data, features x samples, our own copy: the remaining features are kept in
+    # its first m rows (a leaving feature's row is overwritten by a staying one from the
+    # tail), so w is one product over exactly m contiguous rows and the Gram updates gather
+    # contiguous rows; the moves sum to one pass over the data
+    XT = _scaled_t(Xp, scale)
+    feature = np.arange(p)  # the feature held in each row of XT
+    row = np.arange(p)  # the row of XT holding each feature
+    alive = np.ones(p, dtype=bool)
+    w_all = np.zeros((n_problems, p))
     K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
     anchor = p  # features at the last exact computation of K
     for t, m in enumerate(schedule):
         dual, intercept = _solve(K, targets, penalty, C, tol)
-        remaining = cols[pos]
-        coef = dual @ Xs  # w = X_S^T (a * y); a gather of the support vectors' rows is slower
-        if pos.size < cols.size:
-            coef = coef[:, pos]
+        # w = X_S^T (a * y), in feature order
+        w_all[:, feature[:m]] = (XT[:m] @ dual.T).T
+        remaining = np.flatnonzero(alive)
+        coef = w_all[:, remaining]
         if t + 1 == schedule.size:
             yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K)
             return
         n_out = int(m - schedule[t + 1])
-        worst = _worst(np.einsum("cj,cj->j", coef, coef), n_out)  # ties: higher index first
-        keep = np.ones(m, dtype=bool)
-        keep[worst] = False
-        out_pos, keep_pos = pos[worst], pos[keep]
-        yield RFEStep(remaining, coef, intercept, cols[out_pos], K)
+        out = remaining[_worst(np.einsum("cj,cj->j", coef, coef), n_out)]  # ties: higher index
+        yield RFEStep(remaining, coef, intercept, out, K)
         m_next = m - n_out
         exact = n_out >= m_next or (refresh is not None and m_next <= refresh * anchor)
+        out_rows = row[out]
         if not exact:
-            B = XT[out_pos]
+            B = XT[out_rows]
             K -= B.T @ B
-        if exact or m_next <= _COMPACT * cols.size:
-            XT, Xs, cols = XT[keep_pos], np.take(Xs, keep_pos, axis=1), cols[keep_pos]
-            pos = np.arange(m_next)
-        else:
-            pos = keep_pos
+        # move the staying features of rows m_next..m-1 into the leaving ones' rows
+        leaving = np.zeros(m, dtype=bool)
+        leaving[out_rows] = True
+        holes = np.flatnonzero(leaving[:m_next])
+        fillers = m_next + np.flatnonzero(~leaving[m_next:])
+        XT[holes] = XT[fillers]
+        moved = feature[fillers]
+        feature[holes] = moved
+        row[moved] = holes
+        alive[out] = False
         if exact:
-            K = XT.T @ XT
+            A = XT[:m_next]
+            K = A.T @ A
             anchor = m_next
 
 
