@@ -399,7 +399,8 @@ def _eliminate(Xp, targets, penalty, schedule, scale, C, tol, refresh):
             yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K)
             return
         n_out = int(m - schedule[t + 1])
-        out = remaining[_worst(np.einsum("cj,cj->j", coef, coef), n_out)]  # ties: higher index
+        importance = coef[0] ** 2 if n_problems == 1 else np.einsum("cj,cj->j", coef, coef)
+        out = remaining[_worst(importance, n_out)]  # equal importance: higher index first
         yield RFEStep(remaining, coef, intercept, out, K)
         m_next = m - n_out
         exact = n_out >= m_next or (refresh is not None and m_next <= refresh * anchor)
@@ -530,7 +531,9 @@ class SVMRFE(BaseSelector):
                                 C=self.C, scale=self.scale, tol=self.tol):
             m = fit.remaining.size
             counts.append(m)
-            size = np.sqrt(np.einsum("cj,cj->j", fit.coef, fit.coef))
+            coef = fit.coef
+            size = np.abs(coef[0]) if len(coef) == 1 else np.sqrt(np.einsum("cj,cj->j", coef,
+                                                                             coef))
             total = size.sum()
             values.append(size / total if total > 0 else np.full(m, 1.0 / m))
             out = fit.eliminated
