@@ -23,6 +23,7 @@ import pandas as pd
 import pytest
 
 from stablefs import StablefsError
+from stablefs._pandas_compat import EXACT_FLOATS
 from stablefs.cli import main
 from stablefs.datasets import _registry as reg
 from stablefs.datasets import load
@@ -96,7 +97,7 @@ def rdata_dir(shared_data):
 
 def read_shared(path: Path):
     """The shared csv.gz read with pandas, as an independent reference."""
-    df = pd.read_csv(path, dtype={"label": str}, float_precision="round_trip")
+    df = pd.read_csv(path, dtype={"label": str}, **EXACT_FLOATS)
     return df.drop(columns="label").to_numpy(np.float64), df["label"].to_numpy(str), list(
         df.columns[1:]
     )
@@ -324,7 +325,7 @@ def test_converter_data_frame_names_and_exact_values(tmp_path):
         '"a, b",1e-300,',  # a missing value is an empty field
     ]
     assert digest == hashlib.sha256(("\n".join(lines) + "\n").encode()).hexdigest()
-    back = pd.read_csv(tmp_path / "toy.csv.gz", float_precision="round_trip")
+    back = pd.read_csv(tmp_path / "toy.csv.gz", **EXACT_FLOATS)
     np.testing.assert_array_equal(back.iloc[:, 1:].to_numpy(), df.to_numpy())
 
 
@@ -366,8 +367,10 @@ def test_converter_rejects_what_is_not_a_datamicroarray_set(tmp_path):
     # (rdata's writer loses factor NAs, so the label check is fed a parsed factor directly)
     one_line_error(lambda: _labels(pd.Categorical(["a", None, "b"]), 3, "f.RData"),
                    "f.RData", "1 sample(s) have no class label", "sample 2")
+    # (object dtype: rdata's writer cannot take pandas 3's default string arrays)
+    text = pd.Series(["p", "q"], dtype=object)
     src = write_rda(tmp_path / "txt.RData", "txt",
-                    {"x": pd.DataFrame({"g1": [1.0, 2.0], "g2": ["p", "q"]}), "y": y})
+                    {"x": pd.DataFrame({"g1": [1.0, 2.0], "g2": text}), "y": y})
     one_line_error(lambda: read_rdata(src), "non-numeric", "g2")
     (tmp_path / "junk.RData").write_bytes(b"hello, not R")
     one_line_error(lambda: read_rdata(tmp_path / "junk.RData"), "not a readable R data file")

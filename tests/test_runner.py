@@ -1,5 +1,8 @@
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stablefs import StablefsError
 from stablefs.evaluation import run_experiment
@@ -94,3 +97,20 @@ def test_bad_inputs():
         run_experiment(X, y, ["ttest"], [3], measures=["nonsense"])
     with pytest.raises(StablefsError, match="classifier"):
         run_experiment(X, y, ["ttest"], [3], classifiers=["forest"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1,
+                max_size=30))
+def test_csv_numbers_read_back_bit_for_bit(tmp_path_factory, values):
+    """write_csv / read_csv give back the same float64 bits on the installed pandas (the
+    parser pinned by EXACT_FLOATS), subnormals and 17-digit values included."""
+    from stablefs.evaluation.outputs import read_csv, write_csv
+
+    path = tmp_path_factory.mktemp("csv") / "t.csv"
+    edge = [0.1, 0.30000000000000004, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+            1.2345678901234567e-300, 9007199254740993.0]
+    column = np.array(values + edge)
+    write_csv(pd.DataFrame({"x": column}), path)
+    back = read_csv(path)["x"].to_numpy()
+    np.testing.assert_array_equal(back.view(np.int64), column.view(np.int64))

@@ -19,8 +19,9 @@ matrix (two for ``transpose=True``, which needs a transposed copy). It parses ea
 Python's own correctly rounded conversion (``float(text)``), so a file reads to the same bits on
 every supported NumPy version. Files that this fast reader cannot take (missing-value tokens such
 as ``NA``, text in feature columns, rows of different lengths, quoted line breaks) are read
-again by pandas' C parser with ``float_precision="round_trip"`` (the same correctly rounded
-conversion, so both paths give identical numbers) and diagnosed column by column. On a
+again by pandas' C parser with its correctly rounded converter (``float_precision="round_trip"``
+before pandas 3.1, the only converter since), so both paths give identical numbers, and
+diagnosed column by column. On a
 100 × 60,000 table (46 MiB of float64) the fast path was 3–6× faster than
 ``pandas.read_csv`` and its peak allocation a third of pandas' (69 MiB against 221 MiB;
 ``benchmarks/bench_load.py``).
@@ -38,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+from stablefs._pandas_compat import EXACT_FLOATS
 from stablefs.datasets._dataset import Dataset
 from stablefs.datasets._finish import (
     NA_TOKENS,
@@ -336,8 +338,8 @@ def _pandas_kwargs(sniff: _Sniff, sep: str | None) -> dict:
         "compression": "gzip" if sniff.compressed else None,
         "encoding": sniff.encoding,
         "low_memory": False,
-        "float_precision": "round_trip",
         "header": None,
+        **EXACT_FLOATS,
     }
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._io import atomic_path, atomic_write_text
+from stablefs._pandas_compat import EXACT_FLOATS
 from stablefs.evaluation.runner import ExperimentResult
 
 
@@ -48,9 +49,10 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
 
 
 def read_csv(path) -> pd.DataFrame:
-    """Read a table written by :func:`write_csv`. The float parser is pinned to
-    ``round_trip`` so the numbers are identical on every supported pandas version."""
-    return pd.read_csv(path, float_precision="round_trip")
+    """Read a table written by :func:`write_csv`. The float parser is pinned to the correctly
+    rounded one (:data:`stablefs._pandas_compat.EXACT_FLOATS`) so the numbers are identical on
+    every supported pandas version."""
+    return pd.read_csv(path, **EXACT_FLOATS)
 
 
 def read_result(out_dir) -> ExperimentResult:
