@@ -397,3 +397,16 @@ def test_cli_bad_options_fail_before_any_output(tmp_path, capsys, extra, match):
 def test_cli_unknown_experiment(capsys):
     code, _, err = cli(["reproduce", "han2013-synthetic"], capsys)
     assert code == 2 and "did you mean han2012-synthetic" in err
+
+
+def test_cli_says_how_to_shorten_a_very_long_run(tmp_path, capsys, monkeypatch):
+    exp = get_experiment("han2012-synthetic")
+    args = ["reproduce", "han2012-synthetic", "--out", str(tmp_path / "r"), "--no-progress"]
+    for item in TINY_SET:
+        args += ["--set", item]
+    code, _, err = cli(args, capsys)
+    assert code == 0 and "resumes where it stopped" not in err
+    monkeypatch.setattr(type(exp), "estimate_seconds", lambda self, config, n_jobs: 40 * 86400)
+    code, _, err = cli(args, capsys)
+    assert code == 0 and "expected ~40 days" in err
+    assert "resumes where it stopped" in err and "--quick" in err

@@ -14,6 +14,9 @@ import textwrap
 
 import click
 
+#: runs expected to take longer than this get a line on how to shorten them
+_LONG_RUN_SECONDS = 12 * 3600
+
 __all__ = ["experiments", "reproduce"]
 
 
@@ -98,6 +101,10 @@ def reproduce(experiment, out, quick, overrides, n_jobs, seed, force, progress, 
         click.echo(f"{exp.citation}: {exp.title}\n{name} configuration: {exp.sizes(config)}; "
                    f"expected {_fmt_time(est)} with {n_jobs} worker(s); output {out_dir}",
                    err=True)
+        if est is not None and est > _LONG_RUN_SECONDS:
+            click.echo("This is the paper's full setting. It resumes where it stopped when the "
+                       "same command is run again; for a shorter run use --quick, --set (see "
+                       "'stablefs experiments') or more --n-jobs.", err=True)
     # the canonical command that reproduces these files (n-jobs never changes them)
     parts = ["stablefs", "reproduce", exp.name] + (["--quick"] if quick else [])
     parts += [f"--set={o}" for o in overrides] + [f"--seed={seed}", f"--out={out_dir}"]
