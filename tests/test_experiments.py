@@ -410,3 +410,4 @@ def test_cli_says_how_to_shorten_a_very_long_run(tmp_path, capsys, monkeypatch):
     code, _, err = cli(args, capsys)
     assert code == 0 and "expected ~40 days" in err
     assert "resumes where it stopped" in err and "--quick" in err
+    assert "full setting" not in err  # a custom configuration is not the paper's

@@ -102,9 +102,10 @@ def reproduce(experiment, out, quick, overrides, n_jobs, seed, force, progress, 
                    f"expected {_fmt_time(est)} with {n_jobs} worker(s); output {out_dir}",
                    err=True)
         if est is not None and est > _LONG_RUN_SECONDS:
-            click.echo("This is the paper's full setting. It resumes where it stopped when the "
-                       "same command is run again; for a shorter run use --quick, --set (see "
-                       "'stablefs experiments') or more --n-jobs.", err=True)
+            full = "This is the paper's full setting. " if name == "default" else ""
+            click.echo(f"{full}The run resumes where it stopped when the same command is run "
+                       "again; for a shorter run use --quick, --set (see 'stablefs "
+                       "experiments') or more --n-jobs.", err=True)
     # the canonical command that reproduces these files (n-jobs never changes them)
     parts = ["stablefs", "reproduce", exp.name] + (["--quick"] if quick else [])
     parts += [f"--set={o}" for o in overrides] + [f"--seed={seed}", f"--out={out_dir}"]
