@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
@@ -276,3 +277,15 @@ def _listed(names: Sequence[str], limit: int = 6) -> str:
 def config_from(base, overrides: Mapping[str, Any]):
     """``base`` with ``overrides`` applied (a new frozen dataclass)."""
     return dataclasses.replace(base, **dict(overrides)) if overrides else base
+
+
+def check_whole(name: str, value, minimum: int) -> None:
+    """Refuse a setting that is not a whole number ``>= minimum`` (one line)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise StablefsError(f"{name} = {value}: it must be a whole number >= {minimum}.")
+
+
+def check_real(name: str, value, low: float, high: float) -> None:
+    """Refuse a setting that is not a number strictly between ``low`` and ``high``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low < value < high:
+        raise StablefsError(f"{name} = {value}: it must be a number in ({low:g}, {high:g}).")

@@ -37,7 +37,14 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs.experiments._base import Claim, Experiment, FigureSpec, Outcome
+from stablefs.experiments._base import (
+    Claim,
+    Experiment,
+    FigureSpec,
+    Outcome,
+    check_real,
+    check_whole,
+)
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
     bootstrap_counts,
@@ -138,15 +145,6 @@ class Han2012Config:
     near_zero: float = 0.1
     near_one: float = 0.9
 
-
-def _whole(name: str, value, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise StablefsError(f"{name} = {value}: it must be a whole number >= {minimum}.")
-
-
-def _real(name: str, value, low: float, high: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low < value < high:
-        raise StablefsError(f"{name} = {value}: it must be a number in ({low:g}, {high:g}).")
 
 
 # ------------------------------------------------------------------------ classifier
@@ -322,7 +320,7 @@ class Han2012Synthetic(Experiment):
                               ("n_relevant", 1), ("block_size", 1), ("n_final", 1),
                               ("size_k", 1), ("n_sets_sizes", 2), ("claim_n", 4),
                               ("n_bootstrap", 10)):
-            _whole(name, getattr(c, name), minimum)
+            check_whole(name, getattr(c, name), minimum)
         methods = c.methods if isinstance(c.methods, tuple) else ()
         unknown = [m for m in methods if m not in METHODS]
         if unknown or len(set(methods)) != len(methods):
@@ -335,12 +333,12 @@ class Han2012Synthetic(Experiment):
                 f"methods = {','.join(methods)}: {PLAIN} and {IW} are needed (the paper's "
                 "claims compare them)."
             )
-        _real("step", c.step, 0.0, 1.0)
-        _real("alpha", c.alpha, 0.0, 0.5)
-        _real("near_zero", c.near_zero, 0.0, np.inf)
-        _real("near_one", c.near_one, -1.0, 1.0)
-        _real("C", c.C, 0.0, np.inf)
-        _real("mean", c.mean, 0.0, np.inf)
+        check_real("step", c.step, 0.0, 1.0)
+        check_real("alpha", c.alpha, 0.0, 0.5)
+        check_real("near_zero", c.near_zero, 0.0, np.inf)
+        check_real("near_one", c.near_one, -1.0, 1.0)
+        check_real("C", c.C, 0.0, np.inf)
+        check_real("mean", c.mean, 0.0, np.inf)
         if c.label_by not in ("sign", "component"):
             raise StablefsError(f"label_by = {c.label_by!r}: use 'sign' or 'component'.")
         if c.n_relevant >= c.n_features:
@@ -361,7 +359,7 @@ class Han2012Synthetic(Experiment):
             raise StablefsError(f"sample_sizes = {sizes}: give at least two sizes, e.g. "
                                 "50,100,200,1000.")
         for n in sizes:
-            _whole("each of sample_sizes", n, 4)
+            check_whole("each of sample_sizes", n, 4)
         if list(sizes) != sorted(set(sizes)):
             raise StablefsError(f"sample_sizes = {','.join(map(str, sizes))}: list each size "
                                 "once, in increasing order.")

@@ -40,7 +40,14 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs.experiments._base import Claim, Experiment, FigureSpec, Outcome
+from stablefs.experiments._base import (
+    Claim,
+    Experiment,
+    FigureSpec,
+    Outcome,
+    check_real,
+    check_whole,
+)
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
     bootstrap_counts,
@@ -192,21 +199,12 @@ class Yu2008Config:
     small_k: int = 10
 
 
-def _whole(name: str, value, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise StablefsError(f"{name} = {value}: it must be a whole number >= {minimum}.")
-
-
-def _real(name: str, value, low: float, high: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low < value < high:
-        raise StablefsError(f"{name} = {value}: it must be a number in ({low:g}, {high:g}).")
-
 
 def _grid(name: str, values, minimum: int = 1) -> None:
     if not isinstance(values, tuple) or not values:
         raise StablefsError(f"{name}: give at least one value, e.g. 4,10,20.")
     for v in values:
-        _whole(f"each of {name}", v, minimum)
+        check_whole(f"each of {name}", v, minimum)
     if list(values) != sorted(set(values)):
         raise StablefsError(f"{name} = {','.join(map(str, values))}: list each value once, in "
                             "increasing order.")
@@ -347,16 +345,16 @@ class Yu2008Drags(Experiment):
             raise StablefsError("datasets: name at least one data set, e.g. colon,srbct.")
         if len(set(c.datasets)) != len(c.datasets):
             raise StablefsError(f"datasets = {','.join(c.datasets)}: list each set once.")
-        _whole("n_partitions", c.n_partitions, 2)
-        _whole("n_folds", c.n_folds, 2)
+        check_whole("n_partitions", c.n_partitions, 2)
+        check_whole("n_folds", c.n_folds, 2)
         _grid("sizes", c.sizes)
         _grid("dgf_sizes", c.dgf_sizes)
         _grid("kmeans_sizes", c.kmeans_sizes, 2)
-        _whole("kmeans_clusters", c.kmeans_clusters, 2)
-        _whole("kmeans_n_init", c.kmeans_n_init, 1)
-        _whole("n_neighbors", c.n_neighbors, 2 if c.self_neighbor else 1)
-        _whole("n_bootstrap", c.n_bootstrap, 10)
-        _whole("small_k", c.small_k, 1)
+        check_whole("kmeans_clusters", c.kmeans_clusters, 2)
+        check_whole("kmeans_n_init", c.kmeans_n_init, 1)
+        check_whole("n_neighbors", c.n_neighbors, 2 if c.self_neighbor else 1)
+        check_whole("n_bootstrap", c.n_bootstrap, 10)
+        check_whole("small_k", c.small_k, 1)
         if max(c.sizes) >= c.kmeans_clusters:
             raise StablefsError(
                 f"kmeans_clusters = {c.kmeans_clusters} must exceed the largest k of sizes "
@@ -368,11 +366,11 @@ class Yu2008Drags(Experiment):
         if not isinstance(c.classifiers, tuple) or not c.classifiers or unknown:
             raise StablefsError(f"classifiers = {','.join(map(str, c.classifiers))}: choose "
                                 "from svm, 1nn.")
-        _real("alpha", c.alpha, 0.0, 0.5)
-        _real("near_one", c.near_one, 0.0, 1.0)
-        _real("near_zero", c.near_zero, 0.0, 1.0)
-        _real("id_level", c.id_level, 0.0, 1.0)
-        _real("same_margin", c.same_margin, 0.0, 100.0)
+        check_real("alpha", c.alpha, 0.0, 0.5)
+        check_real("near_one", c.near_one, 0.0, 1.0)
+        check_real("near_zero", c.near_zero, 0.0, 1.0)
+        check_real("id_level", c.id_level, 0.0, 1.0)
+        check_real("same_margin", c.same_margin, 0.0, 100.0)
 
     def sizes(self, config) -> str:
         return (f"{len(config.datasets)} sets x {config.n_partitions} partitions x "
