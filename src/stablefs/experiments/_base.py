@@ -289,3 +289,15 @@ def check_real(name: str, value, low: float, high: float) -> None:
     """Refuse a setting that is not a number strictly between ``low`` and ``high``."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not low < value < high:
         raise StablefsError(f"{name} = {value}: it must be a number in ({low:g}, {high:g}).")
+
+
+def check_grid(name: str, values, minimum: int = 1) -> None:
+    """Refuse a grid setting (e.g. subset sizes) that is empty, holds a number below
+    ``minimum`` or is not strictly increasing."""
+    if not isinstance(values, tuple) or not values:
+        raise StablefsError(f"{name}: give at least one value, e.g. 4,10,20.")
+    for v in values:
+        check_whole(f"each of {name}", v, minimum)
+    if list(values) != sorted(set(values)):
+        raise StablefsError(f"{name} = {','.join(map(str, values))}: list each value once, in "
+                            "increasing order.")

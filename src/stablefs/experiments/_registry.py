@@ -6,6 +6,7 @@ import difflib
 
 from stablefs._errors import StablefsError
 from stablefs.experiments._base import Experiment
+from stablefs.experiments.han2012_microarray import Han2012Microarray
 from stablefs.experiments.han2012_synthetic import Han2012Synthetic
 from stablefs.experiments.wrapper_stability import WrapperStability
 from stablefs.experiments.xiao2007_cridd import Xiao2007Cridd
@@ -15,7 +16,8 @@ __all__ = ["EXPERIMENTS", "get_experiment"]
 
 #: command-line name -> experiment
 EXPERIMENTS: dict[str, Experiment] = {
-    e.name: e for e in (Han2012Synthetic(), Xiao2007Cridd(), Yu2008Drags(), WrapperStability())
+    e.name: e for e in (Han2012Synthetic(), Han2012Microarray(), Xiao2007Cridd(), Yu2008Drags(),
+                        WrapperStability())
 }
 
 

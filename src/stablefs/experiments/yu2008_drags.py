@@ -45,6 +45,7 @@ from stablefs.experiments._base import (
     Experiment,
     FigureSpec,
     Outcome,
+    check_grid,
     check_real,
     check_whole,
 )
@@ -200,16 +201,6 @@ class Yu2008Config:
 
 
 
-def _grid(name: str, values, minimum: int = 1) -> None:
-    if not isinstance(values, tuple) or not values:
-        raise StablefsError(f"{name}: give at least one value, e.g. 4,10,20.")
-    for v in values:
-        check_whole(f"each of {name}", v, minimum)
-    if list(values) != sorted(set(values)):
-        raise StablefsError(f"{name} = {','.join(map(str, values))}: list each value once, in "
-                            "increasing order.")
-
-
 # ------------------------------------------------------------------------ units
 
 
@@ -347,9 +338,9 @@ class Yu2008Drags(Experiment):
             raise StablefsError(f"datasets = {','.join(c.datasets)}: list each set once.")
         check_whole("n_partitions", c.n_partitions, 2)
         check_whole("n_folds", c.n_folds, 2)
-        _grid("sizes", c.sizes)
-        _grid("dgf_sizes", c.dgf_sizes)
-        _grid("kmeans_sizes", c.kmeans_sizes, 2)
+        check_grid("sizes", c.sizes)
+        check_grid("dgf_sizes", c.dgf_sizes)
+        check_grid("kmeans_sizes", c.kmeans_sizes, 2)
         check_whole("kmeans_clusters", c.kmeans_clusters, 2)
         check_whole("kmeans_n_init", c.kmeans_n_init, 1)
         check_whole("n_neighbors", c.n_neighbors, 2 if c.self_neighbor else 1)
