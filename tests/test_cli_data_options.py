@@ -36,7 +36,7 @@ def test_orientations_and_sample_sheet_agree(tmp_path, capsys):
     rows.insert(0, "sample", df.index)
     rows["label"] = y  # label last, a sample-ID column first
     rows.to_csv(tmp_path / "rows.csv", index=False)
-    genes = df.T.copy()
+    genes = df.T.astype(object)  # the label row holds text
     genes.loc["label"] = y
     genes.index.name = "gene"
     genes.to_csv(tmp_path / "genes.csv")
