@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import spearmanr
 
 from stablefs import StablefsError
+from stablefs._validation import rank_from_scores
 from stablefs.selectors import ReliefF, relieff_scores
 
 # --------------------------------------------------------------------------------------------
@@ -265,3 +266,57 @@ def test_colon_agrees_with_skrebate(shared_data):
     assert rho > 0.999
     assert len(top_ours & top_theirs) >= 48
     assert_allclose(ours, theirs, atol=1e-12)
+
+
+# -- members of an ensemble computed together -------------------------------------------
+
+
+def _bootstrap(rng, y, size=None):
+    from stablefs.stabilizers.ensemble import draw_resample
+
+    _, codes = np.unique(y, return_inverse=True)
+    return draw_resample(rng, codes, "bootstrap", 1.0)
+
+
+@pytest.mark.parametrize("n_classes, weighted, neighbor_weights",
+                         [(2, False, "instance"), (3, True, "instance"), (3, True, "uniform")])
+def test_resample_scores_equal_member_fits(n_classes, weighted, neighbor_weights):
+    """relieff_scores_resamples = relieff_scores on every resample (repeats included), with
+    the same neighbours; only the summation order differs."""
+    from stablefs.selectors.relieff import relieff_scores, relieff_scores_resamples
+
+    rng = np.random.default_rng(n_classes)
+    n, p = 45, 60
+    y = np.arange(n) % n_classes
+    X = rng.normal(size=(n, p))
+    X[:, :6] += y[:, None]
+    X[:, 7] = 3.0  # constant
+    X[5] = X[9]  # an exact duplicate sample
+    w = rng.uniform(0.2, 2.0, size=n) if weighted else None
+    resamples = [_bootstrap(rng, y) for _ in range(6)] + [np.arange(n)]
+    got = relieff_scores_resamples(X, y, resamples, w, n_neighbors=4,
+                                   neighbor_weights=neighbor_weights)
+    for row, idx in zip(got, resamples, strict=True):
+        want = relieff_scores(X[idx], y[idx], None if w is None else w[idx], n_neighbors=4,
+                              neighbor_weights=neighbor_weights)
+        np.testing.assert_allclose(row, want, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(rank_from_scores(row), rank_from_scores(want))
+
+
+def test_ensemble_of_relieff_equals_member_by_member_fits():
+    """The Ensemble's shared path gives the members of the plain per-member path."""
+    from stablefs.stabilizers import Ensemble
+    from stablefs.stabilizers.ensemble import _fit_member
+
+    rng = np.random.default_rng(7)
+    y = np.repeat([0, 1], 25)
+    X = rng.normal(size=(50, 80))
+    X[:, :5] += y[:, None]
+    en = Ensemble(ReliefF(n_features_to_select=10), n_estimators=5, random_state=3).fit(X, y)
+    for member, idx in zip(en.estimators_, en.resamples_, strict=True):
+        ref = _fit_member(ReliefF(n_features_to_select=10), X, y, idx, None, None)[0]
+        np.testing.assert_allclose(member.scores_, ref.scores_, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(member.ranking_, ref.ranking_)
+        np.testing.assert_array_equal(member.support_, ref.support_)
+        assert member.n_features_to_select_ == ref.n_features_to_select_
+        np.testing.assert_array_equal(member.classes_, ref.classes_)

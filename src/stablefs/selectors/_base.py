@@ -98,12 +98,19 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         if not total > 0:
             raise ValueError("sample_weight sums to zero: at least one sample needs weight.")
         sample_weight = sample_weight / total
-        k = check_n_features_to_select(self.n_features_to_select, X.shape[1])
+        check_n_features_to_select(self.n_features_to_select, X.shape[1])
         scores, ranking = self._rank(X, y, sample_weight)
+        return self._set_result(scores, ranking)
+
+    def _set_result(self, scores, ranking):
+        """Store a fit's scores and ranking, and the support they give (the end of
+        :meth:`fit`; an ensemble that computes its members' scores together uses it too)."""
+        ranking = np.asarray(ranking, dtype=np.int64)
+        k = check_n_features_to_select(self.n_features_to_select, ranking.size)
         if self.n_features_to_select is None:
             k = self._default_n_features_to_select(k)
         self.scores_ = scores
-        self.ranking_ = np.asarray(ranking, dtype=np.int64)
+        self.ranking_ = ranking
         self.support_ = self.ranking_ <= k
         self.n_features_to_select_ = k
         return self

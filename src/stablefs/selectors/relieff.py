@@ -11,11 +11,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from stablefs._errors import StablefsError
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import StrOptions, plain, whole
 from stablefs.selectors._neighbors import (
+    BLOCK_ELEMENTS,
     minmax_scale,
     nearest_in_class,
     pairwise_distances,
@@ -95,14 +97,24 @@ def relieff_scores(
     n = X.shape[0]
     w = np.full(n, 1.0 / n) if sample_weight is None else np.asarray(sample_weight, float)
     Xp, yp, wp, _ = positive_weight_subset(X, np.asarray(y), w)
-    _, codes = np.unique(yp, return_inverse=True)
-    n_classes = int(codes.max()) + 1
     Xs = minmax_scale(Xp)
     D = pairwise_distances(Xs, "cityblock")
-    np.fill_diagonal(D, np.inf)
-    priors = np.bincount(codes, weights=wp, minlength=n_classes)
-    rows_of = [np.flatnonzero(codes == c) for c in range(n_classes)]
+    inst, nbrs, coefs = _relieff_pairs(D, yp, wp, n_neighbors, neighbor_weights)
+    if inst.size == 0:
+        return np.zeros(X.shape[1])
+    return weighted_pair_abs_diff(Xs, inst, nbrs, coefs)
 
+
+def _relieff_pairs(D: np.ndarray, y: np.ndarray, w: np.ndarray, n_neighbors: int,
+                   neighbor_weights: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (instance, neighbour, coefficient) triples of :func:`relieff_scores`: the score of
+    feature j is ``sum_t coef_t diff_j(inst_t, nbr_t)``. ``D`` is the distance matrix of the
+    (positive-weight) samples; its diagonal is overwritten with ``inf``."""
+    _, codes = np.unique(y, return_inverse=True)
+    n_classes = int(codes.max()) + 1
+    np.fill_diagonal(D, np.inf)
+    priors = np.bincount(codes, weights=w, minlength=n_classes)
+    rows_of = [np.flatnonzero(codes == c) for c in range(n_classes)]
     inst, nbrs, coefs = [], [], []
     for c in range(n_classes):  # neighbour class
         members = rows_of[c]
@@ -115,17 +127,117 @@ def relieff_scores(
             if neighbor_weights == "uniform":
                 v = np.full(nb.shape, 1.0 / k)
             else:
-                v = wp[nb]
+                v = w[nb]
                 v = v / v.sum(axis=1, keepdims=True)
             factor = -1.0 if a == c else priors[c] / (1.0 - priors[a])
             inst.append(np.repeat(rows, k))
             nbrs.append(nb.ravel())
-            coefs.append((factor * wp[rows][:, None] * v).ravel())
+            coefs.append((factor * w[rows][:, None] * v).ravel())
     if not inst:
-        return np.zeros(X.shape[1])
-    return weighted_pair_abs_diff(
-        Xs, np.concatenate(inst), np.concatenate(nbrs), np.concatenate(coefs)
-    )
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, np.empty(0)
+    return np.concatenate(inst), np.concatenate(nbrs), np.concatenate(coefs)
+
+
+def relieff_scores_resamples(
+    X: np.ndarray,
+    y: np.ndarray,
+    resamples,
+    sample_weight: np.ndarray | None = None,
+    *,
+    n_neighbors: int = 10,
+    neighbor_weights: str = "instance",
+) -> np.ndarray:
+    """ReliefF scores of many resamples of one data set at once (the members of an ensemble).
+
+    Row ``r`` equals ``relieff_scores(X[idx], y[idx], sample_weight[idx])`` for
+    ``idx = resamples[r]`` (a resample may repeat samples, as a bootstrap does) up to
+    round-off (about 1e-15 relative; the tests check it), with the same neighbours: every
+    member keeps its own min-max scaling (Han 2012, sec. 5.2.3, members are plain ReliefF on
+    their bootstrap samples). What members share:
+
+    - distances are computed on a member's *distinct* samples only (a bootstrap holds about
+      63 % of them) and expanded to its repeated ones, which gives the member's own distance
+      matrix exactly (the same rows, the same kernel);
+    - a member's (instance, neighbour) pairs are merged onto distinct sample pairs (the copies
+      of a sample have the same neighbours and the same differences), and the pairs of all
+      members are gathered once: the scores of every member are one matrix product
+      ``C |X_a - X_b|`` per block of features, rescaled by each member's feature ranges.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    resamples : sequence of int arrays
+        Sample indices of each member, sorted (repeats allowed).
+    sample_weight : ndarray of shape (n_samples,), optional
+        Instance weights; each member uses its own, renormalised. Members must not draw
+        zero-weight samples.
+    n_neighbors, neighbor_weights
+        As in :func:`relieff_scores`.
+
+    Returns
+    -------
+    ndarray of shape (len(resamples), n_features)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    p = X.shape[1]
+    pair_a, pair_b, member_of, coef_of, spans = [], [], [], [], []
+    for r, idx in enumerate(resamples):
+        idx = np.asarray(idx)
+        distinct, pos = np.unique(idx, return_inverse=True)
+        Xd = X[distinct]
+        lo = Xd.min(axis=0)
+        span = Xd.max(axis=0) - lo
+        span[span == 0] = 1.0
+        spans.append(span)
+        D = pairwise_distances((Xd - lo) / span, "cityblock")[np.ix_(pos, pos)]
+        if sample_weight is None:
+            w = np.full(idx.size, 1.0 / idx.size)
+        else:
+            w = np.asarray(sample_weight, dtype=float)[idx]
+            if np.any(w <= 0):
+                raise StablefsError("relieff_scores_resamples: a resample draws a sample of "
+                                    "weight 0; draw from the positive-weight samples only.")
+            w = w / w.sum()
+        inst, nbrs, coefs = _relieff_pairs(D, y[idx], w, int(n_neighbors), neighbor_weights)
+        a, b = distinct[pos[inst]], distinct[pos[nbrs]]
+        lo_ab, hi_ab = np.minimum(a, b), np.maximum(a, b)  # |x_a - x_b| is symmetric
+        keep = lo_ab != hi_ab  # copies of one sample differ by 0
+        pair_a.append(lo_ab[keep])
+        pair_b.append(hi_ab[keep])
+        coef_of.append(coefs[keep])
+        member_of.append(np.full(int(keep.sum()), r))
+    m = len(spans)
+    if m == 0:
+        return np.empty((0, p))
+    a = np.concatenate(pair_a)
+    b = np.concatenate(pair_b)
+    key = a.astype(np.int64) * X.shape[0] + b
+    unique_keys, which = np.unique(key, return_inverse=True)
+    C = np.zeros((m, unique_keys.size))
+    np.add.at(C, (np.concatenate(member_of), which), np.concatenate(coef_of))
+    ua, ub = unique_keys // X.shape[0], unique_keys % X.shape[0]
+    scores = np.empty((m, p))
+    n_pairs = unique_keys.size
+    width = max(1, min(p, BLOCK_ELEMENTS // max(n_pairs, 1)))
+    buf_a = np.empty(n_pairs * width)
+    buf_b = np.empty(n_pairs * width)
+    # small products (members x pairs x block): one BLAS thread, no spin-waiting threads
+    with threadpool_limits(1, user_api="blas"):
+        for start in range(0, p, width):
+            cols = X[:, start:start + width]
+            wd = cols.shape[1]
+            da = buf_a[: n_pairs * wd].reshape(n_pairs, wd)
+            db = buf_b[: n_pairs * wd].reshape(n_pairs, wd)
+            np.take(cols, ua, axis=0, out=da)
+            np.take(cols, ub, axis=0, out=db)
+            np.subtract(da, db, out=da)
+            np.abs(da, out=da)
+            scores[:, start:start + wd] = C @ da
+    scores /= np.vstack(spans)
+    return scores
 
 
 class ReliefF(BaseSelector):
@@ -182,5 +294,15 @@ class ReliefF(BaseSelector):
     def _score(self, X, y, sample_weight):
         return relieff_scores(
             X, y, sample_weight, n_neighbors=self.n_neighbors,
+            neighbor_weights=self.neighbor_weights,
+        )
+
+    def _score_resamples(self, X, y, resamples, sample_weight=None) -> np.ndarray:
+        """The scores of this ReliefF fitted on each resample (rows), computed together
+        (:func:`relieff_scores_resamples`); :class:`~stablefs.stabilizers.Ensemble` uses it.
+        A subclass that changes :meth:`_score` must set ``_score_resamples = None``."""
+        self._validate_params()
+        return relieff_scores_resamples(
+            X, y, resamples, sample_weight, n_neighbors=self.n_neighbors,
             neighbor_weights=self.neighbor_weights,
         )

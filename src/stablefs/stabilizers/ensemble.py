@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import has_fit_parameter
 
 from stablefs._errors import StablefsError
-from stablefs._validation import check_n_features_to_select, rank_from_scores
+from stablefs._validation import check_classes, check_n_features_to_select, rank_from_scores
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import (
     HasMethods,
@@ -108,6 +108,16 @@ def _fit_member(selector, X, y, index, sample_weight, seed):
     support = np.asarray(member.get_support(), dtype=bool) if hasattr(member, "get_support") \
         else None
     return member, scores, ranking, support
+
+
+def _member_from_scores(selector, X, y, index, scores):
+    """A fitted member built from scores computed with the other members' (the same
+    attributes as ``clone(selector).fit(X[index], y[index])``)."""
+    member = clone(selector)
+    member.n_features_in_ = X.shape[1]
+    member.classes_ = check_classes(y[index])
+    member._set_result(np.asarray(scores, dtype=float), rank_from_scores(scores))
+    return member, member.scores_, member.ranking_, member.support_
 
 
 class Ensemble(BaseSelector):
@@ -239,10 +249,16 @@ class Ensemble(BaseSelector):
             rng = np.random.default_rng(draw_seq)
             resamples.append(positive[draw_resample(rng, codes, self.sampling, fraction)])
             seeds.append(int(member_seq.generate_state(1)[0]))
-        out = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_member)(self.selector, X, y, idx, weights, seed)
-            for idx, seed in zip(resamples, seeds)
-        )
+        together = getattr(self.selector, "_score_resamples", None)
+        if together is not None:  # e.g. ReliefF: members share distances and gathers
+            member_scores = together(X, y, resamples, weights)
+            out = [_member_from_scores(self.selector, X, y, idx, scores)
+                   for idx, scores in zip(resamples, member_scores)]
+        else:
+            out = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_member)(self.selector, X, y, idx, weights, seed)
+                for idx, seed in zip(resamples, seeds)
+            )
         self.estimators_ = [o[0] for o in out]
         self.resamples_ = resamples
         self.member_scores_ = np.vstack([o[1] for o in out]).astype(float)
