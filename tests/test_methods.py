@@ -24,7 +24,7 @@ def test_make_selector_routes_parameters():
 
 def test_unknown_method_suggests_close_matches():
     with pytest.raises(StablefsError, match="Did you mean.*relieff"):
-        make_selector("relief")
+        make_selector("relieef")  # "relief" is a method of its own (Kira and Rendell 1992)
     with pytest.raises(StablefsError, match="unknown method"):
         make_selector("zzzz")
 

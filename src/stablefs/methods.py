@@ -69,6 +69,26 @@ register_selector("fstat", "stablefs.selectors:FStatistic",
 register_selector("relieff", "stablefs.selectors:ReliefF",
                   "ReliefF, K = 10 nearest hits and misses, every instance (Han 2012, "
                   "eqs. 5.1 and 5.3).")
+register_selector("relief", "stablefs.selectors:Relief",
+                  "Relief, one nearest hit and miss per instance, every instance or "
+                  "n_samples random ones (Kira and Rendell 1992).")
+register_selector("drelieff", "stablefs.selectors:DReliefF",
+                  "dReliefF: ReliefF with neighbours under the distance weighted by the "
+                  "weights found so far (2019 stability thesis, sec. 5.3, eq. 5.13).")
+register_selector("pdrelieff", "stablefs.selectors:PDReliefF",
+                  "pdReliefF: progressively weighted double ReliefF, a = 2, s = 0.0633657 "
+                  "(2019 stability thesis, sec. 5.3, eqs. 5.14-5.16).")
+register_selector("simba", "stablefs.selectors:Simba",
+                  "Simba, linear utility, one pass over the instances (Gilad-Bachrach, Navot "
+                  "and Tishby 2004).")
+register_selector("simba-liw", "stablefs.selectors:Simba",
+                  "SimbaLIW: Simba with logistic instance weights, Delta-combination (2019 "
+                  "stability thesis, Alg. 8.1).",
+                  instance_weighting="logistic", delta=True)
+register_selector("simba-miw", "stablefs.selectors:Simba",
+                  "SimbaMIW: Simba with margin-based instance weights (Han 2012), "
+                  "Delta-combination (2019 stability thesis, Alg. 8.1).",
+                  instance_weighting="margin", delta=True)
 register_selector("svm-rfe", "stablefs.selectors:SVMRFE", "SVM-RFE (Guyon et al. 2002; Han 2012 sec. 5.2.1): linear SVM, C = 1, removes 10 % of the remaining features per iteration.")  # noqa: E501
 register_selector("sfs", "stablefs.selectors:SFS",
                   "sequential forward selection on the bolstered LDA error (Xiao, Hua and "
@@ -94,6 +114,9 @@ register_selector("kmeans-groups", "stablefs.selectors:KMeansGroups",
 register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
                 "margin-based instance weighting around the selector (Han 2012, ch. 4, "
                 "eqs. 4.2 and 4.6).")
+register_prefix("liw", "stablefs.stabilizers:LogisticInstanceWeighting",
+                "logistic instance weighting around the selector, alpha = 3.03 (2019 "
+                "stability thesis, sec. 8.2, eq. 8.2).")
 register_prefix("en", "stablefs.stabilizers:Ensemble",
                 "bagging ensemble: 20 bootstraps, rank-sum aggregation (Han 2012, "
                 "sec. 5.2.3).",

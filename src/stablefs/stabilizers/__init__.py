@@ -2,15 +2,25 @@
 
 - :class:`MarginInstanceWeighting` and :func:`margin_instance_weights`: margin-based instance
   weighting (seed 000 ch. 4);
+- :class:`LogisticInstanceWeighting` and :func:`logistic_instance_weights`: logistic instance
+  weighting (2019 stability thesis sec. 8.2);
 - :class:`Ensemble`: bagging / subsampling ensembles with rank, weight or frequency
   aggregation (seed 000 sec. 5.2.3, seed 003).
 """
 
 from stablefs.stabilizers.ensemble import Ensemble
+from stablefs.stabilizers.logistic import (
+    LogisticInstanceWeighting,
+    logistic_instance_weights,
+    relief_margins,
+)
 from stablefs.stabilizers.margin import (
     MarginInstanceWeighting,
     margin_instance_weights,
     margin_vectors,
 )
 
-__all__ = ["Ensemble", "MarginInstanceWeighting", "margin_instance_weights", "margin_vectors"]
+__all__ = [
+    "Ensemble", "LogisticInstanceWeighting", "MarginInstanceWeighting", "logistic_instance_weights",
+    "margin_instance_weights", "margin_vectors", "relief_margins",
+]

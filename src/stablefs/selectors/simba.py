@@ -1,0 +1,237 @@
+"""Simba (Gilad-Bachrach, Navot and Tishby 2004) and its instance-weighted forms SimbaLIW and
+SimbaMIW (2019 stability thesis Alg. 2.5 and Alg. 8.1).
+
+Simba climbs the gradient of the summed hypothesis margin ``theta(x) = (||x - nm(x)||_w -
+||x - nh(x)||_w) / 2`` (thesis eq. 2.57) with the feature-weighted norm
+``||z||_w = sqrt(sum_j w_j^2 z_j^2)``, one instance at a time, the neighbours found afresh under
+the current weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+from sklearn.utils import check_random_state
+
+from stablefs._errors import StablefsError
+from stablefs.selectors._base import BaseSelector
+from stablefs.selectors._constraints import StrOptions, number, plain, whole
+from stablefs.selectors._neighbors import minmax_scale, positive_weight_subset
+
+_UTILITIES = ("linear", "sigmoid")
+_STRATEGIES = ("normal", "sample", "order")
+_WEIGHTINGS = ("logistic", "margin")
+_WEIGHT_SCALES = ("mean", "none")
+
+
+def _visit_order(strategy: str, omega: np.ndarray, rng) -> np.ndarray:
+    """Alg. 8.1's instance choice for one pass of ``n`` instances."""
+    n = omega.size
+    if strategy == "normal":
+        return rng.permutation(n)
+    if strategy == "sample":
+        return rng.choice(n, size=n, replace=True, p=omega / omega.sum())
+    return np.argsort(-omega, kind="stable")  # "order": descending weight, ties by index
+
+
+def simba_weights(
+    X: np.ndarray,
+    y: np.ndarray,
+    instance_weights: np.ndarray | None = None,
+    *,
+    n_passes: int = 1,
+    utility: str = "linear",
+    beta: float = 1.0,
+    strategy: str = "normal",
+    delta: bool = False,
+    scale: bool = True,
+    random_state=None,
+) -> np.ndarray:
+    """Simba feature weights (thesis Alg. 2.5; instance-weighted Alg. 8.1).
+
+    Starting from ``w = (1, ..., 1)``, for every visited instance ``x`` with nearest miss
+    ``m`` and nearest hit ``h`` in ``D \\ {x}`` under ``||.||_w``::
+
+        Delta_j = 1/2 u'(theta(x)) [ (x_j - m_j)^2 / ||x - m||_w
+                                     - (x_j - h_j)^2 / ||x - h||_w ] w_j
+        w <- w + omega(x) Delta    (delta=True, Alg. 8.1's Delta-combination)
+        w <- w + Delta             (otherwise)
+
+    and at the end ``w <- w^2 / max_j w_j^2``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    instance_weights : ndarray of shape (n_samples,), optional
+        ``omega``, positive, used as given (no rescaling here); ``None``: all 1.
+    n_passes : int, default=1
+        ``T / n``: passes of ``n`` instances each (Alg. 8.1 makes one).
+    utility : {"linear", "sigmoid"}, default="linear"
+        ``u(theta) = theta`` (``u' = 1``) or ``u(theta) = 1 / (1 + exp(-beta theta))``
+        (``u' = beta u (1 - u)``).
+    beta : float, default=1.0
+        Slope of the sigmoid utility.
+    strategy : {"normal", "sample", "order"}, default="normal"
+        Alg. 8.1's instance choice per pass: a random permutation; ``n`` draws with
+        probabilities ``omega / sum(omega)`` (with replacement); or every instance once in
+        descending ``omega`` (ties by the lower index).
+    delta : bool, default=False
+        Scale each update by the visited instance's ``omega`` (Alg. 8.1's Delta-combination).
+    scale : bool, default=True
+        Min-max scale the features first. The thesis leaves scaling open; unscaled microarray
+        intensities would let the features of largest range decide every neighbour.
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        In ``[0, 1]``, maximum 1 (all 0 if every weight reached 0).
+
+    Notes
+    -----
+    - Zero distances (a duplicate as nearest hit or miss): its term is
+      ``0 / 0`` in exact arithmetic because every ``(x_j - m_j)^2`` is 0; we take it as 0.
+    - The sole member of a class has no hit: the hit term is 0 (and ``||x - h||_w = 0`` in
+      the margin).
+    - Ties in distance go to the lower sample index.
+    - Cost O(T n p) time with one ``n x p`` buffer.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Xs = minmax_scale(X) if scale else np.ascontiguousarray(X)
+    n, p = Xs.shape
+    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    omega = np.ones(n) if instance_weights is None else np.asarray(instance_weights, float)
+    if omega.shape != (n,) or not np.all(omega > 0) or not np.all(np.isfinite(omega)):
+        raise StablefsError("instance_weights must be one positive finite number per sample.")
+    rng = check_random_state(random_state)
+    w = np.ones(p)
+    sq = np.empty((n, p))
+    same_of = [codes == c for c in range(int(codes.max()) + 1)]
+    for _ in range(n_passes):
+        for i in _visit_order(strategy, omega, rng):
+            np.subtract(Xs, Xs[i], out=sq)
+            np.square(sq, out=sq)
+            dist = np.sqrt(sq @ (w * w))
+            dist[i] = np.inf
+            same = same_of[codes[i]]
+            miss = int(np.argmin(np.where(same, np.inf, dist)))
+            dh = np.where(same, dist, np.inf)
+            hit = int(np.argmin(dh))
+            d_miss = dist[miss]
+            d_hit = dh[hit] if np.isfinite(dh[hit]) else 0.0
+            if utility == "linear":
+                uprime = 1.0
+            else:
+                u = expit(beta * 0.5 * (d_miss - d_hit))
+                uprime = beta * u * (1.0 - u)
+            step = np.zeros(p)
+            if d_miss > 0:
+                step += sq[miss] / d_miss
+            if d_hit > 0:
+                step -= sq[hit] / d_hit
+            step *= 0.5 * uprime * w
+            w += omega[i] * step if delta else step
+    w2 = w * w
+    top = float(w2.max())
+    return w2 / top if top > 0 else np.zeros(p)
+
+
+class Simba(BaseSelector):
+    """Simba feature weighting (Gilad-Bachrach, Navot and Tishby 2004; 2019 stability thesis
+    Alg. 2.5) and its instance-weighted forms SimbaLIW / SimbaMIW (thesis Alg. 8.1).
+
+    See :func:`simba_weights` for the update. The instance weights ``omega`` of Alg. 8.1 are
+    ``sample_weight`` times, with ``instance_weighting``, the logistic (sec. 8.2) or
+    margin-based (Han 2012 ch. 4) instance weights of the training data.
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+    n_passes : int, default=1
+        Passes of ``n`` instances (``T = n_passes * n``); the thesis' Alg. 8.1 makes one.
+    utility : {"linear", "sigmoid"}, default="linear"
+    beta : float, default=1.0
+        Sigmoid slope (only with ``utility="sigmoid"``).
+    instance_weighting : {None, "logistic", "margin"}, default=None
+        ``None``: plain Simba (``omega`` = ``sample_weight`` only); ``"logistic"``: SimbaLIW
+        (:func:`~stablefs.stabilizers.logistic_instance_weights`, alpha = 3.03);
+        ``"margin"``: SimbaMIW (:func:`~stablefs.stabilizers.margin_instance_weights`).
+    strategy : {"normal", "sample", "order"}, default="normal"
+        Alg. 8.1's instance choice (see :func:`simba_weights`).
+    delta : bool, default=False
+        Alg. 8.1's Delta-combination ``w <- w + omega(x) Delta``.
+    weight_scale : {"mean", "none"}, default="mean"
+        Scale of ``omega`` in the Delta-combination and the sampling. ``"mean"`` rescales
+        ``omega`` to mean 1: every variant then takes steps of the same overall size as plain
+        Simba, and only the *relative* weights of the instances differ. ``"none"`` uses the
+        weights as their definitions give them: LIW's in ``(0, 1)``, MBIW's summing to 1, so
+        that SimbaMIW-Delta shrinks every update by about ``1/n`` and its ``w`` barely moves
+        from 1 (``benchmarks/bench_simba.py`` measures both). We default to ``"mean"``
+        because under ``"none"`` the comparison of SimbaLIW and SimbaMIW would measure the
+        arbitrary normalisation of the weights rather than which instances they favour.
+        With equal ``sample_weight`` and no instance weighting, ``"mean"`` gives plain Simba
+        exactly.
+    scale : bool, default=True
+        Min-max scale features first.
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    instance_weights_ : ndarray of shape (n_samples,)
+        ``omega`` as used (0 for samples of weight 0).
+    scores_, ranking_, support_, n_features_to_select_, classes_
+    """
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "n_passes": [whole(1, None)],
+        "utility": [StrOptions(set(_UTILITIES))],
+        "beta": [number(0, None, closed="neither")],
+        "instance_weighting": [None, StrOptions(set(_WEIGHTINGS))],
+        "strategy": [StrOptions(set(_STRATEGIES))],
+        "delta": ["boolean"],
+        "weight_scale": [StrOptions(set(_WEIGHT_SCALES))],
+        "scale": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_features_to_select=None, n_passes=1, utility="linear", beta=1.0,
+                 instance_weighting=None, strategy="normal", delta=False, weight_scale="mean",
+                 scale=True, random_state=None):
+        self.n_features_to_select = n_features_to_select
+        self.n_passes = n_passes
+        self.utility = utility
+        self.beta = beta
+        self.instance_weighting = instance_weighting
+        self.strategy = strategy
+        self.delta = delta
+        self.weight_scale = weight_scale
+        self.scale = scale
+        self.random_state = random_state
+
+    def _score(self, X, y, sample_weight):
+        Xp, yp, wp, keep = positive_weight_subset(X, y, sample_weight)
+        omega = wp * wp.size  # 1 each for equal weights
+        if self.instance_weighting == "logistic":
+            from stablefs.stabilizers.logistic import logistic_instance_weights
+
+            omega = omega * logistic_instance_weights(Xp, yp, scale=self.scale)
+        elif self.instance_weighting == "margin":
+            from stablefs.stabilizers.margin import margin_instance_weights
+
+            omega = omega * margin_instance_weights(Xp, yp, scale=self.scale)
+        if self.weight_scale == "mean":
+            omega = omega / omega.mean()
+        if not np.all(omega > 0):
+            raise StablefsError(
+                f"the instance weights underflowed to 0 ({plain(float(omega.min()))}): "
+                "use weight_scale='mean'."
+            )
+        self.instance_weights_ = np.zeros(X.shape[0])
+        self.instance_weights_[keep] = omega
+        return simba_weights(
+            Xp, yp, omega, n_passes=self.n_passes, utility=self.utility, beta=self.beta,
+            strategy=self.strategy, delta=self.delta, scale=self.scale,
+            random_state=self.random_state,
+        )
