@@ -391,3 +391,103 @@ def test_frequency_figure_is_readable_size(report):
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     assert 800 < width < 4000 and 400 < height < 6000  # 150 dpi, not absurd
     assert Path(out / "figures" / "stability.png").stat().st_size > 10_000
+
+
+# ------------------------------------------------------------------- signature
+
+
+def _slow_bh(p):
+    """Benjamini and Hochberg (1995) step-up, written out: q_i = min_{j >= i} m p_(j) / j."""
+    p = np.asarray(p, float)
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    q = np.empty(m)
+    for pos, i in enumerate(order):
+        q[i] = min(1.0, min(p[order[j]] * m / (j + 1) for j in range(pos, m)))
+    return q
+
+
+def test_bh_fdr_matches_a_slow_reference_and_scipy():
+    from scipy import stats
+
+    from stablefs.report.signature import bh_fdr
+
+    rng = np.random.default_rng(3)
+    p = np.concatenate([rng.random(40), [0.01, 0.01, 1e-6]])
+    np.testing.assert_allclose(bh_fdr(p), _slow_bh(p), rtol=1e-12)
+    np.testing.assert_allclose(bh_fdr(p), stats.false_discovery_control(p), rtol=1e-12)
+    # NaN stays NaN and does not count in m
+    q = bh_fdr(np.array([0.01, np.nan, 0.04]))
+    assert math.isnan(q[1])
+    np.testing.assert_allclose(q[[0, 2]], _slow_bh([0.01, 0.04]))
+
+
+def test_feature_statistics_two_classes_by_hand():
+    from stablefs.report.signature import feature_statistics
+
+    # feature 0: a = [1, 2, 3], b = [5, 6, 7] -> means 2, 6; both sd 1 -> |d| = 4, higher in b
+    X = np.array([[1, 0.0], [2, 1], [3, 0], [5, 1], [6, 0], [7, 1]], float)
+    y = np.array(["a", "a", "a", "b", "b", "b"])
+    st = feature_statistics(X, y)
+    assert st.loc[0, "higher_in"] == "b"
+    assert st.loc[0, "effect_size"] == pytest.approx(4.0)
+    # Welch t = (6 - 2) / sqrt(1/3 + 1/3) = 4.899, df = 4
+    from scipy import stats
+
+    assert st.loc[0, "p_value"] == pytest.approx(2 * stats.t.sf(4 / math.sqrt(2 / 3), 4))
+    # feature 1: [0, 1, 0] vs [1, 0, 1]: higher in b, |d| = (2/3 - 1/3) / sqrt(1/3)
+    assert st.loc[1, "effect_size"] == pytest.approx((1 / 3) / math.sqrt(1 / 3))
+    np.testing.assert_allclose(st["fdr_bh"], _slow_bh(st["p_value"]))
+
+
+def test_feature_statistics_multiclass_and_constant_feature():
+    from scipy import stats
+
+    from stablefs.report.signature import feature_statistics
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.repeat(["x", "y", "z"], 10)
+    X[y == "z", 0] += 3
+    X[:, 2] = 1.5  # constant
+    st = feature_statistics(X, y)
+    assert st.loc[0, "higher_in"] == "z"
+    assert st.loc[0, "p_value"] == pytest.approx(
+        stats.f_oneway(*[X[y == c, 0] for c in "xyz"]).pvalue)
+    grand = X[:, 0].mean()
+    eta2 = sum(10 * (X[y == c, 0].mean() - grand) ** 2 for c in "xyz") / (
+        ((X[:, 0] - grand) ** 2).sum())
+    assert st.loc[0, "effect_size"] == pytest.approx(eta2)
+    assert math.isnan(st.loc[2, "p_value"]) and st.loc[2, "higher_in"] == ""
+    assert math.isnan(st.loc[2, "fdr_bh"])
+
+
+def test_signature_uses_the_consensus_rule_and_mean_rank(tmp_path):
+    from stablefs.report.signature import SIGNATURE_COLUMNS, write_signature
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(12, 5))
+    y = np.repeat([0, 1], 6)
+    names = [f"g{j}" for j in range(5)]
+    freq = pd.DataFrame({"method": "m", "k": 2, "feature": ["g3", "g1", "g0", "g4"],
+                         "frequency": [1.0, 0.75, 0.5, 0.25]})  # 0.5 is NOT consensus
+    rankings = [np.array([3, 2, 5, 1, 4]), np.array([4, 1, 5, 2, 3]),
+                np.array([5, 2, 4, 1, 3]), np.array([3, 4, 5, 1, 2])]
+    sel = pd.DataFrame({"method": "m", "resample": range(4), "ranking": rankings})
+    paths = write_signature(tmp_path, freq, X, y, names, sel, data_name="toy")
+    sig = pd.read_csv(paths["signature.csv"])
+    assert list(sig.columns) == SIGNATURE_COLUMNS
+    assert list(sig["feature"]) == ["g3", "g1"]
+    assert sig["mean_rank"].tolist() == pytest.approx([1.25, 2.25])
+    gmt = paths["signature.gmt"].read_text().splitlines()
+    assert gmt == ["m_k2\tstablefs consensus of m at k=2 on toy: features selected in more "
+                   "than half of the resamples\tg3\tg1"]
+
+
+def test_signature_rejects_unknown_features(tmp_path):
+    from stablefs.report.signature import signature_table
+
+    freq = pd.DataFrame({"method": "m", "k": 1, "feature": ["nope"], "frequency": [1.0]})
+    with pytest.raises(StablefsError, match="nope"):
+        signature_table(freq, np.zeros((4, 2)) + np.arange(4)[:, None], [0, 0, 1, 1],
+                        ["a", "b"])

@@ -326,7 +326,8 @@ def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out,
             "wall_time_s": round(elapsed, 3), "versions": _versions(),
             "config": config, "config_key": folder.key,
         }
-        paths = save_result(result, out_dir, run_info, report=not no_report)
+        paths = save_result(result, out_dir, run_info, report=not no_report, X=ds.X, y=ds.y,
+                            feature_names=ds.feature_names)
         folder.complete()
     click.echo(_summary_table(result))
     if not quiet:

@@ -69,8 +69,13 @@ def read_result(out_dir) -> ExperimentResult:
 
 
 def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
-                report: bool = True) -> dict[str, Path]:
-    """Write every output file of a comparison into ``out_dir``; return their paths."""
+                report: bool = True, X=None, y=None, feature_names=None) -> dict[str, Path]:
+    """Write every output file of a comparison into ``out_dir``; return their paths.
+
+    With the whole data (``X``, ``y``, ``feature_names``) the consensus signatures are also
+    written, as ``signature.csv`` and ``signature.gmt``
+    (:func:`stablefs.report.signature.write_signature`).
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
@@ -79,6 +84,11 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
         "stability.csv": write_csv(result.stability, out_dir / "stability.csv"),
         "frequencies.csv": write_csv(result.frequencies, out_dir / "frequencies.csv"),
     }
+    if X is not None and y is not None and feature_names is not None:
+        from stablefs.report.signature import write_signature
+
+        paths.update(write_signature(out_dir, result.frequencies, X, y, feature_names,
+                                     result.selections, data_name=run_info.get("data")))
     if report:
         from stablefs.report import write_report
 
