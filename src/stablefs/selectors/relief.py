@@ -17,6 +17,7 @@ from stablefs._errors import StablefsError
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import number, plain, whole
 from stablefs.selectors._neighbors import (
+    BLOCK_ELEMENTS,
     minmax_scale,
     pairwise_distances,
     positive_weight_subset,
@@ -188,7 +189,8 @@ def distance_weighted_relieff_scores(
       positive yet) the unweighted distance is used, so the first instance is ReliefF's.
       pdReliefF has ``f = 1`` there by construction (``c(0) = 0``).
 
-    Cost O(m n p) time, O(n p) extra memory (one row of differences per instance).
+    Cost O(m n p) time; the distances are computed over cache-sized row blocks, so the extra
+    memory is O(n + K C p).
     """
     if schedule not in ("progressive", "weights", "constant"):
         raise StablefsError(
@@ -210,7 +212,9 @@ def distance_weighted_relieff_scores(
     order = _instances(n, m_draw, check_random_state(random_state), shuffle=True)
     m = order.size
     total = np.zeros(p)
-    diffs = np.empty((n, p))
+    rows = max(1, min(n, BLOCK_ELEMENTS // max(p, 1)))
+    buf = np.empty((rows, p))
+    dist = np.empty(n)
     ones = np.ones(p)
     for t, i in enumerate(order):
         if schedule == "constant" or t == 0:
@@ -222,9 +226,12 @@ def distance_weighted_relieff_scores(
             else:
                 ct = (t / m) ** a
                 f = (wbar - 1.0) * (ct / (ct + s)) + 1.0
-        np.subtract(Xs, Xs[i], out=diffs)
-        np.abs(diffs, out=diffs)
-        dist = diffs @ f
+        xi = Xs[i]
+        for start in range(0, n, rows):  # cache-sized row blocks
+            blk = buf[: min(rows, n - start)]
+            np.subtract(Xs[start : start + rows], xi, out=blk)
+            np.abs(blk, out=blk)
+            np.dot(blk, f, out=dist[start : start + rows])
         dist[i] = np.inf
         ci = codes[i]
         nbrs, coefs = [], []
@@ -238,7 +245,7 @@ def distance_weighted_relieff_scores(
             nbrs.append(nb)
             coefs.append(np.full(k, factor / k))
         nb = np.concatenate(nbrs)
-        total += (n * wp[i]) * (np.concatenate(coefs) @ diffs[nb])
+        total += (n * wp[i]) * (np.concatenate(coefs) @ np.abs(Xs[nb] - xi))
     return total / m
 
 
