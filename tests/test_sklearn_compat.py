@@ -15,6 +15,7 @@ from stablefs.selectors import (
     DReliefF,
     FStatistic,
     KMeansGroups,
+    LogisticMarginWeighting,
     PDReliefF,
     Relief,
     ReliefF,
@@ -57,6 +58,13 @@ _EXPECTED_FAILURES = {
             "a repeated sample is its copy's nearest hit, which changes its Relief margin and "
             "the margins' mean and deviation (2019 thesis eq. 8.2); the inner ReliefF: "
             + _NOT_REPETITION
+        )
+    },
+    "LogisticMarginWeighting": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "a repeated sample is its copy's nearest hit at distance 0, which changes its "
+            "margin vector (Li et al. 2013 eq. 1); zero weights do equal removal (tested in "
+            "test_logistic_margin.py)"
         )
     },
     "SVMRFE": {
@@ -102,6 +110,7 @@ def _expected_failed_checks(estimator):
         Simba(random_state=0),
         Simba(instance_weighting="logistic", delta=True, random_state=0),
         LogisticInstanceWeighting(ReliefF()),
+        LogisticMarginWeighting(),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

@@ -89,6 +89,9 @@ register_selector("simba-miw", "stablefs.selectors:Simba",
                   "SimbaMIW: Simba with margin-based instance weights (Han 2012), "
                   "Delta-combination (2019 stability thesis, Alg. 8.1).",
                   instance_weighting="margin", delta=True)
+register_selector("logistic-margin", "stablefs.selectors:LogisticMarginWeighting",
+                  "L2-regularised logistic loss on one-neighbour Manhattan margin vectors, "
+                  "gamma = 1, solved by L-BFGS (Li et al. 2013, eq. 1); wen-/ren- give WEn/REn.")
 register_selector("svm-rfe", "stablefs.selectors:SVMRFE", "SVM-RFE (Guyon et al. 2002; Han 2012 sec. 5.2.1): linear SVM, C = 1, removes 10 % of the remaining features per iteration.")  # noqa: E501
 register_selector("sfs", "stablefs.selectors:SFS",
                   "sequential forward selection on the bolstered LDA error (Xiao, Hua and "
