@@ -23,6 +23,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
+from threadpoolctl import ThreadpoolController
 
 from stablefs._errors import StablefsError
 
@@ -102,6 +103,17 @@ def auc_score(y_true, scores, classes) -> float:
     return float(np.mean([roc_auc_score(y_true == classes[i], scores[:, i]) for i in present]))
 
 
+_CONTROLLER: list = []
+
+
+def _controller() -> ThreadpoolController:
+    """One ThreadpoolController, made on first use (building one scans the loaded libraries,
+    ~15 ms on a busy machine, longer than a 1NN fit and predict)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
+
+
 def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, float]:
     """Train each classifier on the given columns and score it on the test part.
 
@@ -112,14 +124,17 @@ def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, 
     if not isinstance(classifiers, dict):
         classifiers = check_classifiers(classifiers)
     out = {}
-    for name, template in classifiers.items():
-        model = make_classifier(template).fit(X_train, y_train)
-        pred = model.predict(X_test)
-        out[f"accuracy_{name}"] = float(np.mean(pred == y_test))
-        try:
-            scores = _scores(model, X_test)
-        except AttributeError:  # a user classifier without scores
-            out[f"auc_{name}"] = float("nan")
-        else:
+    # One thread: the problems are tiny (tens of features), and scikit-learn's threaded
+    # neighbour search spends ~40 ms per predict spin-waiting on a busy machine (~1 ms alone).
+    with _controller().limit(limits=1):
+        for name, template in classifiers.items():
+            model = make_classifier(template).fit(X_train, y_train)
+            pred = model.predict(X_test)
+            out[f"accuracy_{name}"] = float(np.mean(pred == y_test))
+            try:
+                scores = _scores(model, X_test)
+            except AttributeError:  # a user classifier without scores
+                out[f"auc_{name}"] = float("nan")
+                continue
             out[f"auc_{name}"] = auc_score(y_test, scores, model.classes_)
     return out
