@@ -43,10 +43,13 @@ def test_compare_end_to_end(tmp_path, capsys):
                              "--repeats", "4", "--out", str(out), "--no-progress"], capsys)
     assert code == 0, err
     assert "nogueira stability" in stdout
-    for name in ("run.json", "results.csv", "stability.csv", "report.md", "report.html"):
+    for name in ("run.json", "results.csv", "stability.csv", "comparisons.csv", "report.md",
+                 "report.html"):
         assert (out / name).exists()
     stab = pd.read_csv(out / "stability.csv")
-    assert set(stab.columns) == {"method", "k", "measure", "estimate", "low", "high"}
+    # DESIGN.md's columns first, then how each interval was formed
+    assert stab.columns.tolist()[:7] == ["method", "k", "measure", "estimate", "low", "high",
+                                         "interval"]
     assert set(stab["measure"]) == {"nogueira"}
     info = json.loads((out / "run.json").read_text())
     assert info["methods"] == ["ttest", "iw-ttest"] and info["n_samples"] == 30

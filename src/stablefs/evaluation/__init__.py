@@ -1,4 +1,5 @@
-"""Resampling protocols, classifiers, the experiment runner, bias–variance and CRIDD."""
+"""Resampling protocols, classifiers, the experiment runner, statistics, bias–variance and
+CRIDD."""
 
 from stablefs.evaluation.bias_variance import bias_variance, bias_variance_path
 from stablefs.evaluation.classifiers import CLASSIFIERS, evaluate_subset, make_classifier
@@ -14,25 +15,55 @@ from stablefs.evaluation.error_estimators import (
 )
 from stablefs.evaluation.protocols import Protocol, Resample, stratified_subsample
 from stablefs.evaluation.runner import ExperimentResult, run_experiment
+from stablefs.evaluation.statistics import (
+    COMPARISON_COLUMNS,
+    INTERVAL_KINDS,
+    ComparisonResult,
+    add_interval_column,
+    bootstrap_pair_interval,
+    compare_methods,
+    corrected_resampled_ttest,
+    dietterich_5x2cv_ttest,
+    holm,
+    interval_kind,
+    is_five_by_two,
+    stability_interval,
+    stability_two_sample_test,
+    wilcoxon_test,
+)
 
 __all__ = [
     "CLASSIFIERS",
+    "COMPARISON_COLUMNS",
+    "INTERVAL_KINDS",
     "ExperimentResult",
     "Protocol",
+    "ComparisonResult",
     "Resample",
+    "add_interval_column",
     "bias_variance",
     "bias_variance_path",
     "bolstered_error",
     "bolstering_widths",
+    "bootstrap_pair_interval",
     "chi_median",
+    "compare_methods",
+    "corrected_resampled_ttest",
     "cridd",
     "cridd_summary",
     "cv_error",
+    "dietterich_5x2cv_ttest",
     "evaluate_subset",
+    "holm",
+    "interval_kind",
+    "is_five_by_two",
     "loo_error",
     "make_classifier",
     "resubstitution_error",
     "run_experiment",
     "semi_bolstered_error",
+    "stability_interval",
+    "stability_two_sample_test",
     "stratified_subsample",
+    "wilcoxon_test",
 ]

@@ -1,7 +1,8 @@
 """Writing a comparison to disk (``docs/DESIGN.md``, "Files a run writes").
 
-``run.json``, ``selections.parquet``, ``results.csv``, ``stability.csv``, ``frequencies.csv``
-and the report. Every file is written atomically; ``run.json`` is written last and marks the
+``run.json``, ``selections.parquet``, ``results.csv``, ``stability.csv``, ``frequencies.csv``,
+``comparisons.csv`` (:func:`~stablefs.evaluation.statistics.compare_methods`) and the
+report. Every file is written atomically; ``run.json`` is written last and marks the
 run as finished.
 """
 
@@ -60,11 +61,13 @@ def read_result(out_dir) -> ExperimentResult:
     finished run this way)."""
     out_dir = Path(out_dir)
     freq = out_dir / "frequencies.csv"
+    comp = out_dir / "comparisons.csv"
     return ExperimentResult(
         selections=pd.DataFrame(),
         results=read_csv(out_dir / "results.csv"),
         stability=read_csv(out_dir / "stability.csv"),
         frequencies=read_csv(freq) if freq.exists() else pd.DataFrame(),
+        comparisons=read_csv(comp) if comp.exists() else pd.DataFrame(),
     )
 
 
@@ -84,6 +87,12 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
         "stability.csv": write_csv(result.stability, out_dir / "stability.csv"),
         "frequencies.csv": write_csv(result.frequencies, out_dir / "frequencies.csv"),
     }
+    comparisons = result.comparisons
+    if comparisons is None or not len(comparisons.columns):
+        from stablefs.evaluation.statistics import COMPARISON_COLUMNS
+
+        comparisons = pd.DataFrame(columns=COMPARISON_COLUMNS)
+    paths["comparisons.csv"] = write_csv(comparisons, out_dir / "comparisons.csv")
     if X is not None and y is not None and feature_names is not None:
         from stablefs.report.signature import write_signature
 

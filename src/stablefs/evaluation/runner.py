@@ -51,10 +51,15 @@ class ExperimentResult:
     results : DataFrame
         Tidy ``method, k, resample, metric, value`` (``fit_time`` rows have ``k = 0``).
     stability : DataFrame
-        ``method, k, measure, estimate, low, high``.
+        ``method, k, measure, estimate, low, high``. Column ``interval`` (right after
+        ``high``) says how low/high were formed
+        (:data:`~stablefs.evaluation.statistics.INTERVAL_KINDS`).
     frequencies : DataFrame
         ``method, k, feature, frequency``: share of resamples whose top-k held the feature
         (rows with frequency > 0 only).
+    comparisons : DataFrame
+        Every pair of methods compared at every k
+        (:func:`~stablefs.evaluation.statistics.compare_methods`).
     """
 
     selections: pd.DataFrame
@@ -62,6 +67,7 @@ class ExperimentResult:
     stability: pd.DataFrame
     frequencies: pd.DataFrame
     info: dict = field(default_factory=dict)
+    comparisons: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _digest(X: np.ndarray, y: np.ndarray) -> str:
@@ -394,7 +400,12 @@ def run_experiment(
     alpha : float
         1 − confidence level of the stability intervals.
     """
-    from stablefs.stability import available_measures, measure_interval
+    from stablefs.evaluation.statistics import (
+        add_interval_column,
+        compare_methods,
+        stability_interval,
+    )
+    from stablefs.stability import available_measures
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y)
@@ -488,7 +499,9 @@ def run_experiment(
             bar.close()
 
     result = _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha,
-                       random_state, measure_interval)
+                       random_state, stability_interval)
+    result.stability = add_interval_column(result.stability)
+    result.comparisons = compare_methods(result.results, result.selections, resamples, sizes)
     if sample_names is not None:
         sample_names = np.asarray(sample_names, dtype=str)
         if sample_names.shape != (X.shape[0],):

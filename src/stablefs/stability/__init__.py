@@ -34,7 +34,13 @@ subsets were produced).
 """
 
 from stablefs.stability._inputs import subsets_from_cv_results, top_k_subsets
-from stablefs.stability._registry import MEASURES, Measure, available_measures, measure_interval
+from stablefs.stability._registry import (
+    MEASURES,
+    Measure,
+    available_measures,
+    measure_interval,
+    measure_pair_scores,
+)
 from stablefs.stability.correlated import intersection_count, npogr, sechidis, zucknick
 from stablefs.stability.curves import stability_curve
 from stablefs.stability.frequency import (
@@ -102,6 +108,7 @@ __all__ = [
     "matching_similarity",
     "matching_stability",
     "measure_interval",
+    "measure_pair_scores",
     "nogueira",
     "nogueira_ci",
     "nogueira_test",

@@ -33,7 +33,7 @@ from stablefs.stability import subsets as sub
 from stablefs.stability._common import jackknife_variance, normal_interval
 from stablefs.stability._inputs import as_subsets, check_alpha, listing, named, plain
 
-__all__ = ["MEASURES", "Measure", "available_measures", "measure_interval"]
+__all__ = ["MEASURES", "Measure", "available_measures", "measure_interval", "measure_pair_scores"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +186,27 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
         return est, np.nan, np.nan
     low, high = normal_interval(est, scores.jackknife_variance(), alpha)
     return est, low, high
+
+
+def measure_pair_scores(name: str, subsets, n_features=None, *, X=None, random_state=0,
+                        feature_names=None):
+    """The per-pair similarities of a pairwise-average measure (Han 2012, eq. 5.4), or None.
+
+    Returns a :class:`~stablefs.stability._common.PairScores` (its ``mean`` is the measure)
+    for the measures of kind ``pairwise`` and ``correlated-pairwise``; None for Nogueira's
+    estimator and the whole-system measures, which are not means over pairs. Arguments as in
+    :func:`measure_interval`. Used by the bootstrap intervals of
+    :func:`stablefs.evaluation.bootstrap_pair_interval`.
+    """
+    if name not in MEASURES:
+        raise _unknown(name)
+    subsets, n_features, _ = named(subsets, n_features, feature_names, X=X)
+    kind = MEASURES[name].kind
+    if kind == "pairwise":
+        return sub.pair_scores(name, subsets, n_features)
+    if kind == "correlated-pairwise":
+        return _correlated_scores(name, subsets, n_features, X, random_state)
+    return None
 
 
 def _with_p(subsets, n_features, X):

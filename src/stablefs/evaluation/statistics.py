@@ -1,0 +1,451 @@
+"""Statistics for comparing selection methods: paired tests on the same resamples, Holm's
+correction, the two-sample stability test, and bootstrap intervals of pairwise stability.
+
+Paired tests (one value per resample for each method, the same resamples for both):
+
+* :func:`wilcoxon_test`: Wilcoxon signed-rank test (``scipy.stats.wilcoxon``);
+* :func:`corrected_resampled_ttest`: the corrected resampled t-test of Nadeau and Bengio
+  (2003), whose variance is inflated by (1/J + n_test/n_train) because the J training sets
+  overlap;
+* :func:`dietterich_5x2cv_ttest`: the 5 × 2 cv paired t-test of Dietterich (1998).
+
+Stability: :func:`stability_two_sample_test` is the two-sample z-test of Nogueira, Sechidis
+and Brown (2018), Z = (Φ̂_1 − Φ̂_2)/sqrt(v_1 + v_2). :func:`bootstrap_pair_interval` is the
+percentile bootstrap over resamples of a pairwise-average stability measure (Han 2012,
+eq. 5.4), computed from the pair-score matrix without refitting anything.
+
+:func:`compare_methods` applies them to every pair of methods of a run (``comparisons.csv``),
+with :func:`holm` across the pairs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from stablefs._errors import StablefsError
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "INTERVAL_KINDS",
+    "ComparisonResult",
+    "add_interval_column",
+    "bootstrap_pair_interval",
+    "compare_methods",
+    "corrected_resampled_ttest",
+    "dietterich_5x2cv_ttest",
+    "holm",
+    "interval_kind",
+    "is_five_by_two",
+    "stability_interval",
+    "stability_two_sample_test",
+    "wilcoxon_test",
+]
+
+#: the columns of ``comparisons.csv``, in order
+COMPARISON_COLUMNS = ["k", "metric", "method_a", "method_b", "test", "statistic", "p_value",
+                      "p_holm", "mean_difference", "n"]
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """Outcome of a two-sided test of "no difference between methods a and b".
+
+    Attributes
+    ----------
+    statistic : float
+        The test statistic (W, t or z; see each test).
+    p_value : float
+        Two-sided p-value; NaN when the test is undefined (too few pairs).
+    mean_difference : float
+        Mean of a − b over the pairs used (Φ̂_a − Φ̂_b for the stability test).
+    n : int
+        Number of pairs used (resamples with both values finite; results per system for the
+        stability test).
+    """
+
+    statistic: float
+    p_value: float
+    mean_difference: float
+    n: int
+
+
+def _paired(a, b) -> np.ndarray:
+    """Differences a − b over the pairs where both are finite."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise StablefsError(
+            f"paired tests need two 1-D arrays of equal length; got shapes {a.shape} and "
+            f"{b.shape}."
+        )
+    ok = np.isfinite(a) & np.isfinite(b)
+    return a[ok] - b[ok]
+
+
+_NAN = float("nan")
+
+
+def wilcoxon_test(a, b) -> ComparisonResult:
+    """Wilcoxon signed-rank test of paired values (two-sided).
+
+    ``scipy.stats.wilcoxon`` on d = a − b with ``zero_method="pratt"``: zero differences (equal
+    accuracy on a resample, frequent with small test parts) are ranked with the others and
+    then dropped (Pratt 1959), so they make the test more conservative instead of being
+    ignored as in Wilcoxon's original ``"wilcox"`` rule. Tied |d| get mid-ranks.
+    ``method="auto"``: the exact null distribution when n ≤ 50 and there are neither ties nor
+    zeros, otherwise the normal approximation with scipy's tie correction. Differences are
+    rounded to 12 decimals first, so that floating-point noise in a − b (0.9 − 0.8 versus
+    0.8 − 0.7) does not break real ties between accuracies. Pairs with a NaN (e.g. an
+    undefined AUC) are left out.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (J,)
+        One value per resample for each method, the same resamples.
+
+    Returns
+    -------
+    ComparisonResult
+        ``statistic`` is scipy's (min(W+, W−) for the two-sided test). All differences zero:
+        statistic 0, p-value 1. Fewer than 2 pairs: NaN.
+    """
+    d = _paired(a, b)
+    n = int(d.size)
+    mean = float(d.mean()) if n else _NAN
+    if n < 2:
+        return ComparisonResult(_NAN, _NAN, mean, n)
+    d = np.round(d, 12)  # 0.9 - 0.8 and 0.8 - 0.7 are the same difference: rank them as ties
+    if not np.any(d != 0):
+        return ComparisonResult(0.0, 1.0, mean, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns when it switches to the approximation
+        res = stats.wilcoxon(d, zero_method="pratt", alternative="two-sided", method="auto")
+    return ComparisonResult(float(res.statistic), float(res.pvalue), mean, n)
+
+
+def corrected_resampled_ttest(a, b, n_train: float, n_test: float) -> ComparisonResult:
+    """Corrected resampled t-test (Nadeau and Bengio 2003, eq. of the "corrected resampled
+    t-test"), two-sided.
+
+    With d_j = a_j − b_j on J resamples, d̄ their mean and σ̂² their sample variance
+    (ddof = 1)::
+
+        t = d̄ / sqrt((1/J + n_test/n_train) σ̂²),   t ~ Student t with J − 1 df.
+
+    The plain paired t-test uses 1/J alone and ignores that the training sets overlap, which
+    makes it far too liberal; the n_test/n_train term is Nadeau and Bengio's correction
+    (for repeated k-fold CV, n_test/n_train = 1/(k − 1)).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (J,)
+        One value per resample for each method (pairs with a NaN are left out).
+    n_train, n_test : float
+        Training and test sizes of a resample (their means when they vary by one).
+
+    Returns
+    -------
+    ComparisonResult
+        With σ̂² = 0: t = 0 and p = 1 if d̄ = 0, else ±inf and p = 0. Fewer than 2 pairs: NaN.
+    """
+    if not (np.isfinite(n_train) and np.isfinite(n_test) and n_train > 0 and n_test > 0):
+        raise StablefsError(
+            f"n_train and n_test must be positive; got {n_train} and {n_test}."
+        )
+    d = _paired(a, b)
+    J = int(d.size)
+    mean = float(d.mean()) if J else _NAN
+    if J < 2:
+        return ComparisonResult(_NAN, _NAN, mean, J)
+    var = float(np.var(d, ddof=1)) * (1.0 / J + float(n_test) / float(n_train))
+    t = _ratio(mean, var)
+    return ComparisonResult(t, float(2 * stats.t.sf(abs(t), J - 1)), mean, J)
+
+
+def _ratio(diff: float, var: float) -> float:
+    if var > 0:
+        return float(diff / np.sqrt(var))
+    return 0.0 if diff == 0 else float(np.copysign(np.inf, diff))
+
+
+def dietterich_5x2cv_ttest(a, b) -> ComparisonResult:
+    """Dietterich's (1998) 5 × 2 cv paired t-test, two-sided.
+
+    ``a`` and ``b`` hold the values of 5 replications of 2-fold CV, shape (5, 2) (or 10 values
+    in replication-major order). With p_i^(j) = a − b on fold j of replication i,
+    p̄_i = (p_i^(1) + p_i^(2))/2 and s_i² = (p_i^(1) − p̄_i)² + (p_i^(2) − p̄_i)²::
+
+        t = p_1^(1) / sqrt((1/5) Σ_i s_i²),   t ~ Student t with 5 df
+
+    (Dietterich 1998, eq. 9): the numerator is the first fold's difference of the first
+    replication only, the denominator pools the five replications' variances.
+
+    Returns
+    -------
+    ComparisonResult
+        ``mean_difference`` is the mean of the 10 differences. NaN when a value is missing.
+        With Σ s_i² = 0: t = 0 if p_1^(1) = 0, else ±inf.
+    """
+    a = np.asarray(a, dtype=float).reshape(-1)
+    b = np.asarray(b, dtype=float).reshape(-1)
+    if a.size != 10 or b.size != 10:
+        raise StablefsError(
+            f"the 5 x 2 cv t-test needs 5 replications of 2 folds (10 values per method); got "
+            f"{a.size} and {b.size}."
+        )
+    p = (a - b).reshape(5, 2)
+    if not np.all(np.isfinite(p)):
+        return ComparisonResult(_NAN, _NAN, _NAN, int(np.isfinite(p).sum()))
+    s2 = ((p - p.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    t = _ratio(float(p[0, 0]), float(s2.mean()))
+    return ComparisonResult(t, float(2 * stats.t.sf(abs(t), 5)), float(p.mean()), 10)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values (family-wise error control).
+
+    Sorted ascending p_(1) ≤ … ≤ p_(m): adj_(i) = max_{l ≤ i} min(1, (m − l + 1) p_(l)).
+    NaN p-values are not part of the family (they stay NaN and do not count in m). Holm is
+    chosen over Bonferroni (uniformly more powerful, same guarantee, no assumption on the
+    dependence between the pairwise tests, which share resamples).
+    """
+    p = np.asarray(p_values, dtype=float).reshape(-1)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adj = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(adj)
+    return out
+
+
+def stability_two_sample_test(subsets_a, subsets_b, n_features=None) -> ComparisonResult:
+    """Two-sample test of equal stability (Nogueira, Sechidis and Brown 2018, sec. on
+    hypothesis testing), two-sided.
+
+    Z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b) with v the asymptotic variance of each estimator;
+    under H0 Z is standard normal. The two systems are taken as independent; on the same
+    resamples their selections are positively correlated, which makes the test conservative.
+    See :func:`stablefs.stability.nogueira_two_sample_test`, which this wraps.
+    """
+    from stablefs.stability import nogueira_two_sample_test
+
+    res = nogueira_two_sample_test(subsets_a, subsets_b, n_features, alternative="two-sided")
+    m = int(np.shape(subsets_a)[0]) if np.ndim(subsets_a) == 2 else len(subsets_a)
+    return ComparisonResult(float(res.statistic), float(res.pvalue), float(res.estimate), m)
+
+
+def bootstrap_pair_interval(scores, *, n_boot: int = 1000, alpha: float = 0.05,
+                            random_state=0) -> tuple[float, float]:
+    """Percentile bootstrap interval, over resamples, of a pairwise-average stability measure.
+
+    The estimate is the mean over all pairs i < j of the m results (Han 2012, eq. 5.4). A
+    bootstrap draw picks m results with replacement (counts w); its statistic is the mean
+    over the pairs of *distinct* drawn results, Σ_{a≠b} w_a w_b S_ab / Σ_{a≠b} w_a w_b,
+    taken from the pair-score matrix S (a result drawn twice is never compared with itself,
+    which would count as perfect agreement). The reference form (each result against one
+    reference, Yu et al. 2008 eq. 7) resamples the m terms. Nothing is refitted; all draws
+    are one matrix product. Draws with a single distinct result (no pair) are skipped.
+
+    Parameters
+    ----------
+    scores : PairScores
+        From :func:`stablefs.stability.measure_pair_scores`.
+    n_boot : int
+        Number of bootstrap draws.
+    alpha : float
+        1 − confidence level; the bounds are the alpha/2 and 1 − alpha/2 quantiles.
+    random_state : int or None
+        Seed of the draws.
+
+    Returns
+    -------
+    (low, high)
+        NaN when m < 3 (with 2 results every draw gives the only pair or none).
+    """
+    if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise StablefsError(f"n_boot must be a positive integer, not {n_boot!r}.")
+    if not (0 < alpha < 1):
+        raise StablefsError(f"alpha must lie in (0, 1), not {alpha!r}.")
+    m = int(scores.m)
+    values = np.asarray(scores.values, dtype=float)
+    if m < 3 or not np.all(np.isfinite(values)):
+        return _NAN, _NAN
+    rng = np.random.default_rng(random_state)
+    idx = rng.integers(0, m, size=(n_boot, m))
+    W = np.bincount((idx + m * np.arange(n_boot)[:, None]).ravel(),
+                    minlength=n_boot * m).reshape(n_boot, m).astype(float)
+    if scores.j is None:
+        draws = W @ values / m
+    else:
+        S = np.zeros((m, m))
+        S[scores.i, scores.j] = values
+        S = S + S.T
+        num = np.einsum("ra,ra->r", W @ S, W)
+        den = m * m - np.einsum("ra,ra->r", W, W)
+        draws = num[den > 0] / den[den > 0]
+    low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
+    return float(low), float(high)
+
+
+#: the ``interval`` column of ``stability.csv``: how each row's low/high were formed
+INTERVAL_KINDS = {
+    "analytic": "Nogueira et al. 2018 asymptotic normal interval",
+    "bootstrap": "percentile bootstrap over resamples of the pair-score matrix",
+    "jackknife": "delete-one-result jackknife variance, normal interval",
+}
+
+
+def stability_interval(name: str, subsets, n_features=None, *, X=None, alpha: float = 0.05,
+                       random_state=0, n_boot: int = 1000) -> tuple[float, float, float]:
+    """Estimate and (1 − alpha) interval of a registered stability measure, as in a run.
+
+    Nogueira's estimator: its analytic interval (Nogueira et al. 2018,
+    :func:`~stablefs.stability.nogueira_ci`). Pairwise-average measures (Han 2012, eq. 5.4;
+    nPOGR, Zucknick, the intersection count): :func:`bootstrap_pair_interval` with ``n_boot``
+    draws seeded by ``random_state``. Whole-system measures (Somol, Křížek, ...): the
+    delete-one-result jackknife of :func:`~stablefs.stability.measure_interval` (a
+    bootstrap would recompute the statistic on every draw). :func:`interval_kind` names
+    the kind. Same signature as :func:`~stablefs.stability.measure_interval`, so the runner
+    takes either.
+    """
+    from stablefs.stability import measure_interval, measure_pair_scores
+
+    scores = measure_pair_scores(name, subsets, n_features, X=X, random_state=random_state)
+    if scores is None:
+        return measure_interval(name, subsets, n_features, X=X, alpha=alpha,
+                                random_state=random_state)
+    low, high = bootstrap_pair_interval(scores, n_boot=n_boot, alpha=alpha,
+                                        random_state=random_state)
+    return scores.mean, low, high
+
+
+def interval_kind(measure: str, against: str = "resamples") -> str:
+    """The key of :data:`INTERVAL_KINDS` that :func:`stability_interval` uses for a measure
+    (``against="reference"``: the runner's full-data reference rows, jackknife intervals)."""
+    from stablefs.stability import MEASURES
+
+    kind = MEASURES[measure].kind
+    if kind == "nogueira":
+        return "analytic"
+    if against == "resamples" and kind in ("pairwise", "correlated-pairwise"):
+        return "bootstrap"
+    return "jackknife"
+
+
+def add_interval_column(stability: pd.DataFrame) -> pd.DataFrame:
+    """``stability`` with a column ``interval`` (:func:`interval_kind` of each row) right
+    after ``high``, so the DESIGN.md columns come first."""
+    out = stability.drop(columns="interval", errors="ignore")
+    against = out["against"] if "against" in out else pd.Series("resamples", index=out.index)
+    kinds = [interval_kind(m, a) for m, a in zip(out["measure"], against, strict=True)]
+    out.insert(int(out.columns.get_loc("high")) + 1, "interval", kinds)
+    return out
+
+
+def is_five_by_two(resamples) -> bool:
+    """True when ``resamples`` are 5 replications of 2-fold CV (Dietterich 1998): ten
+    resamples, ``repeat`` 0–4 each with ``fold`` 0 and 1, the two folds of a replication
+    complementary (each one's training part is the other's test part)."""
+    rs = list(resamples)
+    if len(rs) != 10:
+        return False
+    by = {(int(getattr(r, "repeat", -1)), int(getattr(r, "fold", -1))): r for r in rs}
+    if set(by) != {(i, j) for i in range(5) for j in range(2)}:
+        return False
+    for i in range(5):
+        r0, r1 = by[(i, 0)], by[(i, 1)]
+        if not (np.array_equal(np.sort(r0.train), np.sort(r1.test))
+                and np.array_equal(np.sort(r0.test), np.sort(r1.train))):
+            return False
+    return True
+
+
+def compare_methods(results: pd.DataFrame, selections: pd.DataFrame | None, resamples,
+                    sizes) -> pd.DataFrame:
+    """Every pair of methods compared at every k (the rows of ``comparisons.csv``).
+
+    * Predictive metrics (every ``results`` metric but ``fit_time``): paired over the
+      resamples with :func:`wilcoxon_test` and :func:`corrected_resampled_ttest`
+      (n_train, n_test = the mean training and test sizes), plus :func:`dietterich_5x2cv_ttest`
+      when the resamples are 5 × 2 CV (:func:`is_five_by_two`; the first fold of the first
+      replication is resample ``repeat=0, fold=0``).
+    * Stability (metric ``nogueira``): :func:`stability_two_sample_test` on the top-k subsets
+      of every resample (from the rankings in ``selections``).
+
+    ``p_holm`` is Holm's adjustment (:func:`holm`) within each family (k, metric, test),
+    across the pairs of methods. ``mean_difference`` is method_a − method_b; methods are
+    paired in the order they first appear in ``results``.
+
+    Returns
+    -------
+    DataFrame with :data:`COMPARISON_COLUMNS` (empty with those columns for one method).
+    """
+    resamples = [r for r in resamples if r.index >= 0]  # not the full-data reference fit
+    methods = list(dict.fromkeys(results["method"])) if len(results) else []
+    rows: list[tuple] = []
+    if len(methods) >= 2 and resamples:
+        n_train = float(np.mean([len(r.train) for r in resamples]))
+        n_test = float(np.mean([len(r.test) for r in resamples]))
+        five_two = is_five_by_two(resamples)
+        order = [r.index for r in resamples]
+        if five_two:
+            order = [r.index for r in sorted(resamples, key=lambda r: (r.repeat, r.fold))]
+        perf = results[results["metric"] != "fit_time"]
+        table = perf.pivot_table(index=["k", "metric", "resample"], columns="method",
+                                 values="value", aggfunc="first", dropna=False)
+        metrics = list(dict.fromkeys(perf["metric"]))
+        masks = _subset_masks(selections, order)
+        for k in sizes:
+            for metric in metrics:
+                key = (int(k), metric)
+                if key not in table.index.droplevel(2):
+                    continue
+                block = table.loc[key].reindex(order)
+                for ma, mb in itertools.combinations(methods, 2):
+                    if ma not in block or mb not in block:
+                        continue
+                    va, vb = block[ma].to_numpy(float), block[mb].to_numpy(float)
+                    tests = [("wilcoxon", wilcoxon_test(va, vb)),
+                             ("corrected-t", corrected_resampled_ttest(va, vb, n_train,
+                                                                       n_test))]
+                    if five_two:
+                        tests.append(("5x2cv-t", dietterich_5x2cv_ttest(va, vb)))
+                    rows += [(int(k), metric, ma, mb, name, *_fields(r)) for name, r in tests]
+            if masks:
+                for ma, mb in itertools.combinations(methods, 2):
+                    if ma in masks and mb in masks:
+                        r = stability_two_sample_test(masks[ma] <= k, masks[mb] <= k)
+                        rows.append((int(k), "nogueira", ma, mb, "nogueira-z", *_fields(r)))
+    cols = [c for c in COMPARISON_COLUMNS if c != "p_holm"]
+    df = pd.DataFrame(rows, columns=cols)
+    df.insert(cols.index("p_value") + 1, "p_holm", np.nan)
+    for _, idx in df.groupby(["k", "metric", "test"], sort=False).groups.items():
+        df.loc[idx, "p_holm"] = holm(df.loc[idx, "p_value"].to_numpy(float))
+    return df[COMPARISON_COLUMNS]
+
+
+def _fields(r: ComparisonResult) -> tuple:
+    return r.statistic, r.p_value, r.mean_difference, r.n
+
+
+def _subset_masks(selections, order) -> dict[str, np.ndarray]:
+    """Rankings (m × p, 1 = best) per method, resamples in ``order``; ``ranking <= k`` is the
+    top-k mask. Empty when the selections are not available (a run read back from disk)."""
+    if selections is None or not len(selections) or "ranking" not in selections:
+        return {}
+    out = {}
+    for name, grp in selections.groupby("method", sort=False):
+        grp = grp.set_index("resample").reindex(order)
+        if grp["ranking"].isna().any():
+            continue
+        out[name] = np.vstack([np.asarray(r) for r in grp["ranking"]])
+    return out
