@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -185,7 +187,8 @@ def test_lemma_5_1_copy_gets_equal_weight(seed, negate, n_classes):
     X = rng.normal(size=(y.size, 4))
     X[:, 0] += y
     X = np.column_stack([X, -X[:, 0] if negate else X[:, 0]])
-    for est in (Relief(), ReliefF(n_neighbors=3), DReliefF(n_neighbors=3, random_state=seed),
+    for est in (Relief(), ReliefF(n_neighbors=3), ReliefF(neighbor_weights="distance"),
+                DReliefF(n_neighbors=3, random_state=seed),
                 PDReliefF(n_neighbors=3, random_state=seed)):
         s = est.fit(X, y).scores_
         assert s[0] == pytest.approx(s[4], abs=1e-12), type(est).__name__
@@ -215,3 +218,59 @@ def test_bad_input_one_line():
         Relief(n_samples=-1).fit(X, y)
     with pytest.raises(StablefsError, match="s"):
         PDReliefF(s=0).fit(X, y)
+
+
+def _slow_relieff(X, y, counts, k, rank_sigma=None):
+    """Kononenko's ReliefF by loops: instance i counts ``counts[i]`` times; the l-th
+    neighbour weighs 1/K, or exp(-(l/sigma)^2) normalised (rank weights)."""
+    Xs = _scaled(X)
+    n, p = Xs.shape
+    classes = sorted(set(y.tolist()))
+    prior = {c: np.mean(y == c) for c in classes}
+    W = np.zeros(p)
+    for i in range(n):
+        if counts[i] == 0:
+            continue
+        dist = [sum(abs(Xs[i, j] - Xs[l, j]) for j in range(p)) for l in range(n)]
+        for c in classes:
+            cands = [l for l in range(n) if y[l] == c and l != i]
+            nb = _nearest(dist, cands, k)
+            if not nb:
+                continue
+            if rank_sigma is None:
+                v = [1 / len(nb)] * len(nb)
+            else:
+                raw = [math.exp(-((r + 1) / rank_sigma) ** 2) for r in range(len(nb))]
+                v = [r / sum(raw) for r in raw]
+            factor = -1.0 if c == y[i] else prior[c] / (1 - prior[y[i]])
+            for vl, l in zip(v, nb):
+                W += counts[i] * factor * vl * np.abs(Xs[i] - Xs[l])
+    return W
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_relieff_options_match_slow_reference(n_classes):
+    """ReliefF with m sampled instances and with rank-weighted ("distance") neighbours."""
+    X, y = _awkward_data(8, n_classes)
+    n = y.size
+    ones = np.full(n, 1 / n)
+    for sigma in (2.0, 0.7):
+        ours = relieff_scores(X, y, n_neighbors=4, neighbor_weights="distance", sigma=sigma)
+        assert np.allclose(ours, _slow_relieff(X, y, ones, 4, sigma), atol=1e-12)
+    m = 23
+    drawn = np.random.RandomState(9).randint(n, size=m)
+    counts = np.bincount(drawn, minlength=n) / m
+    est = ReliefF(n_neighbors=3, n_samples=m, random_state=9).fit(X, y)
+    assert np.allclose(est.scores_, _slow_relieff(X, y, counts, 3), atol=1e-12)
+
+
+def test_relieff_options_in_an_ensemble_do_not_depend_on_n_jobs():
+    from stablefs.stabilizers import Ensemble
+
+    X, y = _continuous_data(2)
+    for inner in (ReliefF(n_neighbors=2, n_samples=10), ReliefF(neighbor_weights="distance")):
+        a = Ensemble(inner, n_estimators=3, random_state=1, n_jobs=1).fit(X, y)
+        b = Ensemble(inner, n_estimators=3, random_state=1, n_jobs=2).fit(X, y)
+        assert np.array_equal(a.member_scores_, b.member_scores_)
+    with pytest.raises(StablefsError, match="sigma"):
+        ReliefF(neighbor_weights="distance", sigma=0).fit(X, y)

@@ -196,7 +196,7 @@ def test_scores_on_bad_parameters():
     with pytest.raises(StablefsError, match="n_neighbors"):
         ReliefF(n_neighbors=0).fit(X, y)
     with pytest.raises(StablefsError, match="neighbor_weights"):
-        ReliefF(neighbor_weights="distance").fit(X, y)
+        ReliefF(neighbor_weights="rank").fit(X, y)
     with pytest.raises(StablefsError, match="single class"):
         ReliefF().fit(X, y, sample_weight=(y == 1).astype(float))
 

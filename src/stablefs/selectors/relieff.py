@@ -11,11 +11,12 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from stablefs._errors import StablefsError
 from stablefs.selectors._base import BaseSelector
-from stablefs.selectors._constraints import StrOptions, plain, whole
+from stablefs.selectors._constraints import StrOptions, number, plain, whole
 from stablefs.selectors._neighbors import (
     BLOCK_ELEMENTS,
     minmax_scale,
@@ -25,7 +26,10 @@ from stablefs.selectors._neighbors import (
     weighted_pair_abs_diff,
 )
 
-_NEIGHBOR_WEIGHTS = ("instance", "uniform")
+_NEIGHBOR_WEIGHTS = ("instance", "uniform", "distance")
+
+#: Weka's default influence of the neighbours' rank with ``neighbor_weights="distance"``
+RANK_SIGMA = 2.0
 
 
 def relieff_scores(
@@ -35,10 +39,13 @@ def relieff_scores(
     *,
     n_neighbors: int = 10,
     neighbor_weights: str = "instance",
+    sigma: float = RANK_SIGMA,
+    n_samples: int | None = None,
+    random_state=None,
 ) -> np.ndarray:
     """ReliefF feature weights (seed 000 eqs. 5.1 / 5.3; Kononenko's ReliefF, seed 002 sec. 3.5).
 
-    For every instance ``x_i`` (no random sampling), with ``diff_j(a, b) = |x_aj - x_bj| /
+    For every instance ``x_i`` (or ``n_samples`` random ones), with ``diff_j(a, b) = |x_aj - x_bj| /
     (max_j - min_j)``::
 
         W_j = sum_i w_i [ sum_{C != y_i} P(C) / (1 - P(y_i))
@@ -47,6 +54,9 @@ def relieff_scores(
 
     With two classes the prior factor is 1 and this is eq. 5.3; with equal weights
     ``w_i = 1/n`` and ``v = 1/K`` it is eq. 5.1, ``(1/(nK)) sum_i sum_l (diff(M_l) - diff(H_l))``.
+    It is eq. 5.1 with Weka's range-normalised ``diff`` (Han 2012 used Weka's ReliefF): the
+    literal equation of Han 2012 uses raw differences ``|x_aj - x_bj|``, which weigh every
+    feature by its range and rank the features differently.
 
     Parameters
     ----------
@@ -68,7 +78,19 @@ def relieff_scores(
         ``K`` neighbours of that kind (``v_l = w_{M_l} / sum_l' w_{M_l'}``), so down-weighted
         (outlying) instances also count less as neighbours. ``"uniform"``: ``v = 1/K``
         whatever the neighbours' weights; instance weights only scale each instance's own
-        contribution.
+        contribution. ``"distance"``: the ``l``-th nearest neighbour of a kind weighs
+        ``exp(-(l / sigma)^2)``, normalised over the ``K`` (Robnik-Sikonja and Kononenko 2003;
+        Weka's "weight nearest neighbours by their distance"); instance weights then only
+        scale each instance's own contribution, as with ``"uniform"``.
+    sigma : float, default=2.0
+        Influence of the neighbours' rank with ``neighbor_weights="distance"`` (Weka's
+        default).
+    n_samples : int or None, default=None
+        ``m`` (Kononenko's ReliefF): ``None`` uses every instance; an int draws ``m``
+        instances uniformly with replacement, and instance ``i`` drawn ``c_i`` times counts
+        ``c_i n / m`` times its weight (so equal weights give ``(1/(mK)) sum_t ...``).
+    random_state : int, RandomState or None
+        Seeds the draw of ``n_samples`` instances.
 
     Returns
     -------
@@ -90,23 +112,34 @@ def relieff_scores(
         raise StablefsError(f"n_neighbors = {plain(k)}: it must be a whole number >= 1.")
     if neighbor_weights not in _NEIGHBOR_WEIGHTS:
         raise StablefsError(
-            f"neighbor_weights = {plain(neighbor_weights)}: use 'instance' or 'uniform'."
+            f"neighbor_weights = {plain(neighbor_weights)}: use 'instance', 'uniform' or "
+            "'distance'."
         )
     n_neighbors = int(k)
+    if isinstance(sigma, bool) or not (isinstance(sigma, numbers.Real) and sigma > 0):
+        raise StablefsError(f"sigma = {plain(sigma)}: it must be a number > 0.")
+    if n_samples is not None and (isinstance(n_samples, bool) or not isinstance(
+            n_samples, numbers.Integral) or n_samples < 1):
+        raise StablefsError(f"n_samples = {plain(n_samples)}: it must be a whole number >= 1.")
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
     w = np.full(n, 1.0 / n) if sample_weight is None else np.asarray(sample_weight, float)
     Xp, yp, wp, _ = positive_weight_subset(X, np.asarray(y), w)
     Xs = minmax_scale(Xp)
     D = pairwise_distances(Xs, "cityblock")
-    inst, nbrs, coefs = _relieff_pairs(D, yp, wp, n_neighbors, neighbor_weights)
+    inst, nbrs, coefs = _relieff_pairs(D, yp, wp, n_neighbors, neighbor_weights, sigma)
+    if n_samples is not None:
+        kept = yp.size
+        drawn = check_random_state(random_state).randint(kept, size=int(n_samples))
+        coefs = coefs * (np.bincount(drawn, minlength=kept) * (kept / n_samples))[inst]
     if inst.size == 0:
         return np.zeros(X.shape[1])
     return weighted_pair_abs_diff(Xs, inst, nbrs, coefs)
 
 
 def _relieff_pairs(D: np.ndarray, y: np.ndarray, w: np.ndarray, n_neighbors: int,
-                   neighbor_weights: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   neighbor_weights: str, sigma: float = RANK_SIGMA,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The (instance, neighbour, coefficient) triples of :func:`relieff_scores`: the score of
     feature j is ``sum_t coef_t diff_j(inst_t, nbr_t)``. ``D`` is the distance matrix of the
     (positive-weight) samples; its diagonal is overwritten with ``inf``."""
@@ -126,6 +159,9 @@ def _relieff_pairs(D: np.ndarray, y: np.ndarray, w: np.ndarray, n_neighbors: int
             nb = nearest_in_class(D, rows, members, k)
             if neighbor_weights == "uniform":
                 v = np.full(nb.shape, 1.0 / k)
+            elif neighbor_weights == "distance":
+                v = np.exp(-((np.arange(1, k + 1) / sigma) ** 2))
+                v = np.broadcast_to(v / v.sum(), nb.shape)
             else:
                 v = w[nb]
                 v = v / v.sum(axis=1, keepdims=True)
@@ -241,7 +277,7 @@ def relieff_scores_resamples(
 
 
 class ReliefF(BaseSelector):
-    """ReliefF feature weighting, all instances, instance-weight aware.
+    """ReliefF feature weighting, all instances (or ``n_samples``), instance-weight aware.
 
     The baseline margin-based selector of seed 000 (sec. 5.2.1, eq. 5.1; Weka's ReliefF with
     ``K = 10``) and its instance-weighted form (sec. 5.2.2, eq. 5.3), with Kononenko's
@@ -255,9 +291,17 @@ class ReliefF(BaseSelector):
         Size of ``support_`` (``None``: half of the features; a float: a fraction).
     n_neighbors : int, default=10
         ``K`` nearest hits and ``K`` nearest misses from each other class.
-    neighbor_weights : {"instance", "uniform"}, default="instance"
-        How neighbours are weighted in eq. 5.3 (see :func:`relieff_scores`). Both equal eq. 5.1
-        when every sample has the same weight.
+    neighbor_weights : {"instance", "uniform", "distance"}, default="instance"
+        How neighbours are weighted in eq. 5.3 (see :func:`relieff_scores`). ``"instance"``
+        and ``"uniform"`` equal eq. 5.1 when every sample has the same weight; ``"distance"``
+        weighs the ``l``-th nearest by ``exp(-(l / sigma)^2)`` (Robnik-Sikonja and Kononenko
+        2003).
+    sigma : float, default=2.0
+        Rank influence for ``neighbor_weights="distance"``.
+    n_samples : int or None, default=None
+        ``m`` instances drawn uniformly with replacement; ``None`` uses every instance.
+    random_state : int, RandomState or None, default=None
+        Seeds the draw of ``n_samples`` instances.
 
     Attributes
     ----------
@@ -284,20 +328,36 @@ class ReliefF(BaseSelector):
         **BaseSelector._parameter_constraints,
         "n_neighbors": [whole(1, None)],
         "neighbor_weights": [StrOptions(set(_NEIGHBOR_WEIGHTS))],
+        "sigma": [number(0, None, closed="neither")],
+        "n_samples": [None, whole(1, None)],
+        "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, n_neighbors=10, neighbor_weights="instance"):
+    def __init__(self, n_features_to_select=None, n_neighbors=10, neighbor_weights="instance",
+                 sigma=RANK_SIGMA, n_samples=None, random_state=None):
         self.n_features_to_select = n_features_to_select
         self.n_neighbors = n_neighbors
         self.neighbor_weights = neighbor_weights
+        self.sigma = sigma
+        self.n_samples = n_samples
+        self.random_state = random_state
 
     def _score(self, X, y, sample_weight):
         return relieff_scores(
             X, y, sample_weight, n_neighbors=self.n_neighbors,
-            neighbor_weights=self.neighbor_weights,
+            neighbor_weights=self.neighbor_weights, sigma=self.sigma,
+            n_samples=self.n_samples, random_state=self.random_state,
         )
 
-    def _score_resamples(self, X, y, resamples, sample_weight=None) -> np.ndarray:
+    @property
+    def _score_resamples(self):
+        """:meth:`_score_resamples_together`, or ``None`` (members fitted one by one, each
+        with its own seed) when a random draw of instances or rank weights is asked for."""
+        if self.n_samples is not None or self.neighbor_weights == "distance":
+            return None
+        return self._score_resamples_together
+
+    def _score_resamples_together(self, X, y, resamples, sample_weight=None) -> np.ndarray:
         """The scores of this ReliefF fitted on each resample (rows), computed together
         (:func:`relieff_scores_resamples`); :class:`~stablefs.stabilizers.Ensemble` uses it.
         A subclass that changes :meth:`_score` must set ``_score_resamples = None``."""
