@@ -46,7 +46,9 @@ def minmax_scale(X: np.ndarray) -> np.ndarray:
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     span[span == 0] = 1.0
-    return np.ascontiguousarray((X - lo) / span)
+    out = np.subtract(X, lo, order="C")  # one n x p result, scaled in place (no temporary)
+    out /= span
+    return out
 
 
 def pairwise_distances(X: np.ndarray, metric="cityblock") -> np.ndarray:
@@ -197,15 +199,17 @@ def positive_weight_subset(
     """Drop zero-weight samples: a sample with weight 0 is treated as absent.
 
     Returns ``(X, y, w, index)`` restricted to the samples with positive weight, ``w``
-    renormalised to sum 1, and ``index`` the kept sample indices. Raises
+    renormalised to sum 1, and ``index`` the kept sample indices. When every weight is
+    positive, ``X`` itself is returned (not a copy: callers must not modify it). Raises
     :class:`StablefsError` when fewer than two classes keep positive weight.
     """
     keep = np.flatnonzero(sample_weight > 0)
-    yk = y[keep]
+    every = keep.size == y.shape[0]  # every weight positive: X itself, no copy
+    yk = y if every else y[keep]
     if np.unique(yk).size < 2:
         raise StablefsError(
             "sample_weight gives positive weight to a single class: at least two classes "
             "need samples with positive weight."
         )
     w = sample_weight[keep]
-    return X[keep], yk, w / w.sum(), keep
+    return (X if every else X[keep]), yk, w / w.sum(), keep

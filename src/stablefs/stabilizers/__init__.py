@@ -16,6 +16,7 @@ from stablefs.stabilizers.logistic import (
 )
 from stablefs.stabilizers.margin import (
     MarginInstanceWeighting,
+    distance_weighted_margin_vectors,
     margin_instance_weights,
     margin_vectors,
 )
@@ -23,4 +24,5 @@ from stablefs.stabilizers.margin import (
 __all__ = [
     "Ensemble", "LogisticInstanceWeighting", "MarginInstanceWeighting", "logistic_instance_weights",
     "margin_instance_weights", "margin_vectors", "relief_margins",
+    "distance_weighted_margin_vectors",
 ]

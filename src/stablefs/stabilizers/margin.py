@@ -1,7 +1,9 @@
-"""Margin-based instance weighting (seed 000 ch. 4, Algorithm 1, eqs. 4.2, 4.6, 4.7).
+"""Margin-based instance weighting (seed 000 ch. 4, Algorithm 1, eqs. 4.2-4.7).
 
 Every instance is mapped to its *margin vector* (eq. 4.2) -- per feature, the summed distance
-to all misses minus the summed distance to all hits -- and weighted by the inverse of its mean
+to all misses minus the summed distance to all hits, or with every hit and miss weighted by
+its normalised inverse distance (eqs. 4.3-4.5, ``neighbor_weighting="distance"``) -- and
+weighted by the inverse of its mean
 distance to the other margin vectors (eq. 4.6): instances with an outlying local relevance
 profile get low weight, which reduces the variance of the feature weights a selector computes
 from the weighted data (importance sampling, seed 000 ch. 3).
@@ -29,7 +31,8 @@ from stablefs.selectors._constraints import (
     whole,
 )
 from stablefs.selectors._neighbors import (
-    class_abs_diff_sums,
+    BLOCK_ELEMENTS,
+    _abs_diff_sums_t,
     minmax_scale,
     pairwise_distances,
     positive_weight_subset,
@@ -37,6 +40,10 @@ from stablefs.selectors._neighbors import (
 
 #: mean distances below this fraction of the largest margin-vector norm count as zero
 _ZERO_RTOL = 1e-12
+
+#: how hits and misses enter a margin vector: all equally (eq. 4.2) or by inverse distance
+#: (eqs. 4.3-4.5)
+NEIGHBOR_WEIGHTINGS = ("none", "distance")
 
 #: scipy ``pdist`` metrics that suit real-valued margin vectors (any callable is also accepted)
 MARGIN_METRICS = frozenset({
@@ -69,13 +76,98 @@ def margin_vectors(
     ndarray of shape (n_samples, n_features)
     """
     X = np.asarray(X, dtype=np.float64)
-    X = X - X.mean(axis=0)  # |a - b| is shift-invariant; centring limits cancellation
     _, codes = np.unique(np.asarray(y), return_inverse=True)
-    v = np.ones(X.shape[0]) if neighbor_weights is None else np.asarray(neighbor_weights, float)
-    s_all, s_own = class_abs_diff_sums(X, codes, v)
-    # misses - hits = (all - own) - own
-    s_all -= 2.0 * s_own
-    return s_all
+    n, p = X.shape
+    v = np.ones(n) if neighbor_weights is None else np.asarray(neighbor_weights, float)
+    members = [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)]
+    out = np.empty((n, p))
+    width = max(1, BLOCK_ELEMENTS // max(n, 1))
+    for start in range(0, p, width):
+        # features x samples block; |a - b| is shift-invariant and centring limits cancellation
+        XT = np.array(X[:, start : start + width].T, order="C")
+        XT -= XT.mean(axis=1, keepdims=True)
+        block = _abs_diff_sums_t(XT, v)  # all others
+        for idx in members:  # misses - hits = (all - own) - own
+            block[:, idx] -= 2.0 * _abs_diff_sums_t(np.ascontiguousarray(XT[:, idx]), v[idx])
+        out[:, start : start + width] = block.T
+    return out
+
+
+def neighbor_distance_weights(
+    X: np.ndarray, y: np.ndarray, metric: str | Callable = "cityblock"
+) -> np.ndarray:
+    """Signed inverse-distance weights of every hit and miss (Han 2012, eqs. 4.4 and 4.5).
+
+    ``C[i, l] = +(1/d_il) / sum_{misses m} (1/d_im)`` for a miss ``l`` of ``x_i`` and
+    ``C[i, l] = -(1/d_il) / sum_{hits h} (1/d_ih)`` for a hit, 0 for ``l = i``, with ``d`` the
+    distance ``metric`` between instances (the seed does not name it; Manhattan by default,
+    the distance of ReliefF's ``diff``). Each row's miss weights sum to 1 and its hit weights
+    to -1 (no hits: the sole member of a class has hit weights 0).
+
+    Zero distances (duplicates) are taken in the limit ``d -> 0``: the neighbours at distance
+    0 share the class's unit weight equally, the others get 0. A duplicate differs from
+    ``x_i`` in no feature, so such a row's hit (or miss) term of eq. 4.3 is 0.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples)
+    """
+    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    D = pairwise_distances(X, metric)
+    n = D.shape[0]
+    same = codes[:, None] == codes[None, :]
+    np.fill_diagonal(same, False)
+    other = codes[:, None] != codes[None, :]
+    C = np.zeros((n, n))
+    for mask, sign in ((other, 1.0), (same, -1.0)):
+        zero = mask & (D == 0)
+        has_zero = zero.any(axis=1)
+        inv = np.zeros((n, n))
+        np.divide(1.0, D, out=inv, where=mask & (D > 0))
+        inv[has_zero] = zero[has_zero]
+        total = inv.sum(axis=1, keepdims=True)
+        np.divide(inv, total, out=inv, where=total > 0)
+        C += sign * inv
+    return C
+
+
+def coefficient_abs_diff(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``out[i, j] = sum_l C[i, l] |x_ij - x_lj|`` (eq. 4.3 with the weights ``C``).
+
+    O(n^2 p): the ``n x n x w`` absolute differences of a block of ``w`` features (at most
+    :data:`~stablefs.selectors._neighbors.BLOCK_ELEMENTS` elements) are contracted with ``C``
+    as ``n`` batched vector-matrix products; memory is the output plus one block.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n, p = X.shape
+    out = np.empty((n, p))
+    width = max(1, min(p, BLOCK_ELEMENTS // max(n * n, 1)))
+    buf = np.empty(n * n * width)
+    rows = C[:, None, :]
+    for start in range(0, p, width):
+        cols = X[:, start : start + width]
+        w = cols.shape[1]
+        A = buf[: n * n * w].reshape(n, n, w)
+        np.subtract(cols[:, None, :], cols[None, :, :], out=A)
+        np.abs(A, out=A)
+        out[:, start : start + w] = np.matmul(rows, A)[:, 0, :]
+    return out
+
+
+def distance_weighted_margin_vectors(
+    X: np.ndarray, y: np.ndarray, metric: str | Callable = "cityblock"
+) -> np.ndarray:
+    """Margin vectors with distance-weighted hits and misses (Han 2012, eqs. 4.3-4.5).
+
+    ``x'_ij = sum_{misses l} w^{M_l} |x_ij - x_lj| - sum_{hits l} w^{H_l} |x_ij - x_lj|`` with
+    the normalised inverse distances of :func:`neighbor_distance_weights`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    return coefficient_abs_diff(X, neighbor_distance_weights(X, y, metric))
 
 
 def _weights_from_margins(M: np.ndarray, metric, data_scale: float = 0.0) -> np.ndarray:
@@ -94,7 +186,8 @@ def _weights_from_margins(M: np.ndarray, metric, data_scale: float = 0.0) -> np.
             f"the margin-space distance {plain(metric)} gave non-finite values: use a metric such "
             "as 'euclidean' or 'cityblock'."
         )
-    norm = float(np.max(np.linalg.norm(M, axis=1))) if M.size else 0.0
+    # largest row norm without an n x p temporary
+    norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", M, M)))) if M.size else 0.0
     norm = max(norm, float(data_scale))
     top = float(mean_dist.max())
     if top <= _ZERO_RTOL * norm or top == 0.0:
@@ -111,9 +204,12 @@ def margin_instance_weights(
     metric: str | Callable = "euclidean",
     n_iter: int = 1,
     tol: float = 1e-8,
+    neighbor_weighting: str = "none",
+    neighbor_metric: str | Callable = "cityblock",
     return_n_iter: bool = False,
 ):
-    """Margin-based instance weights (seed 000 Algorithm 1, eqs. 4.2 and 4.6; iterative eq. 4.7).
+    """Margin-based instance weights (seed 000 Algorithm 1, eqs. 4.2 and 4.6; distance-weighted
+    eqs. 4.3-4.5; iterative eq. 4.7).
 
     1. Map every instance to its margin vector against **all** hits and **all** misses
        (eq. 4.2, :func:`margin_vectors`).
@@ -144,6 +240,15 @@ def margin_instance_weights(
         instances) and stops early when ``max_i |w_i^(t) - w_i^(t-1)| <= tol``.
     tol : float, default=1e-8
         Convergence tolerance of the iterative variant.
+    neighbor_weighting : {"none", "distance"}, default="none"
+        ``"none"``: every hit and miss counts once (eq. 4.2, what the seed's experiments
+        use). ``"distance"``: the first round's margin vectors weight each miss and each hit
+        by its normalised inverse distance to the instance (eqs. 4.3-4.5,
+        :func:`distance_weighted_margin_vectors`). Later rounds of the iterative variant use
+        the previous round's instance weights in their place (eq. 4.7, as sec. 4.4 says).
+    neighbor_metric : str or callable, default="cityblock"
+        Instance distance of eqs. 4.4-4.5 (the seed does not name it; Manhattan is the
+        distance of ReliefF's ``diff``), on the scaled features when ``scale``.
     return_n_iter : bool, default=False
         Also return the number of rounds run.
 
@@ -162,8 +267,9 @@ def margin_instance_weights(
       same (all mean distances numerically 0), every instance gets ``1/n``; a zero mean
       distance next to positive ones (possible only for a non-metric ``metric``) is raised to
       ``1e-12`` of the largest so the weights stay finite.
-    - Cost: O(n log n p) for the margin vectors (sorting and prefix sums per feature) and
-      O(n^2 p) for the margin-space distances; memory O(n p + n^2).
+    - Cost: O(n log n p) for the margin vectors (sorting and prefix sums per feature), O(n^2 p)
+      for distance-weighted ones and for the margin-space distances; memory: the scaled copy
+      of ``X`` (only when ``scale``), the margin vectors and O(n^2) (about 2x ``X`` at peak).
     """
     X = check_array(X, dtype=np.float64, ensure_min_samples=2)
     y = np.asarray(y)
@@ -179,10 +285,25 @@ def margin_instance_weights(
             f"metric = {plain(metric)}: give a callable or one of "
             f"{', '.join(sorted(MARGIN_METRICS))}."
         )
+    if not (callable(neighbor_metric) or neighbor_metric in MARGIN_METRICS):
+        raise StablefsError(
+            f"neighbor_metric = {plain(neighbor_metric)}: give a callable or one of "
+            f"{', '.join(sorted(MARGIN_METRICS))}."
+        )
+    if neighbor_weighting not in NEIGHBOR_WEIGHTINGS:
+        raise StablefsError(
+            f"neighbor_weighting = {plain(neighbor_weighting)}: use 'none' (eq. 4.2) or "
+            "'distance' (eqs. 4.3-4.5)."
+        )
     Xs = minmax_scale(X) if scale else X
     span = float(np.max(np.ptp(Xs, axis=0))) if Xs.size else 0.0
     data_scale = Xs.shape[0] * span * np.sqrt(Xs.shape[1])
-    weights = _weights_from_margins(margin_vectors(Xs, y), metric, data_scale)
+    if neighbor_weighting == "distance":
+        first = distance_weighted_margin_vectors(Xs, y, neighbor_metric)
+    else:
+        first = margin_vectors(Xs, y)
+    weights = _weights_from_margins(first, metric, data_scale)
+    del first
     done = 1
     while done < n_iter:
         new = _weights_from_margins(margin_vectors(Xs, y, weights), metric, data_scale)
@@ -215,6 +336,10 @@ class MarginInstanceWeighting(BaseSelector):
         1 = one-shot Algorithm 1; more = iterative variant (sec. 4.4, eq. 4.7).
     tol : float, default=1e-8
         Convergence tolerance of the iterative variant.
+    neighbor_weighting : {"none", "distance"}, default="none"
+        Hits and misses counted equally (eq. 4.2) or by inverse distance (eqs. 4.3-4.5).
+    neighbor_metric : str or callable, default="cityblock"
+        Instance distance of the distance weighting.
     n_features_to_select : int, float or None, default=None
         Size of ``support_``. ``None`` uses the inner selector's own choice.
     random_state : int, RandomState or None, default=None
@@ -242,6 +367,8 @@ class MarginInstanceWeighting(BaseSelector):
         "metric": [StrOptions(set(MARGIN_METRICS)), callable],
         "n_iter": [whole(1, None)],
         "tol": [number(0, None)],
+        "neighbor_weighting": [StrOptions(set(NEIGHBOR_WEIGHTINGS))],
+        "neighbor_metric": [StrOptions(set(MARGIN_METRICS)), callable],
         "random_state": ["random_state"],
         "n_jobs": n_jobs_constraint(),
     }
@@ -254,6 +381,8 @@ class MarginInstanceWeighting(BaseSelector):
         metric="euclidean",
         n_iter=1,
         tol=1e-8,
+        neighbor_weighting="none",
+        neighbor_metric="cityblock",
         n_features_to_select=None,
         random_state=None,
         n_jobs=None,
@@ -263,6 +392,8 @@ class MarginInstanceWeighting(BaseSelector):
         self.metric = metric
         self.n_iter = n_iter
         self.tol = tol
+        self.neighbor_weighting = neighbor_weighting
+        self.neighbor_metric = neighbor_metric
         self.n_features_to_select = n_features_to_select
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -275,6 +406,7 @@ class MarginInstanceWeighting(BaseSelector):
         Xp, yp, wp, keep = positive_weight_subset(X, y, sample_weight)
         margin_w, done = margin_instance_weights(
             Xp, yp, scale=self.scale, metric=self.metric, n_iter=self.n_iter, tol=self.tol,
+            neighbor_weighting=self.neighbor_weighting, neighbor_metric=self.neighbor_metric,
             return_n_iter=True,
         )
         combined = np.zeros(X.shape[0])
