@@ -194,12 +194,24 @@ def cli():
 @click.option("-k", "--sizes", default=None,
               help="Subset sizes, e.g. 10,20,50 or 10:50:10 [default: 10,20,30,40,50].")
 @click.option("--protocol", default="split", show_default=True,
-              help="'split' (random stratified 2/3 splits; 'split:0.8' for another fraction) "
-                   "or 'cv' (repeated stratified 10-fold; 'cv:5').")
+              help="Resampling protocol: 'split' (random stratified 2/3 splits; 'split:0.8'), "
+                   "'cv' (repeated stratified 10-fold; 'cv:5'), 'holdout' (repeated "
+                   "stratified 3-fold with the full-data reference of Yu et al. 2008; "
+                   "'holdout:3'), 'subsample' (90% without replacement; 'subsample:0.9'), "
+                   "'bootstrap' (out-of-bag test part), '5x2' (outer folds of nested 5 x 2 "
+                   "CV), 'loo' (leave-one-out).")
 @click.option("--repeats", type=int, default=None,
-              help="Number of splits, or of k-fold repeats [default: 20 splits, 10 repeats].")
+              help="Number of splits, subsamples or bootstrap samples, or of k-fold repeats "
+                   "[default: 20 splits, subsamples, bootstraps; 10 cv and holdout repeats].")
+@click.option("--standardize", is_flag=True,
+              help="Centre and scale every feature with the mean and SD of each training part "
+                   "before selection.")
+@click.option("--prefilter", type=int, default=None, metavar="N",
+              help="Keep the N features with the largest t-statistic on each training part "
+                   "for the selector (Han 2012 kept 5000 of Lung's genes).")
 @click.option("--classifiers", default="svm,1nn", show_default=True,
-              help="Classifiers trained on each selected subset: svm, 1nn, 3nn (any Knn).")
+              help="Classifiers trained on each selected subset: svm, 1nn, 3nn (any Knn), "
+                   "lda.")
 @click.option("--stability", "measures", default="nogueira", show_default=True,
               help="Stability measures (see 'stablefs measures').")
 @click.option("--out", type=click.Path(), default=None,
@@ -222,9 +234,9 @@ def cli():
 @click.option("--no-report", is_flag=True, help="Skip report.md / report.html.")
 @with_data_options
 @_verbosity
-def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out, force, n_jobs,
-            backend, scheduler, seed, progress, no_report, label, labels, transpose, missing,
-            drop_missing, drop_nominal, encode_nominal, quiet, verbose):
+def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, classifiers, measures,
+            out, force, n_jobs, backend, scheduler, seed, progress, no_report, label, labels,
+            transpose, missing, drop_missing, drop_nominal, encode_nominal, quiet, verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
     DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz, .h5ad), a registry name (colon,
@@ -279,6 +291,9 @@ def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out,
     size_list = parse_sizes(sizes, ds.n_features)
     check_measures_defined(measure_list, size_list, ds.n_features)
     proto.resamples(ds.y, seed)  # a class too small for the protocol fails here
+    from stablefs.evaluation.preprocessing import Preprocessing
+
+    Preprocessing(standardize=standardize, prefilter=prefilter).check(ds.n_features, size_list)
     out_dir = Path(out) if out else _default_out(ds.name)
     impute = "median" if ds.meta.get("missing") == "impute" else None
 
@@ -290,6 +305,8 @@ def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out,
         "classifiers": classifier_list, "measures": measure_list, "seed": seed,
         "impute": impute, "report": not no_report, "stablefs": __version__,
     }
+    if standardize or prefilter:  # absent when unused, so earlier runs keep their key
+        config.update(standardize=standardize, prefilter=prefilter)
     folder = RunFolder(out_dir, config, force=force)
     if folder.check() == "reuse":
         if not quiet:
@@ -309,7 +326,8 @@ def compare(data, methods, sizes, protocol, repeats, classifiers, measures, out,
             ds.X, ds.y, method_list, size_list, protocol=proto, classifiers=classifier_list,
             measures=measure_list, feature_names=ds.feature_names, random_state=seed,
             n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache_dir=folder.partial,
-            impute=impute, progress=progress, sample_names=getattr(ds, "sample_names", None))
+            impute=impute, standardize=standardize, prefilter=prefilter, progress=progress,
+            sample_names=getattr(ds, "sample_names", None))
         elapsed = time.perf_counter() - t0
         run_info = {
             "command": _command_line(),

@@ -13,6 +13,7 @@ from stablefs.evaluation.error_estimators import (
     resubstitution_error,
     semi_bolstered_error,
 )
+from stablefs.evaluation.preprocessing import Preprocessing
 from stablefs.evaluation.protocols import Protocol, Resample, stratified_subsample
 from stablefs.evaluation.runner import ExperimentResult, run_experiment
 from stablefs.evaluation.statistics import (
@@ -37,6 +38,7 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "INTERVAL_KINDS",
     "ExperimentResult",
+    "Preprocessing",
     "Protocol",
     "ComparisonResult",
     "Resample",

@@ -7,7 +7,8 @@ Weka's ``SMO`` (linear kernel, C = 1) and ``IBk`` both rescale every attribute t
 training data first, so both classifiers here are pipelines of a min–max scaler fitted on the
 training part and the classifier.
 
-AUC is computed from continuous scores: the SVM decision value, and for 1NN the class
+AUC is computed from continuous scores: the SVM and LDA decision values, the kNN share of
+neighbours in each class, and for 1NN the class
 "probability" of the nearest neighbour (0/1), for which the AUC equals balanced accuracy in
 the two-class case (as in Weka, whose 1NN also gives 0/1 distributions). With more than two
 classes the AUC is the unweighted mean of the one-vs-rest AUCs over the classes present in
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
@@ -31,6 +33,8 @@ CLASSIFIERS = {
     "svm": "linear support vector machine, C = 1 (features min-max scaled, as Weka's SMO)",
     "1nn": "1-nearest neighbour, Euclidean (features min-max scaled, as Weka's IBk)",
     "3nn": "3-nearest neighbours, Euclidean (features min-max scaled)",
+    "lda": "linear discriminant analysis, Ledoit-Wolf shrinkage of the pooled covariance "
+           "(features min-max scaled)",
 }
 
 
@@ -49,6 +53,8 @@ def make_classifier(name):
         clf = SVC(kernel="linear", C=1.0)
     elif key.endswith("nn") and key[:-2].isdigit() and int(key[:-2]) >= 1:
         clf = KNeighborsClassifier(n_neighbors=int(key[:-2]))
+    elif key == "lda":  # shrinkage: the pooled covariance is singular when k >= n
+        clf = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
     else:
         raise StablefsError(
             f"unknown classifier {name!r}: choose from {', '.join(CLASSIFIERS)} (or 'Knn')."
@@ -103,6 +109,35 @@ def auc_score(y_true, scores, classes) -> float:
     return float(np.mean([roc_auc_score(y_true == classes[i], scores[:, i]) for i in present]))
 
 
+def _confusion(y_true, y_pred) -> np.ndarray:
+    """Confusion matrix C[i, j] = #(true class i, predicted class j) over the union of labels."""
+    labels, codes = np.unique(np.concatenate([np.asarray(y_true), np.asarray(y_pred)]),
+                              return_inverse=True)
+    n, q = len(y_true), labels.size
+    return np.bincount(codes[:n] * q + codes[n:], minlength=q * q).reshape(q, q)
+
+
+def balanced_accuracy(y_true, y_pred) -> float:
+    """Mean recall over the classes present in ``y_true`` (Brodersen et al. 2010); equals
+    ``sklearn.metrics.balanced_accuracy_score``."""
+    C = _confusion(y_true, y_pred)
+    support = C.sum(axis=1)
+    present = support > 0
+    return float(np.mean(np.diag(C)[present] / support[present]))
+
+
+def mcc(y_true, y_pred) -> float:
+    """Matthews correlation coefficient, multi-class form of Gorodkin (2004):
+    ``(c s - t.p) / sqrt((s^2 - p.p)(s^2 - t.t))`` with c correct predictions, s samples,
+    t and p the true and predicted class counts; 0 when either factor vanishes (one class
+    true or predicted), as ``sklearn.metrics.matthews_corrcoef``."""
+    C = _confusion(y_true, y_pred).astype(np.float64)
+    t, p = C.sum(axis=1), C.sum(axis=0)
+    s, c = C.sum(), np.trace(C)
+    den = np.sqrt((s * s - p @ p) * (s * s - t @ t))
+    return float((c * s - t @ p) / den) if den > 0 else 0.0
+
+
 _CONTROLLER: list = []
 
 
@@ -118,8 +153,11 @@ def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, 
     """Train each classifier on the given columns and score it on the test part.
 
     ``classifiers`` is a sequence of names or a ``{name: template}`` mapping as returned by
-    :func:`check_classifiers`. Returns ``{"accuracy_<name>": ..., "auc_<name>": ...}``; AUC
-    needs decision scores or probabilities and is NaN for a classifier that has neither.
+    :func:`check_classifiers`. Returns ``accuracy_<name>``, ``balanced_accuracy_<name>``,
+    ``mcc_<name>`` (:func:`balanced_accuracy`, :func:`mcc`) and ``auc_<name>``
+    (:func:`auc_score`: from SVM and LDA decision values and kNN neighbour fractions, which for
+    1NN are 0/1, so its AUC is that of hard labels); AUC needs decision scores or probabilities
+    and is NaN for a classifier that has neither.
     """
     if not isinstance(classifiers, dict):
         classifiers = check_classifiers(classifiers)
@@ -131,6 +169,8 @@ def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, 
             model = make_classifier(template).fit(X_train, y_train)
             pred = model.predict(X_test)
             out[f"accuracy_{name}"] = float(np.mean(pred == y_test))
+            out[f"balanced_accuracy_{name}"] = balanced_accuracy(y_test, pred)
+            out[f"mcc_{name}"] = mcc(y_test, pred)
             try:
                 scores = _scores(model, X_test)
             except AttributeError:  # a user classifier without scores

@@ -22,7 +22,6 @@ import hashlib
 import json
 import numbers
 import time
-import warnings
 import zlib
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from sklearn.base import clone
 from stablefs._errors import StablefsError
 from stablefs._validation import check_sizes
 from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
+from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking, median_impute
 from stablefs.evaluation.protocols import Protocol, Resample
 from stablefs.methods import make_selector, parse_method
 
@@ -47,12 +47,15 @@ class ExperimentResult:
     Attributes
     ----------
     selections : DataFrame
-        One row per (method, resample): ``method, resample, fit_time, train, ranking, scores``.
+        One row per (method, resample): ``method, resample, fit_time, train, ranking, scores``;
+        the full-data reference fit, where the protocol has one, is resample −1.
     results : DataFrame
         Tidy ``method, k, resample, metric, value`` (``fit_time`` rows have ``k = 0``).
     stability : DataFrame
-        ``method, k, measure, estimate, low, high``. Column ``interval`` (right after
-        ``high``) says how low/high were formed
+        ``method, k, measure, estimate, low, high, against``; ``against`` is ``"reference"``
+        where the measure compares each resample with the full-data fit (protocol
+        ``holdout``, Yu et al. 2008 eq. 7), ``"resamples"`` otherwise. Column ``interval``
+        (right after ``high``) says how low/high were formed
         (:data:`~stablefs.evaluation.statistics.INTERVAL_KINDS`).
     frequencies : DataFrame
         ``method, k, feature, frequency``: share of resamples whose top-k held the feature
@@ -89,42 +92,42 @@ def _resamples_digest(resamples) -> str:
 
 def task_seed(seed: int, resample: int, method: str) -> int:
     """The ``random_state`` of one (method, resample) fit: independent of scheduling."""
-    ss = np.random.SeedSequence([int(seed), int(resample), zlib.crc32(method.encode())])
+    # resample -1 (a full-data reference fit) maps to 2**32 - 1: distinct from every resample
+    ss = np.random.SeedSequence([int(seed), int(resample) % 2**32, zlib.crc32(method.encode())])
     return int(ss.generate_state(1)[0] % (2**31 - 1))
 
 
-def _median_impute(X_train: np.ndarray, X_test: np.ndarray):
-    """Per-feature medians of the training part fill the missing values of both parts, so no
-    test information reaches the selector or the classifier. A feature missing on every
-    training sample is filled with 0."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns, handled below
-        med = np.nanmedian(X_train, axis=0)
-    med = np.where(np.isnan(med), 0.0, med)
-    fill = lambda A: np.where(np.isnan(A), med, A)  # noqa: E731
-    return fill(X_train), fill(X_test)
+_median_impute = median_impute  # the name older code and tests use
 
 
-def _fit_task(selector, X, y, resample: Resample, sizes, classifiers, impute=None) -> dict:
-    """Fit one selector on one training part and evaluate every top-k subset."""
+def _fit_task(selector, X, y, resample: Resample, sizes, classifiers, prep=None) -> dict:
+    """Fit one selector on one training part and evaluate every top-k subset.
+
+    ``prep`` (a :class:`~stablefs.evaluation.preprocessing.Preprocessing`, or an ``impute``
+    string) is fitted on the training rows only and applied to both parts. A resample with an
+    empty test part (the full-data reference fit) records no metrics.
+    """
+    if not isinstance(prep, Preprocessing):
+        prep = Preprocessing(impute=prep)
     train, test = resample.train, resample.test
     X_train, X_test = X[train], X[test]
-    if impute == "median":
-        X_train, X_test = _median_impute(X_train, X_test)
+    X_train, X_test, keep = prep.apply(X_train, y[train], X_test)
     start = time.perf_counter()
-    selector.fit(X_train, y[train])
+    selector.fit(X_train if keep is None else X_train[:, keep], y[train])
     fit_time = time.perf_counter() - start
-    ranking = np.asarray(selector.ranking_, dtype=np.int32)
+    ranking, scores = expand_ranking(np.asarray(selector.ranking_, dtype=np.int32),
+                                     np.asarray(selector.scores_, dtype=np.float64), keep,
+                                     X.shape[1], X_train, y[train])
     order = np.argsort(ranking, kind="stable")
     metrics = {}
-    for k in sizes:
+    for k in sizes if len(test) else ():
         cols = np.sort(order[:k])
         metrics[int(k)] = evaluate_subset(X_train[:, cols], y[train], X_test[:, cols], y[test],
                                           classifiers)
     return {
         "fit_time": fit_time,
         "ranking": ranking,
-        "scores": np.asarray(selector.scores_, dtype=np.float64),
+        "scores": scores,
         "metrics": metrics,
     }
 
@@ -314,7 +317,10 @@ def _protocol_resamples(protocol, n_repeats, X, y, random_state) -> tuple[list, 
     if isinstance(protocol, str):
         protocol = Protocol.parse(protocol, n_repeats)
     if isinstance(protocol, Protocol):
-        return protocol.resamples(y, random_state), protocol.describe()
+        resamples = protocol.resamples(y, random_state)
+        if protocol.has_reference:  # the full-data fit of Yu et al. 2008, resample -1
+            resamples.append(Resample(-1, np.arange(y.size), np.arange(0)))
+        return resamples, protocol.describe()
     if hasattr(protocol, "split"):
         resamples = []
         for i, (train, test) in enumerate(protocol.split(X, y)):
@@ -352,6 +358,8 @@ def run_experiment(
     scheduler: str | None = None,
     cache_dir=None,
     impute: str | None = None,
+    standardize: bool = False,
+    prefilter: int | None = None,
     sample_names=None,
     progress: bool = False,
     alpha: float = 0.05,
@@ -369,13 +377,21 @@ def run_experiment(
     sizes : list of int
         Subset sizes k at which stability and accuracy are measured.
     protocol : Protocol, str or scikit-learn splitter
-        ``"split"`` (R random stratified 2/3 splits; Han 2012 sec. 7.1), ``"cv"``
-        (R × 10-fold), a :class:`~stablefs.evaluation.protocols.Protocol`, or any object with
-        ``split(X, y)`` such as ``RepeatedStratifiedKFold(random_state=0)``.
+        A protocol string (:data:`~stablefs.evaluation.protocols.GRAMMAR`): ``"split"`` (R
+        random stratified 2/3 splits; Han 2012 sec. 7.1), ``"cv"`` (R × 10-fold),
+        ``"holdout"`` (R × 3-fold with the full-data reference of Yu, Ding and Loscalzo 2008),
+        ``"subsample"`` (90 %), ``"bootstrap"``, ``"5x2"``, ``"loo"``; a
+        :class:`~stablefs.evaluation.protocols.Protocol`; or any object with ``split(X, y)``
+        such as ``RepeatedStratifiedKFold(random_state=0)``. With a full-data reference each
+        method is also fitted on all samples (``selections`` row with resample −1), and the
+        measures that have a reference form (the pairwise ones and nPOGR, Zucknick, the
+        intersection count) compare every resample's subset with that fit (Yu et al. 2008,
+        eq. 7); ``stability["against"]`` says ``"reference"`` for them, ``"resamples"``
+        otherwise.
     n_repeats : int, optional
         R; defaults to 20 splits or 10 k-fold repeats.
     classifiers : sequence
-        Classifiers trained on each top-k subset: names (``svm``, ``1nn``, ``3nn``),
+        Classifiers trained on each top-k subset: names (``svm``, ``1nn``, ``3nn``, ``lda``),
         scikit-learn classifiers, or ``(name, classifier)`` pairs.
     measures : sequence of str
         Stability measures from :func:`stablefs.stability.available_measures`.
@@ -392,6 +408,14 @@ def run_experiment(
     impute : {None, "median"}
         ``"median"`` fills missing values (NaN) with per-feature medians of each training
         part, applied to that resample's training and test parts; ``None`` refuses NaN.
+    standardize : bool
+        Centre and scale every feature with the mean and standard deviation of each training
+        part before selection (applied to the test part with the same statistics).
+    prefilter : int, optional
+        Keep only the N features with the largest Welch t-statistic (ANOVA F for more than two
+        classes) on each training part for the selector (Han 2012 sec. 7.1 kept 5000 of Lung's
+        genes); rankings still refer to the original features, the filtered-out ones ranked
+        after the kept ones. See :mod:`stablefs.evaluation.preprocessing`.
     sample_names : sequence of str, optional
         Names of the samples; ``selections`` then also lists each training part by name
         (column ``train_samples``).
@@ -414,8 +438,8 @@ def run_experiment(
             f"X must be 2-D with one label per row; got X of shape {X.shape} and y of shape "
             f"{y.shape}."
         )
-    if impute not in (None, "median"):
-        raise StablefsError(f"impute = {impute!r}: choose None or 'median'.")
+    prep = Preprocessing(impute=impute, standardize=bool(standardize), prefilter=prefilter)
+    prep.check(X.shape[1])
     n_missing = int(np.isnan(X).sum())
     if n_missing and impute is None:
         raise StablefsError(
@@ -426,6 +450,7 @@ def run_experiment(
         raise StablefsError("X holds infinite values: remove or replace them.")
     n_features = X.shape[1]
     sizes = check_sizes(sizes, n_features)
+    prep.check(n_features, sizes)
     classifiers = check_classifiers(classifiers)
     measures = list(measures)
     unknown = [m for m in measures if m not in available_measures()]
@@ -452,6 +477,8 @@ def run_experiment(
         "classifiers": {n: (t if isinstance(t, str) else repr(t)) for n, t in
                         classifiers.items()},
     }
+    if prep.standardize or prep.prefilter:  # absent when unused: earlier caches keep their key
+        fit_config.update(standardize=prep.standardize, prefilter=prep.prefilter)
     cache = _FitCache(cache_dir, fit_config)
     method_keys = {name: _method_key(name, t) for name, t in templates.items()}
 
@@ -487,7 +514,7 @@ def run_experiment(
             with _backend_context(backend, workers, scheduler):
                 parallel = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")
                 jobs = (joblib.delayed(_run_one)(name, build(name, res.index), X, y, res, sizes,
-                                                 classifiers, impute) for name, res in todo)
+                                                 classifiers, prep) for name, res in todo)
                 for name, index, result in parallel(jobs):
                     cache.save(method_keys[name], index, result)
                     done[(name, index)] = result
@@ -509,21 +536,33 @@ def run_experiment(
                                 f"{X.shape[0]} samples.")
         result.selections["train_samples"] = [sample_names[t].tolist() for t in
                                               result.selections["train"]]
-    result.info = {"protocol": protocol_text, "n_resamples": len(resamples),
+    result.info = {"protocol": protocol_text,
+                   "n_resamples": sum(r.index >= 0 for r in resamples),
+                   "reference_fit": any(r.index < 0 for r in resamples),
                    "fits_reused": len(resamples) * len(names) - len(todo),
                    "fits_computed": len(todo)}
     return result
 
 
-def _run_one(name, selector, X, y, res, sizes, classifiers, impute=None):
-    return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers, impute)
+def _run_one(name, selector, X, y, res, sizes, classifiers, prep=None):
+    return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers, prep)
 
 
 def _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha, seed,
               measure_interval) -> ExperimentResult:
+    from stablefs.evaluation.reference import has_reference_form, reference_interval
+
     n_features = X.shape[1]
     sel_rows, res_rows, stab_rows, freq_rows = [], [], [], []
+    ref_res = [r for r in resamples if r.index < 0]
+    resamples = [r for r in resamples if r.index >= 0]
     for name in names:
+        reference = done[(name, ref_res[0].index)]["ranking"] if ref_res else None
+        if reference is not None:
+            sel_rows.append({"method": name, "resample": ref_res[0].index,
+                             "fit_time": done[(name, ref_res[0].index)]["fit_time"],
+                             "train": ref_res[0].train.astype(np.int32), "ranking": reference,
+                             "scores": done[(name, ref_res[0].index)]["scores"]})
         rankings = np.empty((len(resamples), n_features), dtype=np.int32)
         for i, res in enumerate(resamples):
             out = done[(name, res.index)]
@@ -538,9 +577,15 @@ def _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha, 
         for k in sizes:
             subsets = rankings <= k
             for measure in measures:
-                est, low, high = measure_interval(measure, subsets, n_features, X=X,
-                                                  alpha=alpha, random_state=seed)
-                stab_rows.append((name, k, measure, est, low, high))
+                if reference is not None and has_reference_form(measure):
+                    est, low, high = reference_interval(measure, subsets, reference <= k, X=X,
+                                                        alpha=alpha, random_state=seed)
+                    against = "reference"
+                else:
+                    est, low, high = measure_interval(measure, subsets, n_features, X=X,
+                                                      alpha=alpha, random_state=seed)
+                    against = "resamples"
+                stab_rows.append((name, k, measure, est, low, high, against))
             freq = subsets.mean(axis=0)
             nz = np.flatnonzero(freq)
             nz = nz[np.argsort(-freq[nz], kind="stable")]
@@ -549,8 +594,8 @@ def _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha, 
     return ExperimentResult(
         selections=pd.DataFrame(sel_rows),
         results=pd.DataFrame(res_rows, columns=["method", "k", "resample", "metric", "value"]),
-        stability=pd.DataFrame(stab_rows,
-                               columns=["method", "k", "measure", "estimate", "low", "high"]),
+        stability=pd.DataFrame(stab_rows, columns=["method", "k", "measure", "estimate", "low",
+                                                   "high", "against"]),
         frequencies=pd.concat(freq_rows, ignore_index=True) if freq_rows else pd.DataFrame(
             columns=["method", "k", "feature", "frequency"]),
     )
