@@ -215,3 +215,19 @@ def test_method_strings_and_bad_input():
         Simba(strategy="tournament").fit(X, y)
     with pytest.raises(StablefsError, match="instance_weights"):
         simba_weights(X, y, np.zeros(y.size))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), negate=st.booleans())
+def test_copy_of_a_feature_gets_the_same_weight(seed, negate):
+    """Lemma 5.1 of the 2019 thesis, for Simba: a feature and its exact (or negated) copy get
+    the same update at every step, so the same final weight."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1, 2], 6)
+    X = rng.normal(size=(18, 4))
+    X[:, 0] += y
+    X = np.column_stack([X, -X[:, 0] if negate else X[:, 0]])
+    for est in (Simba(random_state=seed), Simba(instance_weighting="logistic", delta=True,
+                                                strategy="sample", random_state=seed)):
+        s = est.fit(X, y).scores_
+        assert s[0] == pytest.approx(s[4], abs=1e-12)
