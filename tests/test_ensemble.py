@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from joblib import parallel_backend
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
@@ -224,3 +225,56 @@ def test_method_strings_build_ensembles():
     assert wen.sampling == "subsample" and wen.aggregate == "weight"
     ren = make_selector("ren-iw-ttest(n_estimators=2)", random_state=0).fit(X, y)
     assert ren.resamples_[0].size == round(0.9 * y.size)
+
+
+# -- ReliefF members computed together (shared distances and gathers) vs one by one -----------
+
+
+class MemberByMember(ReliefF):
+    """ReliefF without the shared path: the Ensemble fits a clone per member (the plain path)."""
+
+    _score_resamples = None
+
+
+@pytest.mark.parametrize("aggregate", ["rank", "weight", "frequency"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_relieff_members_together_equal_member_by_member_fits(aggregate, weighted):
+    """Bootstrap members share distances on distinct rows and one gather of all pairs; every
+    member's neighbours, rankings and the aggregate equal the plain per-member fits (scores to
+    round-off), with the plain path run on 1 and 2 processes."""
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 2], [14, 11, 9])
+    X = rng.normal(size=(y.size, 40))
+    X[:, :4] += y[:, None]
+    X[3] = X[7]  # an exact duplicate pair of samples, on top of the bootstrap's repeats
+    X[:, 9] = -1.5  # a constant feature
+    w = rng.uniform(0.3, 2.0, size=y.size) if weighted else None
+    kw = dict(n_estimators=7, aggregate=aggregate, n_features_to_select=6, random_state=2)
+    together = Ensemble(ReliefF(n_neighbors=4), **kw).fit(X, y, sample_weight=w)
+    assert any(np.unique(r).size < r.size for r in together.resamples_)  # repeats present
+    for n_jobs in (1, 2) if aggregate == "rank" and weighted else (1,):
+        plain_fit = Ensemble(MemberByMember(n_neighbors=4), n_jobs=n_jobs, **kw)
+        with parallel_backend("threading"):  # 2 workers without process start-up (~20 s)
+            plain_fit.fit(X, y, sample_weight=w)
+        for r, s in zip(together.resamples_, plain_fit.resamples_, strict=True):
+            assert_array_equal(r, s)
+        assert_allclose(together.member_scores_, plain_fit.member_scores_, rtol=1e-12,
+                        atol=1e-14)
+        assert_array_equal(together.member_rankings_, plain_fit.member_rankings_)
+        assert_array_equal(together.ranking_, plain_fit.ranking_)
+        assert_array_equal(together.support_, plain_fit.support_)
+        assert_allclose(together.scores_, plain_fit.scores_, rtol=1e-12, atol=1e-14)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_classes=st.integers(2, 3),
+       levels=st.integers(2, 4), k=st.integers(1, 5))
+def test_relieff_members_together_with_ties_and_duplicates(seed, n_classes, levels, k):
+    """Few distinct values: many equal distances (ties broken by the lower sample index) and
+    many duplicated samples; the shared path still finds each member's own neighbours."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(24) % n_classes
+    X = rng.integers(0, levels, size=(24, 7)).astype(float)
+    en = Ensemble(ReliefF(n_neighbors=k), n_estimators=4, random_state=seed).fit(X, y)
+    ref = Ensemble(MemberByMember(n_neighbors=k), n_estimators=4, random_state=seed).fit(X, y)
+    assert_allclose(en.member_scores_, ref.member_scores_, rtol=1e-12, atol=1e-13)
