@@ -96,21 +96,24 @@ def timings(X, y, repeats: int) -> None:
           f"textbook / stablefs = {t_text / t_simba:.2f}")
 
 
+VARIANTS = {
+    "Simba": dict(),
+    "SimbaMIW-Delta, weight_scale='none'": dict(instance_weighting="margin", delta=True,
+                                                weight_scale="none"),
+    "SimbaMIW-Delta, weight_scale='mean'": dict(instance_weighting="margin", delta=True),
+    "SimbaLIW-Delta, weight_scale='none'": dict(instance_weighting="logistic", delta=True,
+                                                weight_scale="none"),
+    "SimbaLIW-Delta, weight_scale='mean'": dict(instance_weighting="logistic", delta=True),
+}
+
+
 def scales(X, y, n_resamples: int, k: int = 50) -> None:
     """SimbaMIW-Delta with MBIW weights as given (sum 1) and rescaled to mean 1."""
     print(f"\nColon {X.shape[0]} x {X.shape[1]}: {n_resamples} random 90 % subsamples, "
           f"Kuncheva at k = {k}")
     rng = np.random.RandomState(0)
     n = X.shape[0]
-    variants = {
-        "Simba": dict(),
-        "SimbaMIW-Delta, weight_scale='none'": dict(instance_weighting="margin", delta=True,
-                                                    weight_scale="none"),
-        "SimbaMIW-Delta, weight_scale='mean'": dict(instance_weighting="margin", delta=True),
-        "SimbaLIW-Delta, weight_scale='none'": dict(instance_weighting="logistic", delta=True,
-                                                    weight_scale="none"),
-        "SimbaLIW-Delta, weight_scale='mean'": dict(instance_weighting="logistic", delta=True),
-    }
+    variants = VARIANTS
     subsets = {name: [] for name in variants}
     spread = {name: [] for name in variants}
     for r in range(n_resamples):
@@ -126,14 +129,37 @@ def scales(X, y, n_resamples: int, k: int = 50) -> None:
               f"median w^2/max w^2 {np.mean(spread[name]):.3f}")
 
 
+def han_synthetic(n_sets: int, k: int = 50) -> None:
+    """The same variants on independent Han 2012 synthetic training sets (100 x 1000, 50
+    relevant features): Kuncheva at k and the share of relevant features in the top k."""
+    from stablefs.datasets import make_han2012
+
+    print(f"\nHan 2012 synthetic, {n_sets} independent training sets (100 x 1000), k = {k}")
+    subsets = {name: [] for name in VARIANTS}
+    precision = {name: [] for name in VARIANTS}
+    for r in range(n_sets):
+        data = make_han2012(random_state=r)
+        relevant = set(np.asarray(data.relevant).tolist())
+        for name, params in VARIANTS.items():
+            s = Simba(random_state=r, **params).fit(data.X, data.y).scores_
+            top = np.argsort(-s, kind="stable")[:k]
+            subsets[name].append(top)
+            precision[name].append(len(relevant.intersection(top.tolist())) / k)
+    for name in VARIANTS:
+        print(f"  {name:38s} Kuncheva {kuncheva(subsets[name], 1000):.3f}  "
+              f"top-{k} precision {np.mean(precision[name]):.3f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", "-r", type=int, default=3)
     parser.add_argument("--resamples", type=int, default=10)
-    parser.add_argument("--quick", action="store_true", help="1 repeat, 5 resamples")
+    parser.add_argument("--han-sets", type=int, default=20,
+                        help="Han 2012 synthetic training sets (default 20)")
+    parser.add_argument("--quick", action="store_true", help="1 repeat, 5 resamples, 5 sets")
     args = parser.parse_args(argv)
     if args.quick:
-        args.repeats, args.resamples = 1, 5
+        args.repeats, args.resamples, args.han_sets = 1, 5, 5
     folder = data_dir()
     if not (folder / "lung.csv.gz").is_file():
         print(f"no lung.csv.gz in {folder}: set STABLEFS_DATA", file=sys.stderr)
@@ -142,6 +168,7 @@ def main(argv=None) -> int:
           f"{os.cpu_count()} CPUs (shared machine: compare ratios, not seconds)")
     timings(*load("lung", folder), args.repeats)
     scales(*load("colon", folder), args.resamples)
+    han_synthetic(args.han_sets)
     return 0
 
 
