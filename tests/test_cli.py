@@ -51,6 +51,7 @@ def test_compare_end_to_end(tmp_path, capsys):
     assert stab.columns.tolist()[:7] == ["method", "k", "measure", "estimate", "low", "high",
                                          "interval"]
     assert set(stab["measure"]) == {"nogueira"}
+    assert "## Method comparisons" in (out / "report.md").read_text()  # from comparisons.csv
     info = json.loads((out / "run.json").read_text())
     assert info["methods"] == ["ttest", "iw-ttest"] and info["n_samples"] == 30
     # rerun resumes: same numbers

@@ -347,6 +347,23 @@ def test_run_comparisons_and_intervals(small_run, tmp_path):
     assert "comparisons.csv" in RUN_FILES
 
 
+def test_run_with_five_by_two_protocol_adds_dietterich():
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(24, 15)), np.repeat([0, 1], 12)
+    X[y == 1, :3] += 2
+    res = run_experiment(X, y, ["ttest", "relieff"], [3], protocol="5x2", classifiers=("1nn",),
+                         measures=("nogueira",))
+    comp = res.comparisons
+    row = comp[(comp.test == "5x2cv-t") & (comp.metric == "accuracy_1nn")].iloc[0]
+    acc = res.results[res.results.metric == "accuracy_1nn"]
+    by = {m: g.set_index("resample")["value"] for m, g in acc.groupby("method")}
+    order = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]  # resample index = 2 * repeat + fold here
+    ref = dietterich_5x2cv_ttest(by["ttest"][order].to_numpy(), by["relieff"][order].to_numpy())
+    assert np.isfinite(ref.statistic) and ref.statistic != 0
+    assert row.statistic == pytest.approx(ref.statistic)
+    assert row.n == 10
+
+
 def test_single_method_has_empty_comparisons(tmp_path):
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(24, 12)), np.repeat([0, 1], 12)
@@ -355,3 +372,23 @@ def test_single_method_has_empty_comparisons(tmp_path):
     assert res.comparisons.columns.tolist() == COMPARISON_COLUMNS
     save_result(res, tmp_path, {}, report=False)
     assert read_csv(tmp_path / "comparisons.csv").columns.tolist() == COMPARISON_COLUMNS
+
+
+# ---------------------------------------------------------------------- report section
+def test_report_section(small_run, tmp_path):
+    from stablefs.report.comparisons import comparison_blocks
+    from stablefs.report.render import Document, Table, to_html, to_markdown
+
+    comp = small_run.comparisons.copy()
+    assert comparison_blocks(comp.iloc[:0]) == []
+    assert comparison_blocks(tmp_path / "missing.csv") == []
+    comp["p_holm"] = 0.5
+    text = to_markdown(Document("t").add(*comparison_blocks(comp)))
+    assert "Method comparisons" in text and "No difference is significant" in text
+    comp.loc[comp.index[:3], "p_holm"] = [0.01, 0.0001, 0.03]
+    blocks = comparison_blocks(comp, max_rows=2)
+    table = blocks[-1]
+    assert isinstance(table, Table) and len(table.rows) == 2
+    assert table.rows[0][-1] == "< 0.001"  # smallest first
+    assert "3 difference(s) significant" in to_html(Document("t").add(*blocks))
+    # (the hook in write_report is checked by tests/test_cli.py::test_compare_end_to_end)

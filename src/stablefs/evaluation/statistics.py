@@ -234,6 +234,8 @@ def stability_two_sample_test(subsets_a, subsets_b, n_features=None) -> Comparis
     Z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b) with v the asymptotic variance of each estimator;
     under H0 Z is standard normal. The two systems are taken as independent; on the same
     resamples their selections are positively correlated, which makes the test conservative.
+    The statistic and the two-sided p-value 2(1 − Φ(|Z|)) agree with the authors' reference
+    code (``getTStatistic.m`` of their JMLR 2018 material, which reports Φ̂_2 − Φ̂_1).
     See :func:`stablefs.stability.nogueira_two_sample_test`, which this wraps.
     """
     from stablefs.stability import nogueira_two_sample_test

@@ -38,7 +38,7 @@ __all__ = ["write_report"]
 _MEASURE_NOTES = {
     "kuncheva": "Kuncheva index: overlap of two equal-size subsets corrected for the overlap "
     "expected by chance, averaged over all pairs of resamples; 1 = identical lists, "
-    "0 = no better than random; interval from the leave-one-resample-out jackknife.",
+    "0 = no better than random; interval from a percentile bootstrap over resamples.",
     "nogueira": "Nogueira stability: one minus the average variance of each feature's "
     "selection indicator, scaled so that 1 = identical lists and 0 = random selection; "
     "its confidence interval is the paper's asymptotic one, which is too narrow with few "
@@ -273,6 +273,11 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
             " of the resamples at the largest k (names in the order of frequency).",
         ]))
         doc.add(_tab.consensus_table(freq, methods))
+
+    # paired tests between methods (comparisons.csv, written before the report)
+    from stablefs.report.comparisons import comparison_blocks
+
+    doc.add(*comparison_blocks(out_dir / "comparisons.csv"))
 
     # running times
     doc.add(Heading(2, "Running time"))
