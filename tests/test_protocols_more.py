@@ -440,3 +440,47 @@ def test_cli_holdout_with_preprocessing_writes_reference_stability(tmp_path):
 def test_resample_dataclass_unchanged():
     r = Resample(0, np.arange(3), np.arange(3, 5))
     assert (r.repeat, r.fold) == (0, 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(4, 25), min_size=2, max_size=4),
+       st.sampled_from(["split", "cv:3", "holdout", "subsample", "bootstrap", "5x2", "loo"]),
+       st.integers(0, 2**31 - 1))
+def test_protocol_invariants_for_any_class_sizes(counts, text, seed):
+    """Any labels: train and test disjoint and inside the sample range, every class in every
+    training part, the test part never empty, and the test parts of one k-fold repeat a
+    partition of the samples."""
+    y = np.random.default_rng(seed).permutation(labels(counts))
+    proto = Protocol.parse(text, 3 if text not in ("5x2", "loo") else None)
+    res = proto.resamples(y, random_state=seed)
+    for r in res:
+        _check_disjoint(r, y.size)
+        assert r.test.size > 0
+        assert np.unique(y[r.train]).size == len(counts)
+    if proto.kind in ("cv", "holdout", "5x2"):
+        for rep in range(proto.n_repeats):
+            tests = np.concatenate([r.test for r in res if r.repeat == rep])
+            assert np.array_equal(np.sort(tests), np.arange(y.size))
+
+
+def test_reference_fit_is_seeded_independently_of_scheduling(tmp_path):
+    """The full-data fit (resample -1) has its own task seed; the same run in another method
+    order, or resumed from the fit cache, gives the same stability (n_jobs independence is
+    the same mechanism, tested in test_runner)."""
+    from stablefs.evaluation.runner import task_seed
+
+    seeds = {task_seed(5, r, "relieff") for r in (-1, 0, 1, 2)}
+    assert len(seeds) == 4 and task_seed(5, -1, "relieff") == task_seed(5, -1, "relieff")
+    X, y = _toy(n=(10, 9), p=30, seed=13)
+    kw = dict(protocol="holdout", n_repeats=2, classifiers=["1nn"], measures=["kuncheva"],
+              random_state=5, cache_dir=tmp_path)
+    one = run_experiment(X, y, ["relieff(n_samples=10)", "ttest"], [5], **kw)
+    two = run_experiment(X, y, ["ttest", "relieff(n_samples=10)"], [5], **kw)
+    assert two.info["fits_reused"] == 14
+    key = ["method", "k", "measure"]
+    pd.testing.assert_frame_equal(one.stability.sort_values(key).reset_index(drop=True),
+                                  two.stability.sort_values(key).reset_index(drop=True))
+    fresh = run_experiment(X, y, ["ttest", "relieff(n_samples=10)"], [5],
+                           **{**kw, "cache_dir": None})
+    pd.testing.assert_frame_equal(one.stability.sort_values(key).reset_index(drop=True),
+                                  fresh.stability.sort_values(key).reset_index(drop=True))
