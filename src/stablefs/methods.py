@@ -92,6 +92,15 @@ register_selector("simba-miw", "stablefs.selectors:Simba",
 register_selector("logistic-margin", "stablefs.selectors:LogisticMarginWeighting",
                   "L2-regularised logistic loss on one-neighbour Manhattan margin vectors, "
                   "gamma = 1, solved by L-BFGS (Li et al. 2013, eq. 1); wen-/ren- give WEn/REn.")
+register_selector("infogain", "stablefs.selectors:InfoGain",
+                  "information gain H(C) - H(C|X) on Fayyad and Irani's (1993) MDL "
+                  "discretisation, as Weka (2019 stability thesis, eq. 2.11, ch. 8).")
+register_selector("oner", "stablefs.selectors:OneR",
+                  "1R: training accuracy of each feature's one-rule (Holte 1993) on the MDL "
+                  "discretisation (2019 stability thesis, ch. 8).")
+register_selector("rf", "stablefs.selectors:RandomForestImportance",
+                  "random-forest Gini importance, 500 trees, sqrt(p) features per split, "
+                  "seeded (Breiman 2001; 2019 stability thesis, ch. 8).")
 register_selector("svm-rfe", "stablefs.selectors:SVMRFE", "SVM-RFE (Guyon et al. 2002; Han 2012 sec. 5.2.1): linear SVM, C = 1, removes 10 % of the remaining features per iteration.")  # noqa: E501
 register_selector("sfs", "stablefs.selectors:SFS",
                   "sequential forward selection on the bolstered LDA error (Xiao, Hua and "

@@ -6,6 +6,7 @@ sets ``scores_``, ``ranking_`` and ``support_`` (``docs/DESIGN.md``, "Selectors"
 
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors.dense_groups import DGF, DRAGS
+from stablefs.selectors.filters import InfoGain, OneR, RandomForestImportance
 from stablefs.selectors.kmeans_groups import KMeansGroups
 from stablefs.selectors.logistic_margin import LogisticMarginWeighting, logistic_margin_weights
 from stablefs.selectors.relief import DReliefF, PDReliefF, Relief, relief_scores
@@ -19,5 +20,6 @@ __all__ = [
     "SVMRFE", "BaseSelector", "FStatistic", "ReliefF", "TTest", "anova_f", "relieff_scores",
     "welch_t", "Relief", "relief_scores", "DReliefF", "PDReliefF", "Simba", "simba_weights",
     "RSA", "SBS", "SFFS", "SFS", "SBGPlus", "DGF", "DRAGS", "KMeansGroups",
-    "LogisticMarginWeighting", "logistic_margin_weights",
+    "LogisticMarginWeighting", "logistic_margin_weights", "InfoGain", "OneR",
+    "RandomForestImportance",
 ]
