@@ -5,8 +5,13 @@ Run from the project root::
     .venv/bin/python benchmarks/bench_relieff.py            # Colon and Lung, 3 repeats
     .venv/bin/python benchmarks/bench_relieff.py --quick    # Colon only, 1 repeat
 
+    .venv/bin/python benchmarks/bench_relieff.py --no-skrebate --datasets lung  # issue 9 item 5
+
 Targets (see benchmarks/README.md): ReliefF >= 30x faster than skrebate on Colon (62 x 2000),
->= 100x on Lung (181 x 12533), k = 10 neighbours; margin_instance_weights on Lung < 1 s.
+>= 100x on Lung (181 x 12533), k = 10 neighbours; margin_instance_weights on Lung < 1 s;
+En-ReliefF (20 bootstrap members) <= 6x one ReliefF fit on Lung (CPU time, runs interleaved,
+beside the plain member-by-member path as the peer); ``stablefs compare lung -m
+relieff,iw-relieff,en-relieff`` at 20 splits under 30 s wall on 2 cores (``--n-jobs 2``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs.selectors import ReliefF
-from stablefs.stabilizers import margin_instance_weights
+from stablefs.stabilizers import Ensemble, margin_instance_weights
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,6 +59,67 @@ def best_of(fn, repeats: int) -> tuple[float, object]:
     return best, out
 
 
+class MemberByMember(ReliefF):
+    """ReliefF without the shared ensemble path: every member is its own fit (the peer)."""
+
+    _score_resamples = None
+
+
+def cpu_and_wall(fn) -> tuple[float, float]:
+    """(CPU seconds of this process and its threads, wall seconds) of one call."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    fn()
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def bench_ensemble(X: np.ndarray, y: np.ndarray, repeats: int) -> None:
+    """ReliefF, En-ReliefF (20 members, shared path) and the member-by-member En-ReliefF on the
+    same data, interleaved (one of each per round), best CPU and wall time of each."""
+    fits = {
+        "ReliefF": lambda: ReliefF(n_neighbors=10).fit(X, y),
+        "En-ReliefF (20)": lambda: Ensemble(ReliefF(n_neighbors=10), n_estimators=20,
+                                            random_state=0).fit(X, y),
+        "En member-by-member": lambda: Ensemble(MemberByMember(n_neighbors=10),
+                                                n_estimators=20, random_state=0).fit(X, y),
+    }
+    best = {name: [np.inf, np.inf] for name in fits}
+    for _ in range(repeats):
+        for name, fn in fits.items():
+            cpu, wall = cpu_and_wall(fn)
+            best[name] = [min(best[name][0], cpu), min(best[name][1], wall)]
+    base_cpu, base_wall = best["ReliefF"]
+    print(f"\nEn-ReliefF on lung {X.shape[0]} x {X.shape[1]} (best of {repeats}, interleaved)")
+    print(f"{'fit':22} {'CPU (s)':>8} {'wall (s)':>9} {'CPU / ReliefF':>14} "
+          f"{'wall / ReliefF':>15}")
+    for name, (cpu, wall) in best.items():
+        print(f"{name:22} {cpu:8.3f} {wall:9.3f} {cpu / base_cpu:13.2f}x "
+              f"{wall / base_wall:14.2f}x")
+    en_cpu = best["En-ReliefF (20)"][0]
+    print(f"target: En-ReliefF <= 6x ReliefF (CPU): {en_cpu / base_cpu:.2f}x; "
+          f"member-by-member / shared: {best['En member-by-member'][0] / en_cpu:.2f}x (CPU)")
+
+
+def bench_compare(folder: Path, n_jobs: int) -> None:
+    """Wall and CPU time (this process's children) of the Lung comparison of issue 9 item 5."""
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [sys.executable, "-m", "stablefs", "compare", "lung", "-m",
+               "relieff,iw-relieff,en-relieff", "--protocol", "split", "--repeats", "20",
+               "--n-jobs", str(n_jobs), "--no-progress", "--out", str(Path(out) / "run")]
+        env = {**os.environ, "STABLEFS_DATA": str(folder)}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        print(f"\ncompare failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+        return
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"\n{' '.join(cmd[2:])}\n  wall {wall:.1f} s (target < 30 s on 2 cores), CPU of all "
+          f"its processes {cpu:.1f} s, load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cpus")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", "-r", type=int, default=3,
@@ -62,6 +131,10 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="Colon only, one repeat each (skips the minutes-long skrebate Lung)")
     parser.add_argument("--no-skrebate", action="store_true", help="time stablefs only")
+    parser.add_argument("--no-compare", action="store_true",
+                        help="skip the 20-split Lung comparison (about 30-60 s)")
+    parser.add_argument("--compare-jobs", type=int, default=2,
+                        help="--n-jobs of the Lung comparison (default 2)")
     args = parser.parse_args(argv)
     names = ["colon"] if args.quick else [s.strip() for s in args.datasets.split(",") if s]
     repeats = 1 if args.quick else args.repeats
@@ -107,6 +180,9 @@ def main(argv=None) -> int:
         t, _ = best_of(lambda: margin_instance_weights(X, y), repeats)
         print(f"\nmargin_instance_weights on lung {X.shape[0]} x {X.shape[1]}: {t:.3f} s "
               f"(target < 1 s)")
+        bench_ensemble(X, y, repeats)
+        if not (args.no_compare or args.quick):
+            bench_compare(folder, args.compare_jobs)
     return 0
 
 
