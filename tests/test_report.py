@@ -25,6 +25,10 @@ from stablefs.report.tables import (
 )
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def pngs(paths):
+    return [p for p in paths["figures"] if p.suffix == ".png"]
 METHODS = ["relieff", "iw-relieff", "en-relieff"]
 SIZES = [10, 20, 30]
 
@@ -98,12 +102,15 @@ def test_files_exist_and_are_returned(report):
     out, paths = report
     assert paths["report.md"] == out / "report.md" and paths["report.md"].is_file()
     assert paths["report.html"] == out / "report.html" and paths["report.html"].is_file()
-    names = sorted(p.name for p in paths["figures"])
+    names = sorted(p.name for p in pngs(paths))
     assert names == ["fit_time.png", "frequency.png", "performance.png", "stability.png",
                      "tradeoff.png"]
+    svgs = sorted(p.name for p in paths["figures"] if p.suffix == ".svg")
+    assert svgs == [n.replace(".png", ".svg") for n in names]
     for p in paths["figures"]:
         assert p.parent == out / "figures"
-        assert p.read_bytes()[:8] == PNG_MAGIC
+        head = p.read_bytes()[:8]
+        assert head == PNG_MAGIC if p.suffix == ".png" else head.startswith(b"<?xml")
 
 
 def test_no_temporary_files_left(report):
@@ -120,7 +127,7 @@ def test_markdown_references_existing_pngs(report):
         assert not ref.startswith(("/", "http"))  # relative
         target = out / ref
         assert target.is_file() and target.read_bytes()[:8] == PNG_MAGIC
-    assert {out / r for r in refs} == set(paths["figures"])
+    assert {out / r for r in refs} == set(pngs(paths))
 
 
 def test_html_is_self_contained(report):
@@ -147,7 +154,8 @@ def test_md_and_html_share_content(report):
     for text in ("Summary", "Kuncheva", "Nogueira", "Accuracy (linear SVM)", "AUC (1NN)",
                  "0.420 [0.380, 0.460]", "Consensus signature", "Running time",
                  "5 random stratified 2/3 splits", "100 samples × 1,000 features",
-                 "tumour (60)", "GENE0 (1.00)"):
+                 "tumour (60)", "en-relieff, k = 30: 16 consensus features (recommended)",
+                 "GENE15"):
         assert text in md, text
         assert text in html, text
     assert "stablefs compare synthetic:han2012" in md and "stablefs compare" in html
@@ -166,10 +174,13 @@ def test_summary_names_most_stable_and_most_accurate_method(report):
     _, paths = report
     summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
     # en-relieff is built to be the most stable (and most accurate) at every k
-    assert "Most stable at k=30 (Kuncheva): en-relieff (0.70 [0.66, 0.74])" in summary
-    assert "ahead of iw-relieff" in summary
-    assert "en-relieff is the most stable at every size k" in summary
-    assert "Most accurate with linear SVM at k=30: en-relieff" in summary
+    assert "Most stable (Kuncheva) at each k: k=10: en-relieff (0.66 [0.62, 0.70]); " \
+        "k=20: en-relieff" in summary
+    assert "k=30: en-relieff (0.70 [0.66, 0.74])." in summary
+    assert "Best or tied at: en-relieff 3 of 3 sizes" in summary
+    assert "tied with" not in summary.split("Most accurate")[0]
+    assert "Most accurate with linear SVM at each k: k=10: en-relieff" in summary
+    assert "Recommended: en-relieff at k=30 (Kuncheva 0.70, accuracy with linear SVM" in summary
     assert "Fastest to fit: relieff" in summary and "slowest: en-relieff" in summary
 
 
@@ -191,9 +202,9 @@ def test_summary_reports_ties_honestly(tmp_path):
     paths = write_report(tmp_path, run_info=make_run_info(methods=["A", "B"]),
                          results=results, stability=stability, frequencies=frequencies)
     summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
-    assert "a tie between A (0.50 [0.45, 0.55]) and B (0.50 [0.45, 0.55])" in summary
-    assert "jointly the most stable at every size" in summary
-    assert "Most stable at k=30 (Kuncheva): A (" not in summary
+    assert "k=30: A (0.50 [0.45, 0.55]), tied with B" in summary
+    assert "Best or tied at: A 3 of 3, B 3 of 3 sizes" in summary
+    assert "overlaps the best one's is tied with it" in summary  # the rule is stated
 
 
 def test_summary_flags_overlapping_intervals(tmp_path):
@@ -203,8 +214,13 @@ def test_summary_flags_overlapping_intervals(tmp_path):
     paths = write_report(tmp_path, run_info=make_run_info(methods=["A", "B"]),
                          results=results, stability=stability)
     summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
-    assert "Most stable at k=30 (Kuncheva): B" in summary
-    assert "confidence intervals overlap" in summary
+    # B is ahead by 0.12 but the intervals (± 0.3) overlap: a tie, in the summary and the table
+    assert "k=30: B (" in summary and "tied with A" in summary
+    md = paths["report.md"].read_text(encoding="utf-8")
+    kuncheva = md.split("### Kuncheva", 1)[1].split("###", 1)[0]
+    for line in kuncheva.splitlines():
+        if line.startswith(("| A", "| B")):
+            assert line.count("**") == 2 * len(SIZES), line
 
 
 # ------------------------------------------------------------------ escaping
@@ -251,8 +267,8 @@ def test_plot_label_truncates_and_escapes_mathtext():
 def _check_basic(paths):
     assert paths["report.md"].is_file() and paths["report.html"].is_file()
     html = paths["report.html"].read_text(encoding="utf-8")
-    assert html.count("<img") == len(paths["figures"])
-    for p in paths["figures"]:
+    assert html.count("<img") == len(pngs(paths))
+    for p in pngs(paths):
         assert p.read_bytes()[:8] == PNG_MAGIC
 
 
@@ -260,11 +276,13 @@ def test_one_method_one_k_one_classifier_one_resample(tmp_path):
     results, stability, frequencies = make_frames(methods=["relieff"], sizes=[10],
                                                   n_resamples=1, classifiers=("svm",))
     paths = write_report(tmp_path, run_info=make_run_info(methods=["relieff"], sizes=[10]),
-                         results=results, stability=stability, frequencies=frequencies)
+                         results=results, stability=stability, frequencies=frequencies,
+                         svg=False)
     _check_basic(paths)
     assert len(paths["figures"]) == 5
     summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
-    assert "relieff" in summary and "the only method compared" in summary
+    assert "Stability (Kuncheva) of relieff: k=10 0.42 [0.38, 0.46]." in summary
+    assert "tied" not in summary
 
 
 def test_nan_bounds_missing_frequencies_and_fit_time(tmp_path):
@@ -272,9 +290,9 @@ def test_nan_bounds_missing_frequencies_and_fit_time(tmp_path):
     stability[["low", "high"]] = np.nan
     stability.loc[0, "low"] = 0.1  # a single bound
     paths = write_report(tmp_path, run_info=make_run_info(), results=results,
-                         stability=stability, frequencies=None)
+                         stability=stability, frequencies=None, svg=False)
     _check_basic(paths)
-    assert sorted(p.name for p in paths["figures"]) == ["performance.png", "stability.png",
+    assert sorted(p.name for p in pngs(paths)) == ["performance.png", "stability.png",
                                                        "tradeoff.png"]
     md = paths["report.md"].read_text(encoding="utf-8")
     assert "No selection frequencies were given." in md
@@ -287,7 +305,7 @@ def test_empty_frequencies_and_missing_bound_columns(tmp_path):
     results, stability, frequencies = make_frames()
     paths = write_report(tmp_path, run_info=make_run_info(), results=results,
                          stability=stability.drop(columns=["low", "high"]),
-                         frequencies=frequencies.iloc[:0])
+                         frequencies=frequencies.iloc[:0], svg=False)
     _check_basic(paths)
     assert "frequency.png" not in {p.name for p in paths["figures"]}
 
@@ -296,7 +314,7 @@ def test_nan_k_fit_time_rows_and_minimal_run_info(tmp_path):
     results, stability, frequencies = make_frames(sizes=[5, 50])
     results.loc[results["metric"] == "fit_time", "k"] = np.nan
     paths = write_report(tmp_path, run_info={"data": "x"}, results=results,
-                         stability=stability, frequencies=frequencies)
+                         stability=stability, frequencies=frequencies, svg=False)
     _check_basic(paths)
     md = paths["report.md"].read_text(encoding="utf-8")
     assert "| k = 5 | k = 50 |" in md  # fit_time rows did not become a k column
@@ -309,7 +327,8 @@ def test_many_methods_and_long_feature_names(tmp_path):
                                                   n_resamples=2, n_features=35)
     frequencies["feature"] = frequencies["feature"] + "_" + "probe_set_identifier" * 3
     paths = write_report(tmp_path, run_info=make_run_info(methods=methods, sizes=[10, 20]),
-                         results=results, stability=stability, frequencies=frequencies)
+                         results=results, stability=stability, frequencies=frequencies,
+                         svg=False)
     _check_basic(paths)
     assert len(paths["figures"]) == 5
     styles = method_styles(methods)
@@ -329,9 +348,13 @@ def test_rerun_replaces_files_cleanly(tmp_path):
     info = make_run_info(sizes=[10])
     first = write_report(tmp_path, run_info=info, results=results, stability=stability,
                          frequencies=frequencies)
+    svgs = {p: p.read_bytes() for p in first["figures"] if p.suffix == ".svg"}
+    assert len(svgs) == 5
     second = write_report(tmp_path, run_info=info, results=results, stability=stability,
                           frequencies=frequencies, title="Second")
     assert first["report.md"] == second["report.md"]
+    for p, content in svgs.items():  # deterministic SVG: byte-identical on a rerun
+        assert p.read_bytes() == content, p.name
     assert second["report.md"].read_text(encoding="utf-8").startswith("# Second")
     assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".")]
 
@@ -355,7 +378,7 @@ def test_pyplot_and_backend_untouched(tmp_path):
     before = plt.get_fignums()
     results, stability, frequencies = make_frames(sizes=[10])
     write_report(tmp_path, run_info=make_run_info(sizes=[10]), results=results,
-                 stability=stability, frequencies=frequencies)
+                 stability=stability, frequencies=frequencies, svg=False)
     assert plt.get_fignums() == before
     assert matplotlib.get_backend() == backend
     assert dict(matplotlib.rcParams) == rc
@@ -463,7 +486,7 @@ def test_feature_statistics_multiclass_and_constant_feature():
 
 
 def test_signature_uses_the_consensus_rule_and_mean_rank(tmp_path):
-    from stablefs.report.signature import SIGNATURE_COLUMNS, write_signature
+    from stablefs.report.signature import SIGNATURE_COLUMNS, signature_table, write_signature
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(12, 5))
@@ -474,7 +497,8 @@ def test_signature_uses_the_consensus_rule_and_mean_rank(tmp_path):
     rankings = [np.array([3, 2, 5, 1, 4]), np.array([4, 1, 5, 2, 3]),
                 np.array([5, 2, 4, 1, 3]), np.array([3, 4, 5, 1, 2])]
     sel = pd.DataFrame({"method": "m", "resample": range(4), "ranking": rankings})
-    paths = write_signature(tmp_path, freq, X, y, names, sel, data_name="toy")
+    paths = write_signature(tmp_path, signature_table(freq, X, y, names, sel),
+                            data_name="toy")
     sig = pd.read_csv(paths["signature.csv"])
     assert list(sig.columns) == SIGNATURE_COLUMNS
     assert list(sig["feature"]) == ["g3", "g1"]
@@ -491,3 +515,146 @@ def test_signature_rejects_unknown_features(tmp_path):
     with pytest.raises(StablefsError, match="nope"):
         signature_table(freq, np.zeros((4, 2)) + np.arange(4)[:, None], [0, 0, 1, 1],
                         ["a", "b"])
+
+
+# ------------------------------------------------------------- ties and front
+
+
+def test_leaders_use_overlapping_intervals():
+    from stablefs.report.ties import leaders, overlaps
+
+    vals = {"a": (0.80, 0.75, 0.85), "b": (0.70, 0.60, 0.76), "c": (0.50, 0.45, 0.74)}
+    assert leaders(vals) == ["a", "b"]  # b's interval reaches a's; c's does not
+    assert leaders(vals, higher=False) == ["c", "b"]
+    assert leaders({"a": (0.8, math.nan, math.nan), "b": (0.8, math.nan, math.nan),
+                    "c": (0.79, math.nan, math.nan)}) == ["a", "b"]  # no intervals: equal
+    assert leaders({"a": (math.nan, 0, 1)}) == []
+    assert overlaps((0.5, 0.4, 0.6), (0.7, 0.6, 0.8))  # touching closed intervals overlap
+
+
+def test_t_interval_matches_scipy():
+    from scipy import stats
+
+    from stablefs.report.ties import t_interval
+
+    x = np.array([0.8, 0.9, 0.85, 0.7, 0.95])
+    lo, hi = t_interval([x.mean()], [x.std(ddof=1)], [5])
+    ref = stats.t.interval(0.95, 4, loc=x.mean(), scale=stats.sem(x))
+    np.testing.assert_allclose([lo[0], hi[0]], ref)
+    lo1, _ = t_interval([0.8], [np.nan], [1])
+    assert math.isnan(lo1[0])
+
+
+def _slow_front(s, a):
+    out = []
+    for i in range(len(s)):
+        dominated = any(s[j] >= s[i] and a[j] >= a[i] and (s[j] > s[i] or a[j] > a[i])
+                        for j in range(len(s)))
+        if not dominated:
+            out.append(i)
+    return set(out)
+
+
+def test_pareto_front_against_brute_force():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from stablefs.report.ties import pareto_front
+
+    values = st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=15)
+
+    @settings(max_examples=150, deadline=None)
+    @given(values)
+    def check(pts):
+        s = [p[0] / 6 for p in pts]
+        a = [p[1] / 6 for p in pts]
+        front = pareto_front(s, a)
+        assert set(front.tolist()) == _slow_front(s, a)
+        assert list(np.asarray(s)[front]) == sorted(np.asarray(s)[front], reverse=True)
+
+    check()
+
+
+def test_recommend_takes_the_most_stable_front_point_tied_in_accuracy():
+    from stablefs.report.ties import recommend
+
+    pts = [  # (stability, accuracy, acc interval half-width, k)
+        {"stability": 0.9, "accuracy": 0.70, "acc_low": 0.66, "acc_high": 0.74, "k": 10},
+        {"stability": 0.8, "accuracy": 0.82, "acc_low": 0.79, "acc_high": 0.85, "k": 20},
+        {"stability": 0.6, "accuracy": 0.86, "acc_low": 0.84, "acc_high": 0.88, "k": 50},
+        {"stability": 0.5, "accuracy": 0.80, "acc_low": 0.78, "acc_high": 0.90, "k": 5},
+    ]
+    pick, front = recommend(pts)
+    assert set(front.tolist()) == {0, 1, 2}  # point 3 is dominated by 1 and 2
+    assert pick == 1  # tied with the best accuracy (0.85 >= 0.84) and more stable than 2
+
+
+def test_honest_limits_never_zoom_on_a_tiny_difference():
+    from stablefs.report.figures import honest_limits
+
+    lo, hi = honest_limits([0.994, 0.995], [0.999, 1.0], bounded=True)
+    assert hi >= 1.0 and hi - lo >= 0.1 and lo <= 0.9
+    lo, hi = honest_limits([0.40], [0.45], bounded=True)  # far from 1: centred span
+    assert lo <= 0.40 and hi >= 0.45 and hi - lo >= 0.1 and hi < 1
+    lo, hi = honest_limits([0.97], [1.02], bounded=True)  # an interval past 1 is kept whole
+    assert hi >= 1.02
+    lo, hi = honest_limits([0.2], [0.9], bounded=True)
+    assert lo <= 0.2 and hi >= 0.9
+
+
+def test_identical_measures_and_auc_of_labels_shown_once():
+    from stablefs.report.tables import drop_duplicates, prepare_results, prepare_stability
+
+    results, stability, _ = make_frames(sizes=[10], n_resamples=3)
+    same = stability[stability["measure"] == "kuncheva"].assign(measure="nogueira")
+    stability = pd.concat([stability[stability["measure"] == "kuncheva"], same])
+    ba = results[results["metric"] == "auc_1nn"].assign(metric="balanced_accuracy_1nn")
+    results = pd.concat([results, ba])
+    res, stab, notes = drop_duplicates(prepare_results(results), prepare_stability(stability))
+    assert set(stab["measure"]) == {"kuncheva"}
+    assert "auc_1nn" not in set(res["metric"]) and "auc_svm" in set(res["metric"])
+    assert len(notes) == 2 and "Nogueira" in notes[0] and "0/1 labels" in notes[1]
+    # different values: both kept, nothing said
+    stability.loc[stability["measure"] == "nogueira", "estimate"] += 0.01
+    _, stab, notes = drop_duplicates(prepare_results(results.iloc[:0]),
+                                     prepare_stability(stability))
+    assert set(stab["measure"]) == {"kuncheva", "nogueira"} and notes == []
+
+
+def test_report_with_selections_lists_every_consensus_gene(tmp_path):
+    from stablefs.report.signature import signature_table
+
+    methods, sizes, n_res, p = ["A", "B"], [5, 10], 4, 40
+    rng = np.random.default_rng(2)
+    names = np.array([f"G{j}" for j in range(p)])
+    sel_rows, freq_rows = [], []
+    for i, m in enumerate(methods):
+        ranks = []
+        for r in range(n_res):
+            score = -np.arange(p) + rng.normal(0, 2 + 6 * i, p)
+            ranking = np.empty(p, int)
+            ranking[np.argsort(-score)] = np.arange(1, p + 1)
+            ranks.append(ranking)
+            sel_rows.append({"method": m, "resample": r, "ranking": ranking})
+        ranks = np.array(ranks)
+        for k in sizes:
+            q = (ranks <= k).mean(axis=0)
+            for j in np.flatnonzero(q):
+                freq_rows.append((m, k, names[j], q[j]))
+    freq = pd.DataFrame(freq_rows, columns=["method", "k", "feature", "frequency"])
+    sel = pd.DataFrame(sel_rows)
+    results, stability, _ = make_frames(methods=methods, sizes=sizes, n_resamples=n_res)
+    X = rng.normal(size=(20, p))
+    y = np.repeat([0, 1], 10)
+    sig = signature_table(freq, X, y, names, sel)
+    paths = write_report(tmp_path, run_info=make_run_info(methods=methods, sizes=sizes),
+                         results=results, stability=stability, frequencies=freq,
+                         selections=sel, feature_names=names, signature=sig, svg=False)
+    assert "selections.png" in {q.name for q in paths["figures"]}
+    html = paths["report.html"].read_text(encoding="utf-8")
+    assert html.count("<details") == int((sig.groupby(["method", "k"]).size() > 0).sum())
+    assert "<details open>" in html  # the recommended signature is open
+    for m, k, f in sig[["method", "k", "feature"]].itertuples(index=False):
+        block = html.split(f"<summary>{m}, k = {k}: ", 1)[1].split("</details>", 1)[0]
+        assert f"<td class=\"l\">{f}</td>" in block
+    assert "more</" not in html and "… and" not in html

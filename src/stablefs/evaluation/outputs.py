@@ -93,16 +93,19 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
 
         comparisons = pd.DataFrame(columns=COMPARISON_COLUMNS)
     paths["comparisons.csv"] = write_csv(comparisons, out_dir / "comparisons.csv")
+    signature = None
     if X is not None and y is not None and feature_names is not None:
-        from stablefs.report.signature import write_signature
+        from stablefs.report.signature import signature_table, write_signature
 
-        paths.update(write_signature(out_dir, result.frequencies, X, y, feature_names,
-                                     result.selections, data_name=run_info.get("data")))
+        signature = signature_table(result.frequencies, X, y, feature_names, result.selections)
+        paths.update(write_signature(out_dir, signature, data_name=run_info.get("data")))
     if report:
         from stablefs.report import write_report
 
         paths.update(write_report(out_dir, run_info=run_info, results=result.results,
-                                  stability=result.stability, frequencies=result.frequencies))
+                                  stability=result.stability, frequencies=result.frequencies,
+                                  selections=result.selections, feature_names=feature_names,
+                                  signature=signature))
     # run.json last: its presence (with "finished") marks a complete run
     paths["run.json"] = out_dir / "run.json"
     atomic_write_text(paths["run.json"], json.dumps(run_info, indent=2, default=str))

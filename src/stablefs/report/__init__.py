@@ -1,11 +1,14 @@
 """Tables, figures and the Markdown/HTML report of a comparison.
 
 :func:`write_report` turns the tidy outputs of the experiment runner (``docs/DESIGN.md``,
-"Files a run writes") into ``report.md`` with ``figures/*.png`` and a self-contained
-``report.html`` carrying the same content. The pieces are usable on their own:
-:mod:`stablefs.report.tables` (summaries, formatted tables, the computed summary),
-:mod:`stablefs.report.figures` (Matplotlib figures) and :mod:`stablefs.report.render`
-(the document model and its two renderers).
+"Files a run writes") into ``report.md`` with ``figures/*.png`` and ``*.svg`` and a
+self-contained ``report.html`` carrying the same content. The pieces are usable on their
+own: :mod:`stablefs.report.tables` (summaries, formatted tables),
+:mod:`stablefs.report.ties` (the one tie rule, the Pareto front),
+:mod:`stablefs.report.summary` (the computed summary and the recommendation),
+:mod:`stablefs.report.figures` (Matplotlib figures), :mod:`stablefs.report.signature`
+(``signature.csv`` / ``.gmt``) and :mod:`stablefs.report.render` (the document model and
+its two renderers).
 """
 
 from __future__ import annotations
@@ -15,15 +18,18 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from stablefs._io import atomic_write_bytes, atomic_write_text
 from stablefs._version import __version__
 from stablefs.report import figures as _fig
+from stablefs.report import summary as _sum
 from stablefs.report import tables as _tab
 from stablefs.report.render import (
     BulletList,
     CodeBlock,
+    Details,
     Document,
     Figure,
     Heading,
@@ -130,20 +136,42 @@ def _header(run_info: Mapping) -> tuple[list, str | None]:
 
 
 def _figure(fig_dir: Path, name: str, fig, caption: str, written: list[Path], *,
-            alt: str) -> Figure | None:
+            alt: str, svg: bool = True) -> Figure | None:
+    """Write ``name`` (``.png``) and, with ``svg``, its ``.svg`` twin; the report shows the
+    PNG."""
     if fig is None:
         return None
-    png = _fig.figure_to_png(fig)
     path = fig_dir / name
-    atomic_write_bytes(path, png)
-    written.append(path)
+    if svg:
+        png, svg_bytes = _fig.figure_to_png_svg(fig)
+        atomic_write_bytes(path, png)
+        svg_path = path.with_suffix(".svg")
+        atomic_write_bytes(svg_path, svg_bytes)
+        written.extend([path, svg_path])
+    else:
+        png = _fig.figure_to_png(fig)
+        atomic_write_bytes(path, png)
+        written.append(path)
     return Figure(src=f"figures/{name}", png=png, caption=caption, alt=alt)
+
+
+def _rankings(selections: pd.DataFrame | None, method: str) -> np.ndarray | None:
+    if selections is None or selections.empty or "ranking" not in selections.columns:
+        return None
+    sel = selections[selections["method"].astype(str) == method]
+    if sel.empty:
+        return None
+    if "resample" in sel.columns:
+        sel = sel.sort_values("resample", kind="stable")
+    return np.vstack([np.asarray(r, dtype=float) for r in sel["ranking"]])
 
 
 def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                  stability: pd.DataFrame, frequencies: pd.DataFrame | None = None,
-                 title: str | None = None) -> dict[str, Path | list[Path]]:
-    """Write ``report.md``, ``figures/*.png`` and a self-contained ``report.html``.
+                 title: str | None = None, selections: pd.DataFrame | None = None,
+                 feature_names=None, signature: pd.DataFrame | None = None,
+                 svg: bool = True) -> dict[str, Path | list[Path]]:
+    """Write ``report.md``, ``figures/*.png`` and ``*.svg`` and a self-contained ``report.html``.
 
     Parameters
     ----------
@@ -157,14 +185,25 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     results : DataFrame
         Tidy ``method, k, resample, metric, value``. Metrics ``<kind>_<classifier>``
         (``accuracy_svm``, ``auc_1nn``, ...) are summarised per (method, k) as mean ± sd
-        over resamples; metrics ending in ``time`` (``fit_time``) per method, ignoring k.
+        and a 95 % t-interval over resamples; metrics ending in ``time`` (``fit_time``) per
+        method, ignoring k.
     stability : DataFrame
         ``method, k, measure, estimate, low, high`` (bounds may be NaN or absent).
     frequencies : DataFrame, optional
         ``method, k, feature, frequency``; rows with frequency 0 may be omitted. Without it
-        (or when empty) the frequency figure and consensus table are left out.
+        (or when empty) the frequency figure and consensus tables are left out.
     title : str, optional
         Report title; default ``"Feature selection stability and accuracy: <data>"``.
+    selections : DataFrame, optional
+        The runner's ``method, resample, ranking`` rows; with ``feature_names`` they give the
+        features × resamples map of the recommended method.
+    feature_names : sequence of str, optional
+        Names of the ranked features, in the order of ``ranking``.
+    signature : DataFrame, optional
+        :func:`stablefs.report.signature.signature_table`; adds mean rank, class, effect size
+        and FDR to the consensus lists.
+    svg : bool, default True
+        Also write each figure as a deterministic SVG (same name, ``.svg``).
 
     Returns
     -------
@@ -178,18 +217,23 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
 
     Notes
     -----
-    Every file is written atomically (temporary file, then rename), figures first and
-    ``report.html`` last. Figures use Matplotlib's Agg backend without touching pyplot.
+    What would be shown twice is shown once, with a sentence why
+    (:func:`stablefs.report.tables.drop_duplicates`). "Best" and "tied" follow one rule
+    everywhere (:mod:`stablefs.report.ties`). Every file is written atomically (temporary
+    file, then rename), figures first and ``report.html`` last. Figures use Matplotlib's Agg
+    backend without touching pyplot.
     """
     out_dir = Path(out_dir)
     fig_dir = out_dir / "figures"
     res = _tab.prepare_results(results)
     stab = _tab.prepare_stability(stability)
+    res, stab, dup_notes = _tab.drop_duplicates(res, stab)
     freq = _tab.prepare_frequencies(frequencies)
     methods = _tab.method_order(run_info.get("methods"), res, stab, freq)
     perf = _tab.performance_summary(res)
     timing = _tab.time_summary(res)
     styles = _fig.method_styles(methods)
+    rec = _sum.recommendation(stab, perf)
     written: list[Path] = []
 
     data_name = run_info.get("data")
@@ -202,9 +246,13 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
 
     # summary
     doc.add(Heading(2, "Summary"))
-    sentences = _tab.summary_sentences(methods, stab, perf, timing, freq)
+    sentences = _sum.summary_sentences(methods, stab, perf, timing, freq, rec)
     doc.add(BulletList(sentences or ["No stability or accuracy values were given."],
                        css_class="summary"))
+    if dup_notes:
+        doc.add(BulletList(dup_notes, css_class="note"))
+    bold_note = ("Bold: the best value at each k and every value tied with it (overlapping "
+                 "95% intervals; see the summary).")
 
     # stability
     doc.add(Heading(2, "Stability"))
@@ -213,8 +261,9 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     else:
         f = _figure(fig_dir, "stability.png", _fig.plot_stability(stab, methods, styles),
                     "Stability against the number of selected features k, one panel per "
-                    "measure; shaded bands (or bars) are confidence intervals where "
-                    "available. Higher is more stable.", written,
+                    "measure; error bars are the confidence intervals of stability.csv where "
+                    "available; methods are offset slightly along k so that bars do not "
+                    "hide each other. Higher is more stable.", written, svg=svg,
                     alt="Stability against k")
         doc.add(f)
         notes = [_MEASURE_NOTES[m.lower()] for m in pd.unique(stab["measure"])
@@ -224,8 +273,8 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         for measure in pd.unique(stab["measure"]):
             doc.add(Heading(3, f"{_tab.measure_label(measure)}"),
                     _tab.stability_table(stab, measure, methods))
-        doc.add(Paragraph("Cells: estimate [lower, upper confidence bound]; the best value "
-                          "at each k is in bold (ties all bold).", css_class="note"))
+        doc.add(Paragraph("Cells: estimate [lower, upper confidence bound]. " + bold_note,
+                          css_class="note"))
 
     # predictive performance
     doc.add(Heading(2, "Predictive performance"))
@@ -233,8 +282,11 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         doc.add(Paragraph("No accuracy or AUC values were given."))
     else:
         f = _figure(fig_dir, "performance.png", _fig.plot_performance(perf, methods, styles),
-                    "Held-out accuracy and AUC against k, one column per classifier: mean "
-                    "over resamples, shaded band ± one standard deviation.", written,
+                    "Held-out accuracy and other metrics against k, one column per "
+                    "classifier: mean over resamples with its 95% t-interval as error bars. "
+                    "The y axes span at least 0.1 and end at 1 for metrics bounded by 1, so "
+                    "a difference of 0.001 looks as small as it is; an interval reaching "
+                    "past 1 is drawn whole.", written, svg=svg,
                     alt="Accuracy and AUC against k")
         doc.add(f)
         kinds_first = sorted(pd.unique(perf["metric"]),
@@ -243,36 +295,78 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         for metric in kinds_first:
             doc.add(Heading(3, _tab.metric_label(metric)),
                     _tab.performance_table(perf, metric, methods))
-        doc.add(Paragraph("Cells: mean ± standard deviation over resamples; the best mean at "
-                          "each k is in bold.", css_class="note"))
+        doc.add(Paragraph("Cells: mean ± standard deviation over resamples. " + bold_note,
+                          css_class="note"))
 
     # trade-off
-    trade = _fig.plot_tradeoff(stab, perf, methods, styles)
+    trade = _fig.plot_tradeoff(stab, perf, methods, styles,
+                               recommended=(rec.method, rec.k) if rec else None)
     if trade is not None:
         measure = _tab.measure_label(_tab.primary_measure(stab))
         doc.add(Heading(2, "Stability–accuracy trade-off"))
         doc.add(_figure(fig_dir, "tradeoff.png", trade,
                         f"Stability ({measure}) against mean accuracy, one point per method "
-                        "and k (labelled by k), one panel per classifier.", written,
-                        alt="Stability against accuracy"))
+                        "and k, one panel per classifier. Outlined and labelled: the Pareto "
+                        "front (no other point is both more stable and more accurate); ringed: "
+                        "the recommended (method, k) of the summary.", written, svg=svg,
+                        alt="Stability against accuracy with the Pareto front"))
 
     # frequencies and consensus
     doc.add(Heading(2, "Selection frequency and consensus signatures"))
     if freq is None:
         doc.add(Paragraph("No selection frequencies were given."))
     else:
-        doc.add(_figure(fig_dir, "frequency.png", _fig.plot_frequencies(freq, methods, styles),
-                        "Share of resamples in which each feature was among the top k, for "
-                        "the 30 most frequently selected features of each method at its "
-                        "largest k; dashed line: consensus threshold "
-                        f"{_tab.CONSENSUS_THRESHOLD:g}.", written,
-                        alt="Selection frequency of the top features"))
+        doc.add(_figure(fig_dir, "frequency.png",
+                        _fig.plot_frequency_rank(freq, methods, styles),
+                        "Selection frequency of the features, sorted decreasingly, against "
+                        "their position, one line per k: a stable method keeps frequency 1 up "
+                        "to about k and then drops; dashed line: consensus threshold "
+                        f"{_tab.CONSENSUS_THRESHOLD:g}.", written, svg=svg,
+                        alt="Selection frequency against rank for every k"))
+        heat_method = rec.method if rec else None
+        heat_k = rec.k if rec else None
+        if heat_method is None:
+            present = [m for m in methods if m in set(freq["method"])]
+            heat_method = present[0] if present else None
+            heat_k = _tab.frequency_k(freq, heat_method) if heat_method else None
+        ranks = _rankings(selections, heat_method) if heat_method else None
+        if ranks is not None and feature_names is not None and \
+                ranks.shape[1] == len(feature_names):
+            which = "recommended" if rec else "first"
+            doc.add(_figure(fig_dir, "selections.png",
+                            _fig.plot_selection_heatmap(ranks, list(map(str, feature_names)),
+                                                        heat_k, method=heat_method),
+                            f"Which features the {which} method, {heat_method}, selected in "
+                            f"each resample at k = {_tab.format_k(heat_k)}: coloured cells are "
+                            "selections (colour: rank), blank cells are not; rows above the "
+                            "black line are the consensus signature.", written, svg=svg,
+                            alt="Features by resamples selection map"))
         doc.add(Paragraph([
             "Consensus signature: the features selected in more than ",
             f"{_tab.CONSENSUS_THRESHOLD:.0%}",
-            " of the resamples at the largest k (names in the order of frequency).",
+            " of the resamples (Han 2012, sec. 7.4). Number of consensus features per method "
+            "and k (in brackets: selected in every resample):",
         ]))
         doc.add(_tab.consensus_table(freq, methods))
+        lists = _tab.consensus_lists(freq, methods)
+        if rec is not None:  # the recommended signature first, open
+            lists.sort(key=lambda t: (t[0], t[1]) != (rec.method, rec.k))
+        if signature is not None and not signature.empty:
+            doc.add(Paragraph("Effect size* and FDR*: descriptive, computed on the whole "
+                              "data on which the features were also selected, so optimistic; "
+                              "see signature.csv for the test used.", css_class="note"))
+        for m, k, feats in lists:
+            if feats.empty:
+                continue
+            sig = None
+            if signature is not None and not signature.empty:
+                sig = signature[(signature["method"].astype(str) == m)
+                                & (signature["k"].astype(float) == k)]
+            is_rec = rec is not None and (m, k) == (rec.method, rec.k)
+            label = (f"{m}, k = {_tab.format_k(k)}: {len(feats)} consensus feature"
+                     f"{'' if len(feats) == 1 else 's'}"
+                     + (" (recommended)" if is_rec else ""))
+            doc.add(Details(label, [_tab.consensus_feature_table(feats, sig)], open=is_rec))
 
     # paired tests between methods (comparisons.csv, written before the report)
     from stablefs.report.comparisons import comparison_blocks
@@ -286,7 +380,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     else:
         doc.add(_figure(fig_dir, "fit_time.png", _fig.plot_fit_time(timing, methods, styles),
                         "Mean time to fit each selector once on a training set; error bars: "
-                        "± one standard deviation over resamples.", written,
+                        "± one standard deviation over resamples.", written, svg=svg,
                         alt="Mean fit time per method"))
         doc.add(_tab.time_table(timing, methods))
 
@@ -296,4 +390,3 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     md_path = atomic_write_text(out_dir / "report.md", md)
     html_path = atomic_write_text(out_dir / "report.html", to_html(doc, footer=footer))
     return {"report.md": md_path, "report.html": html_path, "figures": written}
-

@@ -33,21 +33,24 @@ from stablefs.report.tables import (
     classifier_label,
     format_k,
     format_seconds,
-    frequency_k,
     measure_label,
     metric_label,
     parse_metric,
     primary_measure,
     primary_metrics,
-    top_features,
 )
+from stablefs.report.ties import pareto_front
+from stablefs.stability.frequency import in_consensus
 
 __all__ = [
     "DPI",
     "figure_to_png",
+    "figure_to_png_svg",
+    "honest_limits",
     "method_styles",
+    "plot_frequency_rank",
+    "plot_selection_heatmap",
     "plot_fit_time",
-    "plot_frequencies",
     "plot_performance",
     "plot_stability",
     "plot_tradeoff",
@@ -56,6 +59,9 @@ __all__ = [
 
 DPI = 150
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p"]
+_LINESTYLES = ["-", "--", "-.", ":"]
+#: the smallest span of a bounded metric's y axis (accuracy, AUC): 0.001 never looks large
+MIN_SPAN = 0.1
 _STYLE = {
     "font.size": 10,
     "axes.titlesize": 11,
@@ -115,6 +121,59 @@ def figure_to_png(fig: Figure, *, dpi: int = DPI) -> bytes:
     return buf.getvalue()
 
 
+def figure_to_png_svg(fig: Figure, *, dpi: int = DPI) -> tuple[bytes, bytes]:
+    """Render ``fig`` to PNG and SVG bytes and release it.
+
+    The SVG has the same layout as the PNG, a fixed hash salt for its element ids and no
+    date, so the same figure gives byte-identical SVG files on every run; text stays text
+    (``svg.fonttype = "none"``).
+    """
+    png, svg = io.BytesIO(), io.BytesIO()
+    with _style():
+        FigureCanvasAgg(fig)
+        fig.savefig(png, format="png", dpi=dpi)
+        fig.set_layout_engine("none")  # keep the layout just computed for the SVG
+        with mpl.rc_context({"svg.hashsalt": "stablefs", "svg.fonttype": "none"}):
+            fig.savefig(svg, format="svg", metadata={"Date": None})
+    fig.clear()
+    return png.getvalue(), svg.getvalue()
+
+
+def honest_limits(low, high, *, bounded: bool, min_span: float = MIN_SPAN
+                  ) -> tuple[float, float]:
+    """Y-axis limits that never magnify a small difference.
+
+    The data range (``low`` to ``high``, e.g. interval bounds) is widened to at least
+    ``min_span`` and its ends rounded outwards to multiples of 0.05. For bounded metrics
+    (accuracy, AUC: at most 1) the extra span goes below the data when the data are near 1,
+    so that 0.994–1.000 is drawn on 0.9–1.0, not on its own 0.006 range; the top is
+    ``max(1, highest bound)`` when the data reach within ``min_span`` of 1 (an interval past
+    1 is drawn whole, not cut).
+    """
+    vals = np.concatenate([np.ravel(np.asarray(low, float)), np.ravel(np.asarray(high, float))])
+    vals = vals[np.isfinite(vals)]
+    if vals.size == 0:
+        return (0.0, 1.0) if bounded else (-1.0, 1.0)
+    lo, hi = float(vals.min()), float(vals.max())
+    step = 0.05
+    hi_r = math.ceil(hi / step - 1e-9) * step
+    lo_r = math.floor(lo / step + 1e-9) * step
+    if bounded and hi_r >= 1 - min_span:
+        hi_r = max(1.0, hi)
+    if hi_r - lo_r < min_span:
+        if bounded and hi_r >= 1.0:
+            lo_r = hi_r - min_span
+            lo_r = math.floor(lo_r / step + 1e-9) * step
+        else:
+            mid = (lo + hi) / 2
+            lo_r = math.floor((mid - min_span / 2) / step + 1e-9) * step
+            hi_r = lo_r + max(min_span, math.ceil((hi - lo_r) / step - 1e-9) * step)
+    if bounded:
+        lo_r = max(lo_r, 0.0) if lo >= 0 else lo_r
+    pad = 0.01 * (hi_r - lo_r)
+    return lo_r - pad, hi_r + pad
+
+
 def plot_label(text: str, width: int = 28) -> str:
     """Text safe for a Matplotlib label: cut to ``width`` characters with "…", and ``$``
     escaped so that names are never read as mathtext."""
@@ -134,7 +193,9 @@ def method_styles(methods: Sequence[str]) -> dict[str, dict]:
     Returns
     -------
     dict
-        ``{method: {"color": rgba, "marker": str}}``.
+        ``{method: {"color": rgba, "marker": str, "linestyle": str}}``; line styles cycle
+        with a period (4) prime to the markers' (12), so no two of the first 12 methods
+        share colour, marker and line style.
     """
     n = len(methods)
     if n <= 10:
@@ -147,7 +208,8 @@ def method_styles(methods: Sequence[str]) -> dict[str, dict]:
     else:
         cmap = mpl.colormaps["turbo"]
         colors = [cmap(x) for x in np.linspace(0.05, 0.95, n)]
-    return {m: {"color": colors[i], "marker": _MARKERS[i % len(_MARKERS)]}
+    return {m: {"color": colors[i], "marker": _MARKERS[i % len(_MARKERS)],
+                "linestyle": _LINESTYLES[i % len(_LINESTYLES)]}
             for i, m in enumerate(methods)}
 
 
@@ -163,7 +225,8 @@ def _grid(n: int, ncols_max: int, w: float, h: float, extra_h: float = 0.0):
 
 def _legend(fig: Figure, methods: Sequence[str], styles: dict, *, width: float) -> None:
     handles = [Line2D([], [], color=styles[m]["color"], marker=styles[m]["marker"],
-                      linewidth=1.8) for m in methods]
+                      linestyle=styles[m].get("linestyle", "-"), linewidth=1.8)
+               for m in methods]
     labels = [plot_label(m, 40) for m in methods]
     longest = max((len(s) for s in labels), default=10)
     ncols = max(1, min(len(methods), int(width * 72 / (7 * longest + 40))))
@@ -188,29 +251,34 @@ def _k_axis(ax, ks: Sequence[float]) -> None:
     ax.set_xlabel("number of selected features k")
 
 
-def _dodge(i: int, n: int, n_k: int) -> float:
-    """Horizontal offset of method ``i`` of ``n`` when there is a single k (so that points
-    and error bars do not hide each other); 0 otherwise."""
-    if n_k != 1 or n < 2:
-        return 0.0
-    return (i - (n - 1) / 2) * (1.2 / n)
+def _dodge(x, i: int, n: int, ks: Sequence[float], log: bool) -> np.ndarray:
+    """Positions of method ``i`` of ``n`` around each k, spread over 40 % of the smallest gap
+    between sizes (a factor on a log axis), so that points and error bars of different
+    methods never sit on top of each other."""
+    x = np.asarray(x, float)
+    if n < 2:
+        return x
+    ks = np.asarray(sorted(ks), float)
+    if ks.size == 1:
+        return x + (i - (n - 1) / 2) * (1.2 / n)
+    if log:
+        gap = float(np.min(np.diff(np.log(ks))))
+        return x * np.exp((i - (n - 1) / 2) * 0.4 * gap / n)
+    gap = float(np.min(np.diff(ks)))
+    return x + (i - (n - 1) / 2) * 0.4 * gap / n
 
 
-def _band(ax, x, y, low, high, color, *, single: bool) -> None:
-    """Shaded band between low and high (error bars when there is a single k)."""
+def _band(ax, x, y, low, high, color) -> None:
+    """Error bars from low to high (never cut: the axis is made to hold them)."""
     low = np.asarray(low, float)
     high = np.asarray(high, float)
     ok = np.isfinite(low) & np.isfinite(high)
     if not ok.any():
         return
-    if single:
-        yv = np.asarray(y, float)[ok]
-        err = np.vstack([yv - low[ok], high[ok] - yv]).clip(min=0)
-        ax.errorbar(np.asarray(x, float)[ok], yv, yerr=err, fmt="none", ecolor=color,
-                    capsize=4, linewidth=1.2)
-    else:
-        ax.fill_between(x, np.where(ok, low, np.nan), np.where(ok, high, np.nan),
-                        color=color, alpha=0.15, linewidth=0)
+    yv = np.asarray(y, float)[ok]
+    err = np.vstack([yv - low[ok], high[ok] - yv]).clip(min=0)
+    ax.errorbar(np.asarray(x, float)[ok], yv, yerr=err, fmt="none", ecolor=color,
+                capsize=2.5, linewidth=1.0, alpha=0.85)
 
 
 def plot_stability(stability: pd.DataFrame, methods: Sequence[str], styles: dict
@@ -239,9 +307,12 @@ def plot_stability(stability: pd.DataFrame, methods: Sequence[str], styles: dict
         for ax, meas in zip(axes, measures, strict=True):
             df = stability[stability["measure"] == meas]
             ks = sorted(df["k"].unique())
+            _k_axis(ax, ks)
             _method_lines(ax, df, present, styles, ks, "estimate",
                           lambda d: (d["low"], d["high"]))
-            _k_axis(ax, ks)
+            lo, hi = honest_limits(df[["estimate", "low"]].min(axis=1),
+                                   df[["estimate", "high"]].max(axis=1), bounded=False)
+            ax.set_ylim(min(lo, 0.0) if lo < 0.05 else lo, hi)
             ax.set_title(plot_label(measure_label(meas), 40))
             ax.set_ylabel("stability")
         _legend(fig, present, styles, width=w * ncols)
@@ -252,29 +323,30 @@ def _method_lines(ax, df: pd.DataFrame, present: Sequence[str], styles: dict, ks
                   value: str, bounds) -> None:
     """One line with markers per method against k (dodged so that methods do not overlap),
     and its band ``bounds(rows) -> (low, high)`` shaded around it."""
+    log = ax.get_xscale() == "log"
     for i, m in enumerate(present):
         d = df[df["method"] == m].sort_values("k")
         if d.empty:
             continue
         st = styles[m]
-        x = d["k"] + _dodge(i, len(present), len(ks))
+        x = _dodge(d["k"], i, len(present), ks, log)
         low, high = bounds(d)
-        ax.plot(x, d[value], color=st["color"], marker=st["marker"])
-        _band(ax, x, d[value], low, high, st["color"], single=len(ks) == 1)
+        ax.plot(x, d[value], color=st["color"], marker=st["marker"],
+                linestyle=st.get("linestyle", "-"), markeredgecolor="white",
+                markeredgewidth=0.6)
+        _band(ax, x, d[value], low, high, st["color"])
 
 
-def _sd_band(d: pd.DataFrame, bounded: bool):
-    """mean ± sd, clipped to [0, 1] for bounded metrics (accuracy, AUC, ...)."""
-    low, high = d["mean"] - d["sd"], d["mean"] + d["sd"]
-    if bounded:
-        low, high = low.clip(lower=0), high.clip(upper=1)
-    return low, high
+def _ci_band(d: pd.DataFrame):
+    """The 95 % t-interval of the mean (the tie rule's interval), never clipped."""
+    return d["low"], d["high"]
 
 
 def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
                      ) -> Figure | None:
     """Predictive metrics against k: one column per classifier, one row per metric kind
-    (accuracy, AUC, ...), mean ± sd over resamples as a shaded band.
+    (accuracy, AUC, ...): mean over resamples with its 95 % t-interval as error bars (the
+    interval of the report's tie rule), y axes from :func:`honest_limits`.
 
     Parameters
     ----------
@@ -303,20 +375,28 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
                     continue
                 ks = sorted(df["k"].unique())
                 bounded = kind in ("accuracy", "auc", "balanced_accuracy", "error")
-                _method_lines(ax, df, present, styles, ks, "mean",
-                              lambda d, b=bounded: _sd_band(d, b))
                 _k_axis(ax, ks)
+                _method_lines(ax, df, present, styles, ks, "mean", _ci_band)
+                ax.set_ylim(*honest_limits(df[["mean", "low"]].min(axis=1),
+                                           df[["mean", "high"]].max(axis=1), bounded=bounded))
                 metric = df["metric"].iloc[0]
                 ax.set_title(plot_label(metric_label(metric), 44))
-                ax.set_ylabel(f"{metric_label(parse_metric(metric)[0])} (mean ± sd)")
+                ax.set_ylabel(f"{metric_label(parse_metric(metric)[0])} (mean, 95% CI)")
         _legend(fig, present, styles, width=w * len(clfs))
     return fig
 
 
 def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence[str],
-                  styles: dict, *, measure: str | None = None) -> Figure | None:
-    """Stability–accuracy trade-off: x = stability, y = mean accuracy, one point per
-    (method, k) labelled by k, joined in order of k; one panel per classifier.
+                  styles: dict, *, measure: str | None = None,
+                  recommended: tuple[str, float] | None = None) -> Figure | None:
+    """Stability–accuracy trade-off with its Pareto front, one panel per classifier.
+
+    x = stability (``measure``), y = mean accuracy; every (method, k) is a point in its
+    method's colour and marker (larger for larger k, joined in order of k). The points of the
+    Pareto front (:func:`stablefs.report.ties.pareto_front`: no other point is at least as
+    stable and as accurate) are outlined, joined by a grey step line and labelled
+    "method, k" in a column to the right of the panel, spread so that labels never collide
+    (readable with 10 methods); ``recommended`` is ringed and its label marked.
 
     Parameters
     ----------
@@ -326,6 +406,8 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
         As for :func:`plot_stability`.
     measure : str, optional
         Stability measure on x (default: Kuncheva, else Nogueira, else the first).
+    recommended : (str, float), optional
+        The recommended (method, k) (:func:`stablefs.report.summary.recommendation`).
     """
     measure = measure or primary_measure(stability)
     metrics = primary_metrics(perf)
@@ -334,87 +416,188 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
     stab = stability[stability["measure"] == measure][["method", "k", "estimate"]]
     panels = []
     for metric in metrics:
-        d = perf[perf["metric"] == metric][["method", "k", "mean"]].merge(
+        d = perf[perf["metric"] == metric][["method", "k", "mean", "low", "high"]].merge(
             stab, on=["method", "k"])
-        d = d[np.isfinite(d["mean"]) & np.isfinite(d["estimate"])]
+        d = d[np.isfinite(d["mean"]) & np.isfinite(d["estimate"])].reset_index(drop=True)
         if not d.empty:
             panels.append((metric, d))
     if not panels:
         return None
     present = [m for m in methods if any(m in set(d["method"]) for _, d in panels)]
-    w, h = 5.0, 4.0
-    ncols = min(len(panels), 3)
+    w, h = 6.6, 4.4
+    ncols = min(len(panels), 2)
     with _style():
-        fig, axes = _grid(len(panels), 3, w, h,
+        fig, axes = _grid(len(panels), 2, w, h,
                           _legend_height(len(present), w * ncols, present))
         for ax, (metric, d) in zip(axes, panels, strict=True):
+            ks = sorted(d["k"].unique())
+            size = {k: 18 + 60 * i / max(1, len(ks) - 1) for i, k in enumerate(ks)}
             for m in present:
                 dm = d[d["method"] == m].sort_values("k")
                 if dm.empty:
                     continue
                 st = styles[m]
-                ax.plot(dm["estimate"], dm["mean"], color=st["color"], marker=st["marker"],
-                        linewidth=1.2, alpha=0.9)
-                for x, y, k in dm[["estimate", "mean", "k"]].itertuples(index=False):
-                    ax.annotate(format_k(k), (x, y), xytext=(4, 3), textcoords="offset points",
-                                fontsize=7.5, color=st["color"])
+                ax.plot(dm["estimate"], dm["mean"], color=st["color"], linewidth=0.8,
+                        alpha=0.6, linestyle=st.get("linestyle", "-"))
+                ax.scatter(dm["estimate"], dm["mean"], s=[size[k] for k in dm["k"]],
+                           color=st["color"], marker=st["marker"], alpha=0.75, linewidths=0,
+                           zorder=3)
+            front = pareto_front(d["estimate"], d["mean"])
+            fd = d.loc[front]
+            ax.step(fd["estimate"], fd["mean"], where="post", color="#666666",
+                    linewidth=0.9, linestyle="--", zorder=2)
+            for r in fd.itertuples(index=False):
+                st = styles[r.method]
+                ax.scatter([r.estimate], [r.mean], s=size[r.k] + 25, facecolors="none",
+                           edgecolors="black", linewidths=1.0, marker=st["marker"], zorder=4)
+            ax.set_ylim(*honest_limits(d["mean"], d["mean"], bounded=True))
+            ax.margins(x=0.08)
             ax.set_xlabel(f"stability ({plot_label(measure_label(measure), 30)})")
             kind, clf = parse_metric(metric)
             ax.set_ylabel(f"mean {metric_label(kind).lower()}")
             ax.set_title(plot_label(classifier_label(clf) or metric_label(metric), 40))
-            ax.margins(0.12)
-        fig.suptitle("points labelled by k; up and to the right is better", fontsize=9,
-                     color="#555555")
+            _front_labels(ax, fd, styles, recommended)
+        fig.suptitle("Pareto front outlined and labelled (dashed); marker size grows with k; "
+                     "up and to the right is better", fontsize=9, color="#555555")
         _legend(fig, present, styles, width=w * ncols)
     return fig
 
 
-def plot_frequencies(frequencies: pd.DataFrame, methods: Sequence[str], styles: dict, *,
-                     k: float | None = None, top: int = 30) -> Figure | None:
-    """Selection frequency of each method's most frequently selected features.
+def _front_labels(ax, fd: pd.DataFrame, styles: dict,
+                  recommended: tuple[str, float] | None) -> None:
+    """Label the front's points in a column right of the axes, spread to a minimal gap."""
+    if fd.empty:
+        return
+    y0, y1 = ax.get_ylim()
+    height_pt = ax.get_position().height * ax.figure.get_figheight() * 72
+    gap = 10.5 / max(height_pt, 1.0)  # one 7.5 pt line, in axes fractions
+    order = fd.sort_values(["mean", "estimate"]).reset_index(drop=True)
+    target = ((order["mean"] - y0) / (y1 - y0)).to_numpy(float)
+    pos = target.copy()
+    for i in range(1, len(pos)):
+        pos[i] = max(pos[i], pos[i - 1] + gap)
+    if len(pos) and pos[-1] > 1.0:  # push down from the top, then keep the gaps
+        pos[-1] = 1.0
+        for i in range(len(pos) - 2, -1, -1):
+            pos[i] = min(pos[i], pos[i + 1] - gap)
+    for r, ty in zip(order.itertuples(index=False), pos, strict=True):
+        rec = recommended is not None and r.method == recommended[0] and \
+            float(r.k) == float(recommended[1])
+        text = f"{plot_label(r.method, 24)}, k={format_k(r.k)}" + ("  ◀ recommended" if rec
+                                                                 else "")
+        ax.annotate(text, xy=(r.estimate, r.mean), xycoords="data", xytext=(1.03, ty),
+                    textcoords="axes fraction", fontsize=7.5, va="center",
+                    color=styles[r.method]["color"], fontweight="bold" if rec else "normal",
+                    annotation_clip=False,
+                    arrowprops={"arrowstyle": "-", "color": "#999999", "linewidth": 0.5,
+                                "shrinkA": 0, "shrinkB": 3})
+        if rec:
+            ax.scatter([r.estimate], [r.mean], s=260, facecolors="none", edgecolors="#d62728",
+                       linewidths=1.6, zorder=5)
 
-    One panel per method with horizontal bars, most frequent at the top, and a dashed line
-    at the consensus threshold (0.5). Long feature names are cut for the plot.
+
+def plot_frequency_rank(frequencies: pd.DataFrame, methods: Sequence[str], styles: dict,
+                        *, max_rank: int | None = None) -> Figure | None:
+    """Selection frequency against frequency rank, one line per k, one panel per method.
+
+    For each method and k the features' selection frequencies are sorted decreasingly and
+    drawn against their rank 1, 2, ...: a stable method keeps a plateau at 1 up to about k
+    and then drops steeply; an unstable one decays slowly. The dashed line is the consensus
+    threshold (0.5; features above it form the consensus signature).
 
     Parameters
     ----------
     frequencies : DataFrame
-        ``method, k, feature, frequency`` (see
-        :func:`stablefs.report.tables.prepare_frequencies`).
+        ``method, k, feature, frequency``.
     methods, styles
-        As for :func:`plot_stability`.
-    k : float, optional
-        Subset size; default (and for methods without it) each method's largest k.
-    top : int, default 30
-        Number of features per panel.
+        As for :func:`plot_stability` (``styles`` is unused: k is the colour here).
+    max_rank : int, optional
+        Right end of the x axis; default twice the largest k.
     """
     if frequencies is None or frequencies.empty:
         return None
     present = [m for m in methods if m in set(frequencies["method"])]
-    data = []
-    for m in present:
-        km = frequency_k(frequencies, m, k)
-        data.append((m, km, top_features(frequencies, m, km, top)))
-    n_bars = max((len(d) for _, _, d in data), default=1)
-    w, h = 4.4, 0.19 * max(n_bars, 5) + 1.0
+    ks = sorted(frequencies["k"].unique())
+    cmap = mpl.colormaps["viridis"]
+    colors = {k: cmap(0.85 * i / max(1, len(ks) - 1)) for i, k in enumerate(ks)}
+    right = int(max_rank or max(2 * max(ks), 10))
+    w, h = 4.2, 3.0
     with _style():
-        fig, axes = _grid(len(data), 4, w, h)
-        for ax, (m, km, d) in zip(axes, data, strict=True):
-            color = styles[m]["color"]
-            y = np.arange(len(d))
-            ax.barh(y, d["frequency"], color=color, height=0.72)
-            ax.set_yticks(y, [plot_label(f, 26) for f in d["feature"]], fontsize=7.5)
-            ax.set_ylim(max(n_bars, 1) - 0.5, -0.5)  # most frequent at the top
-            ax.set_xlim(0, 1.0)
-            ax.axvline(CONSENSUS_THRESHOLD, color="#444444", linestyle="--", linewidth=0.9,
-                       zorder=3)
-            ax.grid(axis="y", visible=False)
-            ax.set_xlabel("selection frequency")
-            ax.set_title(f"{plot_label(m, 30)}\nk = {format_k(km)}", fontsize=9.5)
-            if d.empty:
-                ax.text(0.5, 0.5, "no feature selected", transform=ax.transAxes,
-                        ha="center", va="center", color="#777777")
+        fig, axes = _grid(len(present), 3, w, h, 0.55)
+        for ax, m in zip(axes, present, strict=True):
+            for k in ks:
+                q = np.sort(frequencies.loc[(frequencies["method"] == m)
+                                            & (frequencies["k"] == k), "frequency"]
+                            .to_numpy(float))[::-1][:right]
+                if q.size == 0:
+                    continue
+                ax.plot(np.arange(1, q.size + 1), q, color=colors[k], linewidth=1.4,
+                        drawstyle="steps-mid")
+            ax.axhline(CONSENSUS_THRESHOLD, color="#444444", linestyle="--", linewidth=0.9)
+            ax.set_xlim(0.5, right + 0.5)
+            ax.set_ylim(0, 1.03)
+            ax.set_title(plot_label(m, 36))
+            ax.set_xlabel("features, by decreasing frequency")
+            ax.set_ylabel("selection frequency")
+        handles = [Line2D([], [], color=colors[k], linewidth=2) for k in ks]
+        fig.legend(handles, [f"k = {format_k(k)}" for k in ks], loc="outside lower center",
+                   ncols=min(len(ks), 8))
     return fig
+
+
+def plot_selection_heatmap(rankings: np.ndarray, feature_names: Sequence[str], k: float, *,
+                           method: str, top: int = 60) -> Figure | None:
+    """Features × resamples map of one method's selections at one k.
+
+    A cell is coloured by the feature's rank in that resample when it is among the top k,
+    and left blank otherwise. Rows are the ``top`` most often selected features (most
+    frequent first; ties by mean rank); a black line separates the consensus features
+    (frequency > 0.5) from the rest.
+
+    Parameters
+    ----------
+    rankings : array of shape (n_resamples, n_features)
+        Rank of every feature in every resample (1 = best), as the runner records.
+    feature_names : sequence of str
+        Names of the n_features columns.
+    k : float
+        Subset size.
+    method : str
+        Method name, for the title.
+    top : int, default 60
+        Number of rows.
+    """
+    ranks = np.asarray(rankings, float)
+    if ranks.ndim != 2 or ranks.size == 0:
+        return None
+    chosen = ranks <= k
+    freq = chosen.mean(axis=0)
+    mean_rank = ranks.mean(axis=0)
+    ever = np.flatnonzero(freq > 0)
+    if ever.size == 0:
+        return None
+    order = ever[np.lexsort((mean_rank[ever], -freq[ever]))][:top]
+    data = np.where(chosen[:, order], ranks[:, order], np.nan).T
+    n_cons = int(in_consensus(freq[order]).sum())
+    n_res = ranks.shape[0]
+    with _style():
+        fig = _new_figure(min(11.0, 3.2 + 0.09 * n_res), 1.3 + 0.13 * len(order))
+        ax = fig.subplots()
+        cmap = mpl.colormaps["viridis_r"].with_extremes(bad="#f2f2f2")
+        im = ax.imshow(data, aspect="auto", interpolation="nearest", cmap=cmap, vmin=1,
+                       vmax=max(float(k), 1.0))
+        ax.set_yticks(np.arange(len(order)), [plot_label(feature_names[j], 24) for j in order],
+                      fontsize=6.5)
+        ax.set_xlabel("resample")
+        ax.grid(False)
+        if 0 < n_cons < len(order):
+            ax.axhline(n_cons - 0.5, color="black", linewidth=1.2)
+        ax.set_title(f"{plot_label(method, 30)}, k = {format_k(k)}: the {len(order)} most "
+                     f"often selected of {ever.size} features", fontsize=9.5)
+        cb = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.02)
+        cb.set_label("rank when in the top k", fontsize=8)
+    return fig
+
 
 
 def plot_fit_time(timing: pd.DataFrame, methods: Sequence[str], styles: dict, *,

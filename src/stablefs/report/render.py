@@ -23,6 +23,7 @@ __all__ = [
     "BulletList",
     "Code",
     "CodeBlock",
+    "Details",
     "Document",
     "Figure",
     "Heading",
@@ -115,6 +116,16 @@ class Figure:
     png: bytes
     caption: str
     alt: str = ""
+
+
+@dataclass
+class Details:
+    """A collapsible group of blocks (HTML ``<details>``; in Markdown the summary line in
+    bold followed by the blocks, always shown)."""
+
+    summary: str
+    blocks: list = field(default_factory=list)
+    open: bool = False
 
 
 @dataclass
@@ -234,8 +245,17 @@ def to_markdown(doc: Document) -> str:
         PNG files, followed by their caption in italics.
     """
     chunks = [f"# {md_escape(doc.title)}"]
-    for block in doc.blocks:
-        if isinstance(block, Heading):
+    chunks.extend(_md_blocks(doc.blocks))
+    return "\n\n".join(chunks) + "\n"
+
+
+def _md_blocks(blocks) -> list[str]:
+    chunks: list[str] = []
+    for block in blocks:
+        if isinstance(block, Details):
+            chunks.append(f"**{md_escape(block.summary)}**")
+            chunks.extend(_md_blocks(block.blocks))
+        elif isinstance(block, Heading):
             level = min(max(block.level, 2), 6)
             chunks.append(f"{'#' * level} {md_escape(block.text)}")
         elif isinstance(block, Paragraph):
@@ -253,7 +273,7 @@ def to_markdown(doc: Document) -> str:
             chunks.append(f"![{alt}]({block.src})\n\n*{md_escape(block.caption)}*")
         else:  # pragma: no cover - programming error
             raise TypeError(f"unknown block {block!r}")
-    return "\n\n".join(chunks) + "\n"
+    return chunks
 
 
 def _md_table(table: Table) -> str:
@@ -310,6 +330,8 @@ figure { margin: 1.2rem 0 2.2rem; }
 figure img { display: block; max-width: 100%; height: auto; border: 1px solid var(--border);
   border-radius: 6px; }
 figcaption { color: var(--muted); font-size: .92rem; margin-top: .45rem; max-width: 80ch; }
+details { margin: .4rem 0 .8rem; }
+details > summary { cursor: pointer; font-weight: 600; color: var(--accent); }
 footer { color: var(--muted); font-size: .85rem; margin-top: 3rem;
   border-top: 1px solid var(--border); padding-top: .8rem; }
 @media print {
@@ -338,10 +360,32 @@ def to_html(doc: Document, *, footer: str | None = None) -> str:
         no reference to any external resource.
     """
     used: set[str] = set()
-    body: list[str] = []
     toc: list[tuple[str, str]] = []
-    for block in doc.blocks:
-        if isinstance(block, Heading):
+    body = _html_blocks(doc.blocks, used, toc)
+    nav = ""
+    if len(toc) > 1:
+        links = "".join(f'<a href="#{a}">{html_escape(t)}</a>' for a, t in toc)
+        nav = f'<nav class="toc">{links}</nav>'
+    foot = f"<footer>{html_escape(footer)}</footer>" if footer else ""
+    title = html_escape(doc.title)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{title}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n<main>\n"
+        f"<h1>{title}</h1>\n{nav}\n" + "\n".join(body) + f"\n{foot}\n</main>\n</body>\n</html>\n"
+    )
+
+
+def _html_blocks(blocks, used: set[str], toc: list[tuple[str, str]]) -> list[str]:
+    body: list[str] = []
+    for block in blocks:
+        if isinstance(block, Details):
+            inner = "\n".join(_html_blocks(block.blocks, used, toc))
+            op = " open" if block.open else ""
+            body.append(f"<details{op}><summary>{html_escape(block.summary)}</summary>\n"
+                        f"{inner}\n</details>")
+        elif isinstance(block, Heading):
             level = min(max(block.level, 2), 6)
             anchor = _slug(block.anchor or block.text, used)
             if level == 2:
@@ -367,19 +411,7 @@ def to_html(doc: Document, *, footer: str | None = None) -> str:
             )
         else:  # pragma: no cover - programming error
             raise TypeError(f"unknown block {block!r}")
-    nav = ""
-    if len(toc) > 1:
-        links = "".join(f'<a href="#{a}">{html_escape(t)}</a>' for a, t in toc)
-        nav = f'<nav class="toc">{links}</nav>'
-    foot = f"<footer>{html_escape(footer)}</footer>" if footer else ""
-    title = html_escape(doc.title)
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{title}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n<main>\n"
-        f"<h1>{title}</h1>\n{nav}\n" + "\n".join(body) + f"\n{foot}\n</main>\n</body>\n</html>\n"
-    )
+    return body
 
 
 def _html_table(table: Table) -> str:

@@ -191,16 +191,16 @@ def signature_gmt(signature: pd.DataFrame, *, data_name: str | None = None) -> s
     return "".join(line + "\n" for line in lines)
 
 
-def write_signature(out_dir, frequencies: pd.DataFrame, X, y, feature_names,
-                    selections: pd.DataFrame | None = None, *,
-                    data_name: str | None = None) -> dict[str, Path]:
-    """Write ``signature.csv`` and ``signature.gmt`` into ``out_dir`` (atomically).
+def write_signature(out_dir, signature: pd.DataFrame, *, data_name: str | None = None
+                    ) -> dict[str, Path]:
+    """Write a :func:`signature_table` as ``signature.csv`` and ``signature.gmt`` into
+    ``out_dir`` (atomically).
 
     Returns ``{"signature.csv": Path, "signature.gmt": Path}``.
     """
     out_dir = Path(out_dir)
-    sig = signature_table(frequencies, X, y, feature_names, selections)
     csv = atomic_write_text(out_dir / "signature.csv",
-                            sig.to_csv(index=False, lineterminator="\n"))
-    gmt = atomic_write_text(out_dir / "signature.gmt", signature_gmt(sig, data_name=data_name))
+                            signature.to_csv(index=False, lineterminator="\n"))
+    gmt = atomic_write_text(out_dir / "signature.gmt",
+                            signature_gmt(signature, data_name=data_name))
     return {"signature.csv": csv, "signature.gmt": gmt}

@@ -22,12 +22,16 @@ import pandas as pd
 
 from stablefs._errors import StablefsError
 from stablefs.report.render import Strong, Table
+from stablefs.report.ties import leaders, t_interval
 from stablefs.stability.frequency import CONSENSUS_THRESHOLD, in_consensus
 
 __all__ = [
     "CONSENSUS_THRESHOLD",
     "classifier_label",
+    "consensus_feature_table",
+    "consensus_lists",
     "consensus_table",
+    "drop_duplicates",
     "format_estimate",
     "format_k",
     "format_mean_sd",
@@ -43,7 +47,6 @@ __all__ = [
     "primary_measure",
     "primary_metrics",
     "stability_table",
-    "summary_sentences",
     "time_summary",
     "time_table",
 ]
@@ -303,10 +306,12 @@ def performance_summary(results: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``method, k, metric, kind, classifier, mean, sd, n`` for rows with a finite k > 0
-        and a metric that is not a time; ``sd`` uses ``ddof=1`` (NaN for one resample).
+        ``method, k, metric, kind, classifier, mean, sd, n, low, high`` for rows with a
+        finite k > 0 and a metric that is not a time; ``sd`` uses ``ddof=1`` (NaN for one
+        resample); ``low, high`` the 95 % Student-t interval of the mean
+        (:func:`stablefs.report.ties.t_interval`), the intervals of the tie rule.
     """
-    cols = ["method", "k", "metric", "kind", "classifier", "mean", "sd", "n"]
+    cols = ["method", "k", "metric", "kind", "classifier", "mean", "sd", "n", "low", "high"]
     keep = (
         np.isfinite(results["k"].to_numpy())
         & (results["k"].to_numpy() > 0)
@@ -320,6 +325,7 @@ def performance_summary(results: pd.DataFrame) -> pd.DataFrame:
     parsed = out["metric"].map(parse_metric)
     out["kind"] = [p[0] for p in parsed]
     out["classifier"] = [p[1] for p in parsed]
+    out["low"], out["high"] = t_interval(out["mean"], out["sd"], out["n"])
     return out[cols]
 
 
@@ -371,24 +377,19 @@ def primary_metrics(perf: pd.DataFrame) -> list[str]:
 # ------------------------------------------------------------------------ tables
 
 
-def _best_mask(values: Sequence[float], *, higher: bool, digits: int) -> list[bool]:
-    vals = [round(v, digits) if v is not None and math.isfinite(v) else None for v in values]
-    finite = [v for v in vals if v is not None]
-    if len(finite) < 2:
-        return [False] * len(vals)
-    best = max(finite) if higher else min(finite)
-    return [v is not None and v == best for v in vals]
-
-
-def _pivot_table(methods: Sequence[str], ks: Sequence[float], cell, value, *,
+def _pivot_table(methods: Sequence[str], ks: Sequence[float], cell, interval, *,
                  higher: bool) -> Table:
-    """Method × k table; the best value per k (at display precision) in bold."""
+    """Method × k table; at each k the best method and those tied with it (overlapping
+    intervals, :func:`stablefs.report.ties.leaders`) in bold. Nothing is bold when only one
+    method has a value."""
     rows: list[list] = [[m] for m in methods]
     for k in ks:
-        best = _best_mask([value(m, k) for m in methods], higher=higher, digits=3)
-        for r, (m, b) in enumerate(zip(methods, best, strict=True)):
+        vals = {m: interval(m, k) for m in methods}
+        finite = [m for m in methods if math.isfinite(vals[m][0])]
+        best = set(leaders(vals, higher=higher)) if len(finite) > 1 else set()
+        for r, m in enumerate(methods):
             text = cell(m, k)
-            rows[r].append(Strong(text) if b else text)
+            rows[r].append(Strong(text) if m in best else text)
     return Table(header=["Method"] + [f"k = {format_k(k)}" for k in ks], rows=rows)
 
 
@@ -415,28 +416,29 @@ def stability_table(stability: pd.DataFrame, measure: str, methods: Sequence[str
         e, lo, hi = lookup.get((m, k), (math.nan, math.nan, math.nan))
         return format_estimate(e, lo, hi)
 
-    def value(m, k):
-        return lookup.get((m, k), (math.nan,))[0]
+    def interval(m, k):
+        return lookup.get((m, k), (math.nan, math.nan, math.nan))
 
-    return _pivot_table(rows, ks, cell, value, higher=higher)
+    return _pivot_table(rows, ks, cell, interval, higher=higher)
 
 
 def performance_table(perf: pd.DataFrame, metric: str, methods: Sequence[str]) -> Table:
     """Method × k table of ``metric`` as ``"mean ± sd"`` over resamples, best per k in bold."""
     df = perf[perf["metric"] == metric]
-    lookup = {(m, k): (mu, sd) for m, k, mu, sd in
-              df[["method", "k", "mean", "sd"]].itertuples(index=False)}
+    lookup = {(m, k): (mu, sd, lo, hi) for m, k, mu, sd, lo, hi in
+              df[["method", "k", "mean", "sd", "low", "high"]].itertuples(index=False)}
     ks = sorted(df["k"].unique())
     rows = _present(methods, df)
     higher = parse_metric(metric)[0] not in _KINDS_LOWER_IS_BETTER
 
     def cell(m, k):
-        return format_mean_sd(*lookup.get((m, k), (math.nan, math.nan)))
+        return format_mean_sd(*lookup.get((m, k), (math.nan, math.nan))[:2])
 
-    def value(m, k):
-        return lookup.get((m, k), (math.nan,))[0]
+    def interval(m, k):
+        mu, _, lo, hi = lookup.get((m, k), (math.nan,) * 4)
+        return mu, lo, hi
 
-    return _pivot_table(rows, ks, cell, value, higher=higher)
+    return _pivot_table(rows, ks, cell, interval, higher=higher)
 
 
 def frequency_k(frequencies: pd.DataFrame, method: str, k: float | None = None) -> float | None:
@@ -463,47 +465,120 @@ def top_features(frequencies: pd.DataFrame, method: str, k: float, n: int | None
     return (df if n is None else df.head(n))[["feature", "frequency"]].reset_index(drop=True)
 
 
-def consensus_table(frequencies: pd.DataFrame, methods: Sequence[str], *,
-                    threshold: float = CONSENSUS_THRESHOLD, top: int = 20,
-                    k: float | None = None) -> Table:
-    """Per method, the features selected in more than ``threshold`` of the resamples (the rule
-    of :func:`stablefs.stability.consensus`).
+def consensus_lists(frequencies: pd.DataFrame, methods: Sequence[str], *,
+                    threshold: float = CONSENSUS_THRESHOLD
+                    ) -> list[tuple[str, float, pd.DataFrame]]:
+    """Every consensus feature of every (method, k): ``[(method, k, features), ...]`` with
+    ``features`` the ``feature, frequency`` rows with frequency > ``threshold``
+    (:func:`stablefs.stability.in_consensus`), most frequent first."""
+    out = []
+    for m in _present(methods, frequencies):
+        for k in sorted(frequencies.loc[frequencies["method"] == m, "k"].unique()):
+            feats = top_features(frequencies, m, float(k))
+            out.append((m, float(k),
+                        feats[in_consensus(feats["frequency"].to_numpy(), threshold)]
+                        .reset_index(drop=True)))
+    return out
 
-    Parameters
-    ----------
-    frequencies : DataFrame
-        Output of :func:`prepare_frequencies`.
-    methods : sequence of str
-        Row order.
-    threshold : float, default 0.5
-        Minimal selection frequency.
-    top : int, default 20
-        How many of the consensus features to name (most frequent first).
-    k : float, optional
-        Subset size; default (and for methods without it) the method's largest k.
+
+def consensus_table(frequencies: pd.DataFrame, methods: Sequence[str], *,
+                    threshold: float = CONSENSUS_THRESHOLD) -> Table:
+    """Method × k table of the number of consensus features (frequency > ``threshold``, the
+    rule of :func:`stablefs.stability.consensus`), with the number selected in every
+    resample in brackets."""
+    lists = consensus_lists(frequencies, methods, threshold=threshold)
+    ks = sorted({k for _, k, _ in lists})
+    cells = {(m, k): f"{len(f)} ({int((f['frequency'] >= 1 - 1e-12).sum())})"
+             for m, k, f in lists}
+    rows = [[m] + [cells.get((m, k), DASH) for k in ks] for m in _present(methods, frequencies)]
+    return Table(header=["Method"] + [f"k = {format_k(k)}" for k in ks], rows=rows)
+
+
+def consensus_feature_table(features: pd.DataFrame, signature: pd.DataFrame | None = None
+                            ) -> Table:
+    """All consensus features of one (method, k): name and frequency, and, when the
+    ``signature`` rows of that (method, k) are given, mean rank, the class in which the
+    feature is higher, effect size and FDR (descriptive, whole data)."""
+    sig = None
+    if signature is not None and not signature.empty:
+        sig = signature.drop_duplicates("feature").set_index("feature")
+    header = ["#", "Feature", "Frequency"]
+    align = ["r", "l", "r"]
+    if sig is not None:
+        header += ["Mean rank", "Higher in", "Effect size*", "FDR*"]
+        align += ["r", "l", "r", "r"]
+    rows = []
+    for i, (f, q) in enumerate(features[["feature", "frequency"]].itertuples(index=False)):
+        row = [str(i + 1), f, f"{q:.2f}"]
+        if sig is not None:
+            if f in sig.index:
+                r = sig.loc[f]
+                row += [_fmt(float(r["mean_rank"]), 1), str(r["higher_in"]),
+                        _fmt(float(r["effect_size_whole_data"]), 2),
+                        _fmt_p(float(r["fdr_bh_whole_data"]))]
+            else:
+                row += [DASH] * 4
+        rows.append(row)
+    return Table(header=header, rows=rows, align=align)
+
+
+def _fmt_p(p: float) -> str:
+    if not math.isfinite(p):
+        return DASH
+    return f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}"
+
+
+_SAME_AS = {"nogueira": "kuncheva"}
+
+
+def drop_duplicates(results: pd.DataFrame, stability: pd.DataFrame
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Leave out what would be shown twice, and say why.
+
+    * Nogueira's measure equals the Kuncheva index when every subset has the same size k
+      (Nogueira, Sechidis and Brown 2018, sec. 4): when both are present and agree to 1e-9 on
+      every (method, k), only Kuncheva is kept.
+    * The AUC of a classifier whose scores are 0/1 labels (1NN) equals its balanced accuracy
+      for two classes, (sensitivity + specificity) / 2: ``auc_<clf>`` is left out when it
+      equals ``balanced_accuracy_<clf>`` on every resample.
 
     Returns
     -------
-    Table
-        Columns: method, k, number of features with frequency > threshold, number selected
-        in every resample, and the top names with their frequencies.
+    (results, stability, notes)
+        The frames without the duplicates and one sentence per thing left out.
     """
-    rows = []
-    for m in _present(methods, frequencies):
-        km = frequency_k(frequencies, m, k)
-        feats = top_features(frequencies, m, km)
-        cons = feats[in_consensus(feats["frequency"].to_numpy(), threshold)]
-        always = int((feats["frequency"] >= 1 - 1e-12).sum())
-        names = ", ".join(f"{f} ({q:.2f})" for f, q in cons.head(top).itertuples(index=False))
-        if len(cons) > top:
-            names += f", … and {len(cons) - top} more"
-        rows.append([m, format_k(km), str(len(cons)), str(always), names or DASH])
-    return Table(
-        header=["Method", "k", f"Features with frequency > {threshold:g}", "In every resample",
-                f"Top {top} (selection frequency)"],
-        rows=rows,
-        align=["l", "r", "r", "r", "l"],
-    )
+    notes = []
+    measures = {m.lower(): m for m in pd.unique(stability["measure"])}
+    for dup, keep in _SAME_AS.items():
+        if dup in measures and keep in measures:
+            a = stability[stability["measure"] == measures[dup]]
+            b = stability[stability["measure"] == measures[keep]]
+            j = a.merge(b, on=["method", "k"], suffixes=("_d", "_k"))
+            if len(j) == len(a) and len(j) and np.allclose(j["estimate_d"], j["estimate_k"],
+                                                          rtol=1e-9, atol=1e-9,
+                                                          equal_nan=True):
+                stability = stability[stability["measure"] != measures[dup]]
+                notes.append(f"{measure_label(dup)} is not shown separately: with subsets of "
+                             f"equal size k it equals the {measure_label(keep)} index "
+                             "(Nogueira et al. 2018), and here the two agree at every k; "
+                             "its own intervals are in stability.csv.")
+    metrics = set(results["metric"])
+    for metric in sorted(metrics):
+        kind, clf = parse_metric(metric)
+        other = f"balanced_accuracy_{clf}"
+        if kind != "auc" or not clf or other not in metrics:
+            continue
+        keys = ["method", "k", "resample"]
+        a = results[results["metric"] == metric][keys + ["value"]]
+        b = results[results["metric"] == other][keys + ["value"]]
+        j = a.merge(b, on=keys, suffixes=("_a", "_b"))
+        if len(j) == len(a) and len(j) and np.allclose(j["value_a"], j["value_b"],
+                                                      rtol=1e-9, atol=1e-12, equal_nan=True):
+            results = results[results["metric"] != metric]
+            notes.append(f"AUC ({classifier_label(clf)}) is not shown: this classifier scores "
+                         "with 0/1 labels, so its AUC equals its balanced accuracy, "
+                         "(sensitivity + specificity) / 2, which is shown.")
+    return results, stability, notes
 
 
 def time_table(timing: pd.DataFrame, methods: Sequence[str]) -> Table:
@@ -526,254 +601,3 @@ def time_table(timing: pd.DataFrame, methods: Sequence[str]) -> Table:
     labels = [("Fit time" if mt == "fit_time" else mt.replace("_", " ").capitalize())
               + " (mean ± sd)" for mt in metrics]
     return Table(header=["Method", *labels, "Resamples"], rows=rows)
-
-
-# ---------------------------------------------------------------------- summary
-
-
-def _names(methods: Sequence[str]) -> str:
-    methods = list(methods)
-    if len(methods) <= 1:
-        return "".join(methods)
-    return ", ".join(methods[:-1]) + " and " + methods[-1]
-
-
-def _leaders(values: dict[str, float], *, higher: bool = True, digits: int = 2
-             ) -> list[str]:
-    """Methods whose value equals the best at the shown precision (ties kept)."""
-    finite = {m: v for m, v in values.items() if v is not None and math.isfinite(v)}
-    if not finite:
-        return []
-    best = (max if higher else min)(round(v, digits) for v in finite.values())
-    return [m for m, v in finite.items() if round(v, digits) == best]
-
-
-def _reference_k(frames: Sequence[pd.DataFrame], methods: Sequence[str]) -> float | None:
-    """Largest k at which every method has a value in every frame; else the largest k."""
-    ks_all: set[float] = set()
-    common: set[float] | None = None
-    for df in frames:
-        if df.empty:
-            continue
-        ks_all.update(df["k"].unique())
-        for m in methods:
-            km = set(df.loc[df["method"] == m, "k"].unique())
-            if km:
-                common = km if common is None else common & km
-    if common:
-        return float(max(common))
-    return float(max(ks_all)) if ks_all else None
-
-
-def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.DataFrame,
-                      timing: pd.DataFrame, frequencies: pd.DataFrame | None, *,
-                      digits: int = 2) -> list[str]:
-    """The report's "Summary": a few sentences computed from the numbers.
-
-    Values are shown with ``digits`` decimals, and methods whose values are equal at that
-    precision are reported as tied rather than ranked. Overlapping confidence intervals of
-    the two most stable methods are pointed out.
-
-    Parameters
-    ----------
-    methods : sequence of str
-        Method order.
-    stability, perf, timing, frequencies : DataFrame
-        Outputs of :func:`prepare_stability`, :func:`performance_summary`,
-        :func:`time_summary` and :func:`prepare_frequencies` (or None).
-    digits : int, default 2
-        Decimals of the numbers in the sentences.
-
-    Returns
-    -------
-    list of str
-        Plain-text sentences (the renderers escape them).
-    """
-    out: list[str] = []
-    measure = primary_measure(stability)
-    stab = stability[stability["measure"] == measure] if measure else stability.iloc[:0]
-    headline = primary_metrics(perf)
-    perf_h = perf[perf["metric"].isin(headline)]
-    stab_methods = _present(methods, stab)
-    ref_k = _reference_k([stab, perf_h], _present(methods, stab, perf_h))
-
-    def est_text(m: str, k: float, meas: str) -> str:
-        r = stability[(stability["method"] == m) & (stability["k"] == k)
-                      & (stability["measure"] == meas)].iloc[0]
-        return format_estimate(r["estimate"], r["low"], r["high"], digits=digits)
-
-    most_stable: list[str] = []
-    if measure and ref_k is not None and not stab.empty:
-        at = stab[stab["k"] == ref_k].set_index("method")
-        vals = {m: float(at.loc[m, "estimate"]) for m in stab_methods if m in at.index}
-        higher = measure.lower() not in _MEASURES_LOWER_IS_BETTER
-        lab = measure_label(measure)
-        kk = format_k(ref_k)
-        most_stable = _leaders(vals, higher=higher, digits=digits)
-        finite = [m for m in vals if math.isfinite(vals[m])]
-        if len(finite) == 1:
-            m = finite[0]
-            out.append(f"Stability at k={kk} ({lab}): {m} {est_text(m, ref_k, measure)}"
-                       + (" (the only method compared)." if len(methods) == 1 else "."))
-        elif len(most_stable) > 1:
-            ties = _names([f"{m} ({est_text(m, ref_k, measure)})" for m in most_stable])
-            out.append(f"Most stable at k={kk} ({lab}): a tie between {ties}.")
-        elif most_stable:
-            best = most_stable[0]
-            others = sorted((m for m in finite if m != best), key=lambda m: vals[m],
-                            reverse=higher)
-            second = others[0]
-            s = (f"Most stable at k={kk} ({lab}): {best} ({est_text(best, ref_k, measure)}), "
-                 f"ahead of {second} ({est_text(second, ref_k, measure)})")
-            a, b = at.loc[best], at.loc[second]
-            if all(math.isfinite(x) for x in (a["low"], a["high"], b["low"], b["high"])):
-                if a["low"] <= b["high"] and b["low"] <= a["high"]:
-                    s += "; their confidence intervals overlap, so the lead is not clear-cut"
-                else:
-                    s += "; their confidence intervals do not overlap"
-            out.append(s + ".")
-        # consistency across sizes
-        ks = sorted(stab["k"].unique())
-        if len(ks) > 1 and len(finite) > 1:
-            wins: dict[str, int] = {}
-            for k in ks:
-                atk = stab[stab["k"] == k]
-                lead = _leaders(dict(zip(atk["method"], atk["estimate"], strict=True)),
-                                higher=higher, digits=digits)
-                for m in lead:
-                    wins[m] = wins.get(m, 0) + 1
-            if wins:
-                top_n = max(wins.values())
-                winners = [m for m in stab_methods if wins.get(m) == top_n]
-                if top_n == len(ks) and len(winners) == 1:
-                    out.append(f"{winners[0]} is the most stable at every size k.")
-                elif top_n == len(ks):
-                    out.append(f"{_names(winners)} are jointly the most stable at every size k.")
-                else:
-                    out.append(f"Across sizes, {_names(winners)} "
-                               f"{'is' if len(winners) == 1 else 'are each'} the most stable "
-                               f"at {top_n} of {len(ks)} sizes (ties counted for each).")
-        # do the other measures agree?
-        for other in pd.unique(stability["measure"]):
-            if other == measure:
-                continue
-            atk = stability[(stability["measure"] == other) & (stability["k"] == ref_k)]
-            if atk["method"].nunique() < 2:
-                continue
-            h2 = other.lower() not in _MEASURES_LOWER_IS_BETTER
-            lead = _leaders(dict(zip(atk["method"], atk["estimate"], strict=True)), higher=h2,
-                            digits=digits)
-            if not lead:
-                continue
-            if set(lead) == set(most_stable):
-                out.append(f"{measure_label(other)} agrees at k={kk}.")
-            else:
-                vals2 = ", ".join(f"{m} {est_text(m, ref_k, other)}" for m in lead)
-                out.append(f"{measure_label(other)} ranks differently at k={kk}: most stable "
-                           f"{'is' if len(lead) == 1 else 'are'} {vals2}.")
-
-    # accuracy
-    for metric in headline:
-        df = perf[perf["metric"] == metric]
-        if df.empty:
-            continue
-        kind, clf = parse_metric(metric)
-        kind_text = _KIND_LABELS.get(kind, kind.replace("_", " "))
-        if kind_text != "AUC":
-            kind_text = kind_text.lower()
-        with_clf = f" with {classifier_label(clf)}" if clf else ""
-        higher = kind not in _KINDS_LOWER_IS_BETTER
-        if kind in ("accuracy", "balanced_accuracy"):
-            word = f"Most accurate{' (balanced)' if kind != 'accuracy' else ''}"
-        else:
-            word = f"{'Highest' if higher else 'Lowest'} {kind_text}"
-        k_here = ref_k if ref_k is not None and (df["k"] == ref_k).any() else df["k"].max()
-        at = df[df["k"] == k_here].set_index("method")
-        vals = {m: float(at.loc[m, "mean"]) for m in _present(methods, df) if m in at.index}
-        lead = _leaders(vals, higher=higher, digits=digits)
-        if not lead:
-            continue
-
-        def ms(m: str, at=at) -> str:
-            return format_mean_sd(at.loc[m, "mean"], at.loc[m, "sd"], digits=digits)
-
-        kk = format_k(k_here)
-        finite = [m for m in vals if math.isfinite(vals[m])]
-        if len(finite) == 1:
-            s = f"{kind_text.capitalize() if kind_text != 'AUC' else 'AUC'}{with_clf} at " \
-                f"k={kk}: {finite[0]} {ms(finite[0])}"
-        elif len(lead) > 1:
-            s = (f"{word}{with_clf} at k={kk}: a tie between "
-                 + _names([f"{m} ({ms(m)})" for m in lead]))
-        else:
-            rest = sorted((m for m in finite if m != lead[0]), key=lambda m: vals[m],
-                          reverse=higher)
-            s = f"{word}{with_clf} at k={kk}: {lead[0]} ({ms(lead[0])}), then {rest[0]} " \
-                f"({ms(rest[0])})"
-        if df["k"].nunique() > 1:
-            sign = 1.0 if higher else -1.0
-            best_row = df.loc[(sign * df["mean"]).idxmax()]
-            best = round(float(best_row["mean"]), digits)
-            tied = [(r.method, r.k) for r in df.itertuples(index=False)
-                    if math.isfinite(r.mean) and round(r.mean, digits) == best]
-            if len(tied) == 1:
-                s += (f"; best over all sizes: {best_row['method']} at "
-                      f"k={format_k(best_row['k'])} "
-                      f"({format_mean_sd(best_row['mean'], best_row['sd'], digits=digits)})")
-            elif len(tied) <= 4:
-                s += f"; best over all sizes, {best:.{digits}f}, reached by " + \
-                    _names([f"{m} at k={format_k(k)}" for m, k in tied])
-            else:
-                s += f"; best over all sizes, {best:.{digits}f}, reached by {len(tied)} " \
-                     "(method, k) pairs"
-        out.append(s + ".")
-        # trade-off sentence for the first headline metric only
-        if metric == headline[0] and most_stable and len(finite) > 1 and k_here == ref_k:
-            if set(lead) & set(most_stable):
-                both = [m for m in lead if m in most_stable]
-                best_word = "most accurate" if word.startswith("Most accurate") else \
-                    f"best by {kind_text}"
-                shared = " (tied)" if len(most_stable) > 1 else ""
-                out.append(f"At k={kk}, {_names(both)} "
-                           f"{'is' if len(both) == 1 else 'are'} both the most stable{shared} "
-                           f"and the {best_word}{with_clf}.")
-            else:
-                s1 = most_stable[0]
-                if s1 in at.index:
-                    out.append(
-                        f"Trade-off at k={kk}: the most stable method, {s1}, reaches "
-                        f"{kind_text} {at.loc[s1, 'mean']:.{digits}f}{with_clf}, against "
-                        f"{vals[lead[0]]:.{digits}f} for {lead[0]}.")
-
-    # consensus
-    if frequencies is not None:
-        parts = []
-        ks_used = set()
-        for m in _present(methods, frequencies):
-            km = frequency_k(frequencies, m)
-            feats = top_features(frequencies, m, km)
-            n_cons = int(in_consensus(feats["frequency"].to_numpy()).sum())
-            parts.append(f"{m} {n_cons}")
-            ks_used.add(km)
-        if parts:
-            where = f"k={format_k(next(iter(ks_used)))}" if len(ks_used) == 1 else \
-                "each method's largest k"
-            out.append(f"Features selected in more than half of the resamples at {where}: "
-                       + ", ".join(parts) + ".")
-
-    # running time
-    ft = timing[timing["metric"] == "fit_time"] if not timing.empty else timing
-    if ft is not None and not ft.empty:
-        ft = ft.set_index("method")
-        present = [m for m in methods if m in ft.index]
-        if len(present) == 1:
-            out.append(f"Mean time to fit {present[0]} once: "
-                       f"{format_seconds(float(ft.loc[present[0], 'mean']))}.")
-        elif len(present) > 1:
-            fast = min(present, key=lambda m: ft.loc[m, "mean"])
-            slow = max(present, key=lambda m: ft.loc[m, "mean"])
-            tf, ts = float(ft.loc[fast, "mean"]), float(ft.loc[slow, "mean"])
-            ratio = f", {ts / tf:.0f}× slower" if tf > 0 and ts / tf >= 1.95 else ""
-            out.append(f"Fastest to fit: {fast} ({format_seconds(tf)} per fit); slowest: "
-                       f"{slow} ({format_seconds(ts)}{ratio}).")
-    return out
