@@ -104,6 +104,12 @@ def wilcoxon_test(a, b) -> ComparisonResult:
     0.8 − 0.7) does not break real ties between accuracies. Pairs with a NaN (e.g. an
     undefined AUC) are left out.
 
+    The test treats the J resamples as independent; their training sets overlap, so like the
+    plain paired t-test it is liberal (on Colon, 20 splits, t-test against ReliefF at k = 10:
+    Wilcoxon p = 0.004, corrected resampled t p = 0.28). Prefer
+    :func:`corrected_resampled_ttest` for decisions; the Wilcoxon test is reported as the
+    distribution-free view.
+
     Parameters
     ----------
     a, b : array-like of shape (J,)

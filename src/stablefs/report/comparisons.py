@@ -47,8 +47,10 @@ def comparison_blocks(comparisons, *, alpha: float = 0.05, max_rows: int = 40) -
     intro = (
         f"{len(df)} tests of method pairs on the same resamples ({tests}). p-values are "
         f"adjusted with Holm's method across the pairs of methods, separately for each k, "
-        f"metric and test; the stability test treats the resamples of the two methods as "
-        f"independent, which makes it conservative. All results are in comparisons.csv."
+        f"metric and test. The Wilcoxon test ignores that the training sets of the resamples "
+        f"overlap and is too liberal; the corrected t-test accounts for it. The stability test "
+        f"treats the resamples of the two methods as independent, which makes it "
+        f"conservative. All results are in comparisons.csv."
     )
     blocks: list = [Heading(2, "Method comparisons"), Paragraph(intro)]
     if sig.empty:
