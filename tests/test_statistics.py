@@ -256,6 +256,11 @@ def test_stability_interval_kinds():
         assert est == pytest.approx(measure_interval(name, Z, 40)[0])
         assert low <= est <= high
         assert interval_kind(name) == kind
+    X = rng.normal(size=(30, 40))
+    X[:, 1] = X[:, 0] + 0.01 * rng.normal(size=30)  # a correlated pair for Zucknick
+    est, low, high = stability_interval("zucknick", Z, 40, X=X, random_state=1)
+    assert est == pytest.approx(measure_interval("zucknick", Z, 40, X=X)[0])
+    assert low <= est <= high and interval_kind("zucknick") == "bootstrap"
     assert interval_kind("kuncheva", "reference") == "jackknife"
     assert measure_pair_scores("nogueira", Z, 40) is None
 
