@@ -300,7 +300,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
 
     # trade-off
     trade = _fig.plot_tradeoff(stab, perf, methods, styles,
-                               recommended=(rec.method, rec.k) if rec else None)
+                               recommended=(rec.method, rec.k, rec.metric) if rec else None)
     if trade is not None:
         measure = _tab.measure_label(_tab.primary_measure(stab))
         doc.add(Heading(2, "Stability–accuracy trade-off"))

@@ -27,6 +27,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from stablefs.report.tables import (
     CONSENSUS_THRESHOLD,
@@ -388,7 +389,7 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
 
 def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence[str],
                   styles: dict, *, measure: str | None = None,
-                  recommended: tuple[str, float] | None = None) -> Figure | None:
+                  recommended: tuple[str, float, str] | None = None) -> Figure | None:
     """Stability–accuracy trade-off with its Pareto front, one panel per classifier.
 
     x = stability (``measure``), y = mean accuracy; every (method, k) is a point in its
@@ -406,8 +407,9 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
         As for :func:`plot_stability`.
     measure : str, optional
         Stability measure on x (default: Kuncheva, else Nogueira, else the first).
-    recommended : (str, float), optional
-        The recommended (method, k) (:func:`stablefs.report.summary.recommendation`).
+    recommended : (str, float, str), optional
+        The recommended (method, k) and the metric it was chosen on
+        (:func:`stablefs.report.summary.recommendation`); marked in that metric's panel only.
     """
     measure = measure or primary_measure(stability)
     metrics = primary_metrics(perf)
@@ -456,7 +458,8 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
             kind, clf = parse_metric(metric)
             ax.set_ylabel(f"mean {metric_label(kind).lower()}")
             ax.set_title(plot_label(classifier_label(clf) or metric_label(metric), 40))
-            _front_labels(ax, fd, styles, recommended)
+            _front_labels(ax, fd, styles, recommended[:2] if recommended is not None
+                          and recommended[2] == metric else None)
         fig.suptitle("Pareto front outlined and labelled (dashed); marker size grows with k; "
                      "up and to the right is better", fontsize=9, color="#555555")
         _legend(fig, present, styles, width=w * ncols)
@@ -588,6 +591,7 @@ def plot_selection_heatmap(rankings: np.ndarray, feature_names: Sequence[str], k
                        vmax=max(float(k), 1.0))
         ax.set_yticks(np.arange(len(order)), [plot_label(feature_names[j], 24) for j in order],
                       fontsize=6.5)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("resample")
         ax.grid(False)
         if 0 < n_cons < len(order):
