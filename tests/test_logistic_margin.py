@@ -187,3 +187,18 @@ def test_bad_parameters_are_one_line(bad):
 
     with pytest.raises(StablefsError):
         make_selector(bad)
+
+
+def test_weights_equal_scikit_learn_logistic_regression():
+    """Eq. 1 has the minimiser of scikit-learn's C sum log(1 + exp(-y w.x)) + |w|^2 / 2 with
+    C = 1 / (2 gamma n), no intercept, on the margin vectors (half of them sign-flipped so
+    that there are two classes; a flipped row with label -1 is the same loss term)."""
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = _data(n=40, p=9, n_classes=3, seed=7)
+    gamma = 0.3
+    Z = logistic_margin_vectors(X, y)
+    sign = np.where(np.arange(len(y)) % 2 == 0, 1.0, -1.0)
+    ref = LogisticRegression(C=1 / (2 * gamma * len(y)), fit_intercept=False, tol=1e-12,
+                             max_iter=10_000).fit(Z * sign[:, None], sign).coef_.ravel()
+    assert np.allclose(logistic_margin_weights(X, y, gamma=gamma), ref, atol=1e-7)

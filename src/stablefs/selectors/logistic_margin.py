@@ -24,7 +24,12 @@ from threadpoolctl import threadpool_limits
 
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import number, whole
-from stablefs.selectors._neighbors import minmax_scale, pairwise_distances, positive_weight_subset
+from stablefs.selectors._neighbors import (
+    BLOCK_ELEMENTS,
+    minmax_scale,
+    pairwise_distances,
+    positive_weight_subset,
+)
 
 
 def logistic_margin_vectors(X: np.ndarray, y: np.ndarray, *, scale: bool = True) -> np.ndarray:
@@ -54,9 +59,17 @@ def logistic_margin_vectors(X: np.ndarray, y: np.ndarray, *, scale: bool = True)
     Xs = minmax_scale(X) if scale else X
     D = pairwise_distances(Xs, "cityblock")
     hit, miss = nearest_hit_and_miss(D, codes)
-    Z = np.abs(Xs - Xs[miss])
-    has_hit = hit >= 0
-    Z[has_hit] -= np.abs(Xs[has_hit] - Xs[hit[has_hit]])
+    Z = Xs[miss]  # the only n x p result; the rest is done in place, in row blocks
+    Z -= Xs
+    np.abs(Z, out=Z)
+    rows = max(1, BLOCK_ELEMENTS // max(X.shape[1], 1))
+    for start in range(0, X.shape[0], rows):
+        idx = np.arange(start, min(start + rows, X.shape[0]))
+        idx = idx[hit[idx] >= 0]  # the sole member of a class has no hit term
+        near = Xs[hit[idx]]
+        near -= Xs[idx]
+        np.abs(near, out=near)
+        Z[idx] -= near
     return Z
 
 

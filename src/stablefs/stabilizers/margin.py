@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, has_fit_parameter
+from threadpoolctl import threadpool_limits
 
 from stablefs._errors import StablefsError
 from stablefs._validation import check_classes, rank_from_scores
@@ -134,24 +135,36 @@ def neighbor_distance_weights(
 def coefficient_abs_diff(X: np.ndarray, C: np.ndarray) -> np.ndarray:
     """``out[i, j] = sum_l C[i, l] |x_ij - x_lj|`` (eq. 4.3 with the weights ``C``).
 
-    O(n^2 p): the ``n x n x w`` absolute differences of a block of ``w`` features (at most
-    :data:`~stablefs.selectors._neighbors.BLOCK_ELEMENTS` elements) are contracted with ``C``
-    as ``n`` batched vector-matrix products; memory is the output plus one block.
+    O(n^2 p), each pair's absolute differences computed once (they are symmetric): for a block
+    of features (``n x width`` at most :data:`~stablefs.selectors._neighbors.BLOCK_ELEMENTS`
+    elements, cache-sized) and every ``l``, ``T = |x_k - x_l|`` for ``k > l`` adds ``C[l, k]``
+    -weighted to row ``l`` (one vector-matrix product) and ``C[k, l]``-weighted to the rows
+    ``k``. About 2x faster than the ``n x n x width`` form; memory is the output plus a block.
     """
     X = np.asarray(X, dtype=np.float64)
     n, p = X.shape
-    out = np.empty((n, p))
-    width = max(1, min(p, BLOCK_ELEMENTS // max(n * n, 1)))
-    buf = np.empty(n * n * width)
-    rows = C[:, None, :]
+    out = np.zeros((n, p))
+    width = max(1, min(p, BLOCK_ELEMENTS // max(n, 1)))
+    buf = np.empty(n * width)
+    CT = np.ascontiguousarray(C.T)
+    with threadpool_limits(1, user_api="blas"):  # small products: threads only contend
+        _symmetric_pass(X, C, CT, out, buf, width)
+    return out
+
+
+def _symmetric_pass(X, C, CT, out, buf, width) -> None:
+    n, p = X.shape
     for start in range(0, p, width):
         cols = X[:, start : start + width]
+        acc = out[:, start : start + width]
         w = cols.shape[1]
-        A = buf[: n * n * w].reshape(n, n, w)
-        np.subtract(cols[:, None, :], cols[None, :, :], out=A)
-        np.abs(A, out=A)
-        out[:, start : start + w] = np.matmul(rows, A)[:, 0, :]
-    return out
+        for l in range(n - 1):
+            T = buf[: (n - l - 1) * w].reshape(n - l - 1, w)
+            np.subtract(cols[l + 1 :], cols[l], out=T)
+            np.abs(T, out=T)
+            acc[l] += C[l, l + 1 :] @ T
+            T *= CT[l, l + 1 :, None]
+            acc[l + 1 :] += T
 
 
 def distance_weighted_margin_vectors(
