@@ -426,11 +426,9 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
     if not panels:
         return None
     present = [m for m in methods if any(m in set(d["method"]) for _, d in panels)]
-    w, h = 6.6, 4.4
-    ncols = min(len(panels), 2)
+    w, h = 7.6, 4.2  # one panel per row: labels stay legible at page width
     with _style():
-        fig, axes = _grid(len(panels), 2, w, h,
-                          _legend_height(len(present), w * ncols, present))
+        fig, axes = _grid(len(panels), 1, w, h, _legend_height(len(present), w, present))
         for ax, (metric, d) in zip(axes, panels, strict=True):
             ks = sorted(d["k"].unique())
             size = {k: 18 + 60 * i / max(1, len(ks) - 1) for i, k in enumerate(ks)}
@@ -462,7 +460,7 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
                           and recommended[2] == metric else None)
         fig.suptitle("Pareto front outlined and labelled (dashed); marker size grows with k; "
                      "up and to the right is better", fontsize=9, color="#555555")
-        _legend(fig, present, styles, width=w * ncols)
+        _legend(fig, present, styles, width=w)
     return fig
 
 

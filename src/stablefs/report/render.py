@@ -305,9 +305,9 @@ ul.meta { list-style: none; padding: 0; }
 ul.meta li { margin: .15rem 0; }
 ul.summary { background: #f3f8fe; border-left: 4px solid var(--accent);
   padding: .7rem 1rem .7rem 2rem; border-radius: 0 6px 6px 0; }
-nav.toc { font-size: .92rem; color: var(--muted); margin: 0 0 1.5rem; }
-nav.toc a { color: var(--accent); text-decoration: none; margin-right: 1rem;
-  white-space: nowrap; }
+nav.toc { font-size: .92rem; color: var(--muted); margin: 0 0 1.5rem; display: flex;
+  flex-wrap: wrap; gap: .15rem 1rem; }
+nav.toc a { color: var(--accent); text-decoration: none; white-space: nowrap; }
 nav.toc a:hover { text-decoration: underline; }
 p.note { color: var(--muted); font-size: .92rem; }
 code, pre { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas,

@@ -502,6 +502,10 @@ def consensus_feature_table(features: pd.DataFrame, signature: pd.DataFrame | No
     sig = None
     if signature is not None and not signature.empty:
         sig = signature.drop_duplicates("feature").set_index("feature")
+        # same order as signature.csv and the selection map: frequency, then mean rank
+        rank = features["feature"].map(sig["mean_rank"]).astype(float)
+        features = features.assign(_r=rank.to_numpy()).sort_values(
+            ["frequency", "_r"], ascending=[False, True], kind="stable")
     header = ["#", "Feature", "Frequency"]
     align = ["r", "l", "r"]
     if sig is not None:
