@@ -35,6 +35,9 @@ CLASSIFIERS = {
     "3nn": "3-nearest neighbours, Euclidean (features min-max scaled)",
     "lda": "linear discriminant analysis, Ledoit-Wolf shrinkage of the pooled covariance "
            "(features min-max scaled)",
+    "wknn": "instance-weighted 3-nearest neighbours: votes weighted by logistic instance "
+            "weights of the training part (2019 stability thesis, Alg. 8.2; features "
+            "min-max scaled)",
 }
 
 
@@ -55,6 +58,10 @@ def make_classifier(name):
         clf = KNeighborsClassifier(n_neighbors=int(key[:-2]))
     elif key == "lda":  # shrinkage: the pooled covariance is singular when k >= n
         clf = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
+    elif key == "wknn":  # on the selected columns: feature weights 1, votes weighted by LIW
+        from stablefs.evaluation.wknn import WeightedKNN
+
+        clf = WeightedKNN(n_neighbors=3, instance_weighting="logistic")
     else:
         raise StablefsError(
             f"unknown classifier {name!r}: choose from {', '.join(CLASSIFIERS)} (or 'Knn')."
