@@ -26,7 +26,12 @@ from stablefs.selectors import (
     Simba,
     TTest,
 )
-from stablefs.stabilizers import Ensemble, LogisticInstanceWeighting, MarginInstanceWeighting
+from stablefs.stabilizers import (
+    Ensemble,
+    LogisticInstanceWeighting,
+    MarginInstanceWeighting,
+    ResampledInstanceWeighting,
+)
 
 _NOT_REPETITION = (
     "sample_weight are normalised instance weights (seed 000 eq. 5.3), not repetition counts: "
@@ -89,6 +94,13 @@ _EXPECTED_FAILURES = {
             "the trees and their importances differ"
         )
     },
+    "ResampledInstanceWeighting": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "the weights are drawn from (Alg. 8.3), so a repeated sample and a weighted one "
+            "give different bags; zero weights do equal removal (tested in "
+            "test_resampled_iw.py)"
+        )
+    },
     "SVMRFE": {
         "check_sample_weight_equivalence_on_dense_data": (
             "instance weights are rescaled to mean 1 (Han 2012 eq. 5.2, so that equal weights "
@@ -136,6 +148,7 @@ def _expected_failed_checks(estimator):
         InfoGain(),
         OneR(),
         RandomForestImportance(n_estimators=10, random_state=0),
+        ResampledInstanceWeighting(TTest(), random_state=0),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

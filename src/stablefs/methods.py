@@ -129,6 +129,10 @@ register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
 register_prefix("liw", "stablefs.stabilizers:LogisticInstanceWeighting",
                 "logistic instance weighting around the selector, alpha = 3.03 (2019 "
                 "stability thesis, sec. 8.2, eq. 8.2).")
+register_prefix("rw", "stablefs.stabilizers:ResampledInstanceWeighting",
+                "logistic instance weights applied by weighted resampling, for selectors "
+                "without instance weights; strategy='order' sorts by weight (2019 stability "
+                "thesis, Alg. 8.3).")
 register_prefix("en", "stablefs.stabilizers:Ensemble",
                 "bagging ensemble: 20 bootstraps, rank-sum aggregation (Han 2012, "
                 "sec. 5.2.3).",

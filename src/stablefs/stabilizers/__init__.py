@@ -4,6 +4,8 @@
   weighting (seed 000 ch. 4);
 - :class:`LogisticInstanceWeighting` and :func:`logistic_instance_weights`: logistic instance
   weighting (2019 stability thesis sec. 8.2);
+- :class:`ResampledInstanceWeighting`: the same weights for selectors without
+  ``sample_weight``, by weighted resampling (2019 stability thesis Alg. 8.3);
 - :class:`Ensemble`: bagging / subsampling ensembles with rank, weight or frequency
   aggregation (seed 000 sec. 5.2.3, seed 003).
 """
@@ -20,9 +22,10 @@ from stablefs.stabilizers.margin import (
     margin_instance_weights,
     margin_vectors,
 )
+from stablefs.stabilizers.resampled import ResampledInstanceWeighting
 
 __all__ = [
     "Ensemble", "LogisticInstanceWeighting", "MarginInstanceWeighting", "logistic_instance_weights",
     "margin_instance_weights", "margin_vectors", "relief_margins",
-    "distance_weighted_margin_vectors",
+    "distance_weighted_margin_vectors", "ResampledInstanceWeighting",
 ]
