@@ -203,7 +203,7 @@ def test_summary_reports_ties_honestly(tmp_path):
                          results=results, stability=stability, frequencies=frequencies)
     summary = summary_of(paths["report.md"].read_text(encoding="utf-8"))
     assert "k=30: A (0.50 [0.45, 0.55]), tied with B" in summary
-    assert "Best or tied at: A 3 of 3, B 3 of 3 sizes" in summary
+    assert "Best or tied at: all 2 methods at all 3 sizes" in summary
     assert "overlaps the best one's is tied with it" in summary  # the rule is stated
 
 
@@ -658,3 +658,28 @@ def test_report_with_selections_lists_every_consensus_gene(tmp_path):
         block = html.split(f"<summary>{m}, k = {k}: ", 1)[1].split("</details>", 1)[0]
         assert f"<td class=\"l\">{f}</td>" in block
     assert "more</" not in html and "… and" not in html
+
+
+def test_summary_says_when_every_method_is_tied():
+    from stablefs.report.summary import recommendation, summary_sentences
+    from stablefs.report.tables import (
+        performance_summary,
+        prepare_results,
+        prepare_stability,
+        time_summary,
+    )
+
+    methods = ["A", "B", "C"]
+    results, stability, _ = make_frames(methods=methods, sizes=[10, 20], n_resamples=4)
+    stability[["low", "high"]] = (0.0, 1.0)  # every interval overlaps every other
+    res = prepare_results(results)
+    res.loc[res["metric"] == "accuracy_svm", "value"] = np.tile([0.7, 0.9], len(res) // 2)[
+        : int((res["metric"] == "accuracy_svm").sum())]
+    stab = prepare_stability(stability)
+    perf = performance_summary(res)
+    out = summary_sentences(methods, stab, perf, time_summary(res), None,
+                            recommendation(stab, perf))
+    text = " ".join(out)
+    assert "k=10: all 3 tied (best C, 0.66 [0.00, 1.00])" in text
+    assert "Best or tied at: all 3 methods at all 2 sizes." in text
+    assert "Recommended: C at k=20" in text  # most stable on the front, accuracy tied

@@ -105,9 +105,13 @@ def _names(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _per_k_text(best: dict[float, list[str]], fmt) -> str:
+def _per_k_text(best: dict[float, list[str]], fmt, n_at: dict[float, int]) -> str:
     parts = []
     for k, lead in best.items():
+        if len(lead) > 2 and len(lead) == n_at[k]:
+            parts.append(f"k={format_k(k)}: all {len(lead)} tied (best {lead[0]}, "
+                         f"{fmt(lead[0], k)})")
+            continue
         text = f"k={format_k(k)}: {lead[0]} ({fmt(lead[0], k)})"
         if len(lead) > 1:
             text += f", tied with {_names(lead[1:])}"
@@ -115,10 +119,18 @@ def _per_k_text(best: dict[float, list[str]], fmt) -> str:
     return "; ".join(parts)
 
 
+def _n_at(df: pd.DataFrame, value: str) -> dict[float, int]:
+    ok = df[np.isfinite(df[value].to_numpy(dtype=float))]
+    return {float(k): int(n) for k, n in ok.groupby("k")["method"].nunique().items()}
+
+
 def _tally(best: dict[float, list[str]], methods: Sequence[str]) -> str:
     n = len(best)
     counts = {m: sum(m in lead for lead in best.values()) for m in methods}
     ranked = sorted((m for m in methods if counts[m]), key=lambda m: -counts[m])
+    if len(ranked) > 1 and all(counts[m] == n for m in ranked) and \
+            all(len(lead) == len(ranked) for lead in best.values()):
+        return f"all {len(ranked)} methods at all {n}"
     return ", ".join(f"{m} {counts[m]} of {n}" for m in ranked)
 
 
@@ -164,7 +176,7 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
         if best:
             out.append(f"Most stable ({measure_label(measure)}) at each k: "
                        + _per_k_text(best, lambda m, k: format_estimate(
-                           *lookup[(m, k)], digits=digits))
+                           *lookup[(m, k)], digits=digits), _n_at(stab, "estimate"))
                        + f". Best or tied at: {_tally(best, methods)} sizes.")
         elif not stab.empty and not several:
             m = stab["method"].iloc[0]
@@ -203,7 +215,7 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
         if best:
             out.append(f"{word}{with_clf} at each k: "
                        + _per_k_text(best, lambda m, k, look=look: format_mean_sd(
-                           *look[(m, k)], digits=digits))
+                           *look[(m, k)], digits=digits), _n_at(df, "mean"))
                        + f". Best or tied at: {_tally(best, methods)} sizes.")
         elif not df.empty and not several:
             m = df["method"].iloc[0]
