@@ -683,3 +683,34 @@ def test_summary_says_when_every_method_is_tied():
     assert "k=10: all 3 tied (best C, 0.66 [0.00, 1.00])" in text
     assert "Best or tied at: all 3 methods at all 2 sizes." in text
     assert "Recommended: C at k=20" in text  # most stable on the front, accuracy tied
+
+
+def test_leaders_and_honest_limits_invariants():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from stablefs.report.figures import honest_limits
+    from stablefs.report.ties import leaders, overlaps
+
+    unit = st.floats(0, 1, allow_nan=False)
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(st.tuples(unit, unit, unit), min_size=1, max_size=8), st.booleans())
+    def check_leaders(triples, higher):
+        vals = {f"m{i}": (e, e - a / 4, e + b / 4) for i, (e, a, b) in enumerate(triples)}
+        lead = leaders(vals, higher=higher)
+        best = lead[0]
+        ests = [v[0] for v in vals.values()]
+        assert vals[best][0] == (max(ests) if higher else min(ests))
+        for m, v in vals.items():  # tied exactly when the interval overlaps the best one's
+            assert (m in lead) == (m == best or overlaps(v, vals[best]))
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(unit, min_size=1, max_size=6), st.floats(0, 0.2), st.booleans())
+    def check_limits(means, half, bounded):
+        lo, hi = honest_limits(np.array(means) - half, np.array(means) + half, bounded=bounded)
+        assert hi - lo >= 0.1 - 1e-9
+        assert lo <= min(means) - half + 1e-9 and hi >= max(means) + half - 1e-9
+
+    check_leaders()
+    check_limits()
