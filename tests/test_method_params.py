@@ -31,7 +31,7 @@ BAD = [
     ("relieff(n_neighbors=1.5)", "n_neighbors", "1.5", "whole number"),
     ("relieff(n_neighbors=True)", "n_neighbors", "True", "whole number"),
     ("relieff(n_neighbors='5')", "n_neighbors", "'5'", "whole number"),
-    ("relieff(neighbor_weights='distance')", "neighbor_weights", "'distance'", "'uniform'"),
+    ("relieff(neighbor_weights='gaussian')", "neighbor_weights", "'gaussian'", "'uniform'"),
     ("en-relieff(n_estimators=0)", "n_estimators", "0", ">= 1"),
     ("en-relieff(aggregate='mean')", "aggregate", "'mean'", "'frequency', 'rank', 'weight'"),
     ("en-ttest(sampling='jackknife')", "sampling", "'jackknife'", "'subsample'"),
