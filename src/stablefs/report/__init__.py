@@ -284,9 +284,9 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         f = _figure(fig_dir, "performance.png", _fig.plot_performance(perf, methods, styles),
                     "Held-out accuracy and other metrics against k, one column per "
                     "classifier: mean over resamples with its 95% t-interval as error bars. "
-                    "The y axes span at least 0.1 and end at 1 for metrics bounded by 1, so "
-                    "a difference of 0.001 looks as small as it is; an interval reaching "
-                    "past 1 is drawn whole.", written, svg=svg,
+                    "The y axes span at least 0.1 (and end at 1 when the values come within "
+                    "0.1 of it), so a difference of 0.001 looks as small as it is; an "
+                    "interval reaching past 1 is drawn whole.", written, svg=svg,
                     alt="Accuracy and AUC against k")
         doc.add(f)
         kinds_first = sorted(pd.unique(perf["metric"]),

@@ -40,7 +40,9 @@ TIE_RULE = ("Ties: at each k the method with the best estimate is best, and ever
             "95% interval overlaps the best one's is tied with it (stability: the intervals of "
             "stability.csv; accuracy: a Student-t interval of the mean over resamples, which "
             "treats resamples as independent and is therefore narrow). The same rule sets the "
-            "bold cells of the tables.")
+            "bold cells of the tables. Overlap is a cautious criterion: a paired test on the "
+            "same resamples (the method comparisons, where present) can still find a "
+            "difference between tied methods.")
 
 
 @dataclass
