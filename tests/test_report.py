@@ -483,6 +483,13 @@ def test_feature_statistics_multiclass_and_constant_feature():
     assert st.loc[0, "effect_size"] == pytest.approx(eta2)
     assert math.isnan(st.loc[2, "p_value"]) and st.loc[2, "higher_in"] == ""
     assert math.isnan(st.loc[2, "fdr_bh"])
+    # missing values: the feature's median stands in for them
+    Xm = X.copy()
+    Xm[[0, 12], 1] = np.nan
+    Xf = X.copy()
+    Xf[[0, 12], 1] = np.median(np.delete(X[:, 1], [0, 12]))
+    np.testing.assert_allclose(feature_statistics(Xm, y)["p_value"].to_numpy()[:2],
+                               feature_statistics(Xf, y)["p_value"].to_numpy()[:2])
 
 
 def test_signature_uses_the_consensus_rule_and_mean_rank(tmp_path):

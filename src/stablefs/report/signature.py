@@ -15,6 +15,7 @@ of the data (the family a gene was picked from), not over the few listed.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -59,7 +60,9 @@ def feature_statistics(X, y) -> pd.DataFrame:
     ``d = (mean_a - mean_b) / s_pooled``, reported as ``|d|``; ``higher_in`` is the class
     with the larger mean. More classes: one-way ANOVA F-test p-value and
     ``eta^2 = SS_between / SS_total``; ``higher_in`` is the class with the largest mean.
-    Constant features get NaN statistics and an empty ``higher_in``.
+    Constant features get NaN statistics and an empty ``higher_in``. Missing values are
+    replaced by the feature's median (as ``stablefs compare --missing impute`` does); a
+    feature with no value at all is treated as constant.
 
     Parameters
     ----------
@@ -77,6 +80,11 @@ def feature_statistics(X, y) -> pd.DataFrame:
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise StablefsError(f"X must be (n_samples, n_features) with one label per sample; "
                             f"got X {X.shape} and y {y.shape}.")
+    if np.isnan(X).any():
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+            med = np.nanmedian(X, axis=0)
+        X = np.where(np.isnan(X), np.nan_to_num(med, nan=0.0)[None, :], X)
     classes, codes = np.unique(y, return_inverse=True)
     if classes.size < 2:
         raise StablefsError("the signature needs at least two classes in y.")
