@@ -232,7 +232,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     methods = _tab.method_order(run_info.get("methods"), res, stab, freq)
     perf = _tab.performance_summary(res)
     timing = _tab.time_summary(res)
-    styles = _fig.method_styles(methods)
+    styles = _fig.method_styles(methods, linestyles=True)
     rec = _sum.recommendation(stab, perf)
     written: list[Path] = []
 

@@ -184,7 +184,7 @@ def plot_label(text: str, width: int = 28) -> str:
     return text.replace("$", r"\$")
 
 
-def method_styles(methods: Sequence[str]) -> dict[str, dict]:
+def method_styles(methods: Sequence[str], *, linestyles: bool = False) -> dict[str, dict]:
     """One colour and marker per method, the same in every figure.
 
     Colours come from ``tab10`` for up to 10 methods, ``tab20`` for up to 20, and evenly
@@ -194,9 +194,10 @@ def method_styles(methods: Sequence[str]) -> dict[str, dict]:
     Returns
     -------
     dict
-        ``{method: {"color": rgba, "marker": str, "linestyle": str}}``; line styles cycle
-        with a period (4) prime to the markers' (12), so no two of the first 12 methods
-        share colour, marker and line style.
+        ``{method: {"color": rgba, "marker": str}}``, and with ``linestyles`` also
+        ``"linestyle"``: line styles cycle with period 4 against the markers' 12, so lines
+        stay apart where they overlap (the comparison report uses them; the experiments'
+        figures give line styles their own meaning).
     """
     n = len(methods)
     if n <= 10:
@@ -209,9 +210,12 @@ def method_styles(methods: Sequence[str]) -> dict[str, dict]:
     else:
         cmap = mpl.colormaps["turbo"]
         colors = [cmap(x) for x in np.linspace(0.05, 0.95, n)]
-    return {m: {"color": colors[i], "marker": _MARKERS[i % len(_MARKERS)],
-                "linestyle": _LINESTYLES[i % len(_LINESTYLES)]}
-            for i, m in enumerate(methods)}
+    out = {m: {"color": colors[i], "marker": _MARKERS[i % len(_MARKERS)]}
+           for i, m in enumerate(methods)}
+    if linestyles:
+        for i, m in enumerate(methods):
+            out[m]["linestyle"] = _LINESTYLES[i % len(_LINESTYLES)]
+    return out
 
 
 def _grid(n: int, ncols_max: int, w: float, h: float, extra_h: float = 0.0):
