@@ -721,3 +721,22 @@ def test_leaders_and_honest_limits_invariants():
 
     check_leaders()
     check_limits()
+
+
+def test_accuracy_panels_do_not_zoom_and_bars_are_not_cut():
+    from stablefs.report.figures import plot_performance
+    from stablefs.report.tables import performance_summary, prepare_results
+
+    rows = [(m, k, r, "accuracy_svm", v)
+            for m, base in (("A", 0.994), ("B", 0.999)) for k in (10, 20)
+            for r, v in enumerate([base, 1.0, base, 1.0])]
+    perf = performance_summary(prepare_results(pd.DataFrame(
+        rows, columns=["method", "k", "resample", "metric", "value"])))
+    fig = plot_performance(perf, ["A", "B"], method_styles(["A", "B"], linestyles=True))
+    ax = fig.axes[0]
+    lo, hi = ax.get_ylim()
+    assert hi - lo >= 0.1 and lo <= 0.9  # 0.994 vs 0.999 is not blown up to fill the panel
+    assert hi >= perf["high"].max()  # the interval past 1 is drawn whole
+    styles = method_styles(["A", "B"], linestyles=True)
+    assert styles["A"]["linestyle"] != styles["B"]["linestyle"]
+    assert "linestyle" not in method_styles(["A"])["A"]
