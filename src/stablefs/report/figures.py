@@ -169,8 +169,9 @@ def honest_limits(low, high, *, bounded: bool, min_span: float = MIN_SPAN
             mid = (lo + hi) / 2
             lo_r = math.floor((mid - min_span / 2) / step + 1e-9) * step
             hi_r = lo_r + max(min_span, math.ceil((hi - lo_r) / step - 1e-9) * step)
-    if bounded:
-        lo_r = max(lo_r, 0.0) if lo >= 0 else lo_r
+    if bounded and lo >= 0 and lo_r < 0:  # no room below 0: the span goes above instead
+        lo_r = 0.0
+        hi_r = max(hi_r, min_span)
     pad = 0.01 * (hi_r - lo_r)
     return lo_r - pad, hi_r + pad
 
