@@ -23,6 +23,7 @@ __all__ = [
     "interval",
     "kuncheva_boot",
     "mean_boot",
+    "pair_mean_boot",
     "verdict_at_least",
     "verdict_at_most",
     "verdict_positive",
@@ -49,6 +50,39 @@ def mean_boot(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Bootstrap replicates of the mean of per-unit ``values`` (length m)."""
     v = np.asarray(values, dtype=float)
     return counts @ v / v.size
+
+
+def pair_mean_boot(values: np.ndarray, i: np.ndarray, j: np.ndarray, counts: np.ndarray,
+                   block: int = 256) -> np.ndarray:
+    """Bootstrap replicates of a mean over the pairs i < j of m results when the results are
+    resampled: a pair weighs c_i c_j (pairs of two copies of one result are left out).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_pairs,)
+        One value per pair of results (e.g. a pairwise similarity, Han 2012 eq. 5.4).
+    i, j : ndarray of shape (n_pairs,)
+        The two results of each pair.
+    counts : ndarray of shape (B, m)
+        From :func:`bootstrap_counts`.
+    block : int
+        Resamples handled per matrix product (bounds memory at ``block x n_pairs``).
+
+    Returns
+    -------
+    ndarray of shape (B,)
+        NaN for a resample that drew one result m times (no pair of different results);
+        :func:`interval` ignores those. Without resampling (all counts 1) this is the plain
+        mean over the pairs.
+    """
+    v = np.asarray(values, dtype=float)
+    out = np.empty(counts.shape[0])
+    for s in range(0, counts.shape[0], block):
+        c = counts[s:s + block]
+        w = c[:, i] * c[:, j]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[s:s + block] = (w @ v) / w.sum(axis=1)
+    return out
 
 
 def weight_error_boot(weights: np.ndarray, relevance: np.ndarray, counts: np.ndarray

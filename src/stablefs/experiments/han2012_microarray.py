@@ -54,11 +54,12 @@ from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
     bootstrap_counts,
     mean_boot,
+    pair_mean_boot,
     verdict_at_least,
     verdict_positive,
 )
 
-__all__ = ["Han2012Microarray", "Han2012MicroarrayConfig", "published_tables"]
+__all__ = ["Han2012Microarray", "Han2012MicroarrayConfig", "pair_mean_boot", "published_tables"]
 
 DATASETS = ("colon", "leukemia", "prostate", "lung")
 PAPER_LABEL = {"colon": "Colon", "leukemia": "Leukemia", "prostate": "Prostate", "lung": "Lung"}
@@ -499,20 +500,6 @@ def _npogr_data(X: np.ndarray) -> np.ndarray:
     L = np.log10(np.clip(X, 100.0, 16000.0))
     sd = L.std(axis=1, keepdims=True)
     return (L - L.mean(axis=1, keepdims=True)) / np.where(sd > 0, sd, 1.0)
-
-
-def pair_mean_boot(values: np.ndarray, i: np.ndarray, j: np.ndarray, counts: np.ndarray,
-                   block: int = 256) -> np.ndarray:
-    """Bootstrap replicates of a mean over the pairs i < j of m results when the results are
-    resampled: a pair weighs c_i c_j (pairs of two copies of one result are left out)."""
-    v = np.asarray(values, dtype=float)
-    out = np.empty(counts.shape[0])
-    for s in range(0, counts.shape[0], block):
-        c = counts[s:s + block]
-        w = c[:, i] * c[:, j]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[s:s + block] = (w @ v) / w.sum(axis=1)
-    return out
 
 
 class _Analysis:
