@@ -22,6 +22,7 @@ from stablefs.evaluation.error_estimators import (
     chi_median,
     cv_error,
     fit_lda,
+    linear_svm,
     loo_error,
     resubstitution_error,
     semi_bolstered_error,
@@ -35,6 +36,26 @@ def _two_gaussians(n0=15, n1=15, p=3, shift=1.0, seed=0):
     y = np.r_[np.zeros(n0, dtype=int), np.ones(n1, dtype=int)]
     X[y == 1] += shift
     return X, y
+
+
+# ------------------------------------------------------------------------- linear SVM
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(4, 60), st.integers(1, 12), st.floats(0.05, 20.0), st.integers(0, 2**31 - 1))
+def test_linear_svm_is_bit_for_bit_sklearns_svc(n, p, scale, seed):
+    # the wrappers call libsvm directly (one fit per candidate subset); the solution must be
+    # SVC(kernel="linear", C=1)'s exactly, including separable data and rounded (tied) values
+    rng = np.random.default_rng(seed)
+    X = scale * rng.standard_normal((n, p))
+    y = (rng.random(n) < 0.5).astype(int)
+    y[:2] = [0, 1]
+    X[y == 1] += rng.uniform(0, 3)
+    if seed % 3 == 0:
+        X = np.round(X)
+    svc = SVC(kernel="linear", C=1.0).fit(X, y)
+    a, b = linear_svm(X, y)
+    assert np.array_equal(a, svc.coef_[0]) and b == svc.intercept_[0]
 
 
 # -------------------------------------------------------------------------- chi median

@@ -75,6 +75,51 @@ def test_incremental_multiclass_cv_equals_refits(estimator):
                                [_refit(crit, [3]), _refit(crit, [0])], atol=1e-12)
 
 
+@pytest.mark.parametrize("estimator,criterion", [("lda", "bolstered"), ("lda", "semi-bolstered"),
+                                                 ("svm", "bolstered"), ("svm", "semi-bolstered"),
+                                                 ("3nn", "semi-bolstered")])
+@pytest.mark.parametrize("sizes", [(13, 11), (30, 26), (4, 9)])
+def test_forward_paths_equal_refits(estimator, criterion, sizes):
+    # a run of forward steps reuses the previous step's class distance matrices (one feature
+    # added); all candidates (every feature computed, then picked) and a few of them
+    # (gathered); classes of 4 points are too small for the pruned width update
+    X, y = _data(*sizes, 14, seed=sum(sizes))
+    X[:, 13] = X[:, 5]                     # a duplicated feature: tied candidates
+    X[3] = X[1]                            # a duplicated point: a zero nearest distance
+    crit = make_criterion(X, y, estimator=estimator, criterion=criterion, random_state=4)
+    cols: list[int] = []
+    for j in (5, 0, 9, 2, 11):
+        cands = np.setdiff1d(np.arange(14), cols)
+        fast = crit.errors_add(cols, cands)
+        slow = [_refit(crit, np.r_[cols, c].astype(np.int64)) for c in cands]
+        np.testing.assert_allclose(fast, slow, atol=1e-12)
+        few = cands[::4]
+        np.testing.assert_allclose(crit.errors_add(cols, few), fast[::4], atol=1e-12)
+        cols.append(j)
+    fast = crit.errors_remove(cols)
+    slow = [_refit(crit, np.delete(np.asarray(cols), i)) for i in range(len(cols))]
+    np.testing.assert_allclose(fast, slow, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6), st.booleans())
+def test_width_update_equals_the_plain_nearest_neighbours(seed, k, rounded):
+    # the pruned, gathered nearest-neighbour update of the kernel widths against _dhat's
+    rng = np.random.default_rng(seed)
+    n0, n1 = (int(v) for v in rng.integers(5, 30, size=2))
+    X, y = _data(n0, n1, 20, seed=seed % 1000)
+    if rounded:  # many exactly tied distances
+        X = np.round(X)
+    part = make_criterion(X, y, random_state=0).parts[0]
+    cols = rng.choice(20, size=k, replace=False).astype(np.int64)
+    cands = np.setdiff1d(np.arange(20), cols)
+    Dc = part._class_sq(cols)
+    ref = part._dhat(Dc, cands, +1.0, k + 1)
+    np.testing.assert_allclose(part._dhat_add(Dc, cands, k + 1), ref, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(part._dhat_add(Dc, slice(None), k + 1)[:, cands], ref,
+                               rtol=1e-13, atol=1e-15)
+
+
 def test_criteria_equal_the_public_estimators():
     X, y = _data(12, 12, 6, seed=4)
     cols = [0, 3, 5]

@@ -300,6 +300,64 @@ def knn_predict(Xtr: np.ndarray, codes: np.ndarray, Z: np.ndarray, k: int,
     return out
 
 
+def linear_svm(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(a, b)`` of the two-class linear SVM with C = 1 (``g(x) = 1`` iff ``a^T x + b > 0``),
+    bit for bit ``SVC(kernel="linear", C=1.0).fit(X, codes)``'s ``coef_[0]`` and
+    ``intercept_[0]``.
+
+    libsvm is called directly with the arguments :class:`sklearn.svm.SVC` passes it (C-SVC,
+    tolerance 1e-3, shrinking, no class or sample weights), skipping scikit-learn's parameter
+    and input validation, which costs about ten times libsvm's own solve on the small problems
+    of a wrapper search (one fit per candidate subset). The SVM is solved exactly as before:
+    the same solver on the same arrays. If scikit-learn's private libsvm binding is not
+    available (a future version), :class:`~sklearn.svm.SVC` is used.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    codes : ndarray of int
+        Class codes 0 and 1, both present.
+
+    Returns
+    -------
+    a : ndarray of shape (n_features,)
+    b : float
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    fit = _libsvm_fit()
+    if fit is None:
+        from sklearn.svm import SVC
+
+        svc = SVC(kernel="linear", C=1.0).fit(X, codes)
+        return svc.coef_[0].copy(), float(svc.intercept_[0])
+    var = X.var()
+    gamma = 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+    y = np.asarray(codes, dtype=np.float64, order="C")
+    _, sv, _, dual, intercept, *_ = fit(
+        X, y, svm_type=0, sample_weight=_EMPTY, class_weight=_ONES2, kernel="linear", C=1.0,
+        nu=0.5, probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200,
+        coef0=0.0, gamma=gamma, epsilon=0.0, max_iter=-1, random_seed=0)
+    coef = (-dual) @ sv            # SVC flips the signs of a two-class model
+    return coef[0].copy(), float(-intercept[0])
+
+
+_EMPTY = np.empty(0, dtype=np.float64)
+_ONES2 = np.ones(2, dtype=np.float64)
+
+
+def _libsvm_fit():
+    """scikit-learn's libsvm ``fit`` with libsvm's console output off (SVC does the same
+    before every fit), or None."""
+    try:
+        from sklearn.svm import _libsvm
+
+        fit, quiet = _libsvm.fit, _libsvm.set_verbosity_wrap
+    except (ImportError, AttributeError):  # pragma: no cover - a future scikit-learn
+        return None
+    quiet(0)
+    return fit
+
+
 def _knn_k(name: str) -> int | None:
     key = name.strip().lower()
     if key.endswith("nn") and key[:-2].isdigit() and int(key[:-2]) >= 1:
@@ -349,6 +407,9 @@ class Rule:
         if self.kind == "knn":
             return _Fitted(n_classes, kind="knn", X=X, codes=codes, k=self.k)
         if self.kind == "svm":
+            if n_classes == 2 and np.count_nonzero(counts) == 2:
+                a, b = linear_svm(X, codes)
+                return _Fitted(2, kind="svm", linear=(a, b))
             from sklearn.svm import SVC
 
             svc = SVC(kernel="linear", C=1.0).fit(X, codes)

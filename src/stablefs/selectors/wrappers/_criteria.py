@@ -164,6 +164,96 @@ class _WidthMixin:
     def _init_classes(self):
         self._class_idx = [np.flatnonzero(self.ct == c) for c in range(self.g)]
         self._XT = np.ascontiguousarray(self.Xt.T)                    # (p, nt)
+        self._sgn = (2 * self.ct - 1).astype(float)
+        self._P: bool | None = None                                   # see _class_layout
+        self._dc_key: bytes | None = None
+        self._dc: list[np.ndarray] | None = None
+
+    def _class_layout(self) -> bool:
+        """Class-ordered copies of the training points for :meth:`_dhat_add` (``_Xc``: rows
+        ordered by class, ``_XTc`` its transpose); False when a class has too few points for
+        the pruned update (the widths are then computed by :meth:`_dhat`)."""
+        if self._P is None:
+            sizes = np.array([idx.size for idx in self._class_idx])
+            present = sizes[sizes > 0]
+            if present.min() < 5:
+                self._P = False
+            else:
+                self._P = True
+                starts = np.cumsum(np.r_[0, sizes])[:-1]
+                self._cstart = starts[sizes > 0]
+                self._cstart_all = starts
+                self._csize = present.astype(float)
+                self._cpresent = sizes > 0
+                self._cmin = int(present.min())
+                self._cperm = np.concatenate(self._class_idx)
+                self._Xc = np.ascontiguousarray(self.Xt[self._cperm])        # (n, p)
+                self._XTc = np.ascontiguousarray(self._Xc.T)                 # (p, n)
+        return bool(self._P)
+
+    def _class_sq_cached(self, cols) -> list[np.ndarray]:
+        """:meth:`_class_sq` of ``cols``, updated by one feature from the previous call's when
+        ``cols`` extends it by one feature (a forward step after a forward step)."""
+        key = cols.tobytes()
+        if key == self._dc_key:
+            return self._dc
+        if self._class_layout() and cols.size and self._dc_key == cols[:-1].tobytes():
+            xf = self._XTc[int(cols[-1])]
+            Dc = []
+            for c, D in enumerate(self._dc):
+                s0, nc = self._cstart_all[c], D.shape[0]
+                v = xf[s0:s0 + nc]
+                d = v[:, None] - v[None, :]
+                d *= d
+                d += D
+                Dc.append(d)
+        else:
+            Dc = self._class_sq(cols)
+        self._dc_key, self._dc = key, Dc
+        return Dc
+
+    def _dhat_add(self, Dc: list[np.ndarray], J, k_new: int) -> np.ndarray:
+        """:meth:`_dhat` of a forward step (``sign=+1``) for the candidates ``J`` (an index
+        array, or ``slice(None)`` for every feature), all classes at once.
+
+        For every point the coordinates of its ``r`` nearest same-class points in ``S`` are
+        gathered for all candidates (``r`` = :data:`NN_PRUNE`, more for the second feature,
+        where distances on one feature give a weak bound); (point, candidate) pairs failing the
+        bound check (the nearest found is farther than the ``r + 1``-th in ``S``) are computed
+        against every point of the class. Exact; equal to :meth:`_dhat` to round-off."""
+        p = self.Xt.shape[1]
+        full = isinstance(J, slice)
+        if k_new == 1 or not self._class_layout():
+            return self._dhat(Dc, np.arange(p) if full else J, +1.0, k_new)
+        r = min(2 * NN_PRUNE if k_new == 2 else NN_PRUNE, self._cmin - 3)
+        if r < 2:
+            return self._dhat(Dc, np.arange(p) if full else J, +1.0, k_new)
+        Xc = self._Xc if full else self._Xc[:, J]                     # (n, m), by class
+        n, m = Xc.shape
+        Dfull = np.full((n, n), np.inf)
+        for c, D in enumerate(Dc):
+            s0, nc = self._cstart_all[c], D.shape[0]
+            Dfull[s0:s0 + nc, s0:s0 + nc] = D
+        ar = np.arange(n)[:, None]
+        order = np.argsort(Dfull, axis=1)[:, :r + 1]                  # (n, r + 1)
+        dr = Dfull[ar, order]
+        T = Xc[order[:, :r].T]                                        # (r, n, m)
+        T -= Xc
+        np.square(T, out=T)
+        T += dr[:, :r].T[:, :, None]
+        nn = T.min(axis=0)                                            # (n, m)
+        bad = nn > dr[:, r:r + 1]
+        if bad.any():
+            ii, jj = np.nonzero(bad)
+            rows = self._XTc[jj if full else J[jj]]                   # (nb, n)
+            rows -= rows[np.arange(ii.size), ii][:, None]
+            np.square(rows, out=rows)
+            rows += Dfull[ii]
+            nn[ii, jj] = rows.min(axis=1)
+        np.sqrt(nn, out=nn)
+        dh = np.zeros((self.g, m))
+        dh[self._cpresent] = np.add.reduceat(nn, self._cstart, axis=0) / self._csize[:, None]
+        return dh
 
     def _class_sq(self, cols) -> list[np.ndarray]:
         """Per class, squared distances over ``cols`` with ``inf`` on the diagonal (a point is
@@ -260,6 +350,32 @@ class _WidthMixin:
         for q, c in enumerate(classes):
             dh[c] = sums[q] / self._class_idx[c].size
 
+    def _bolstered_values(self, diff, norm, dh, dim, wrong) -> np.ndarray:
+        """Sum over the points of ``Phi(-s_i / sigma_i)`` per candidate column, with the
+        signed distance ``s_i = (2 y_i - 1) diff_i / ||a||`` and ``sigma_i = d_{y_i} /
+        alpha_dim``; misclassified points count 1 in semi-bolstering; a zero direction
+        (constant rule) or a zero width falls back to the general formula."""
+        alpha = _ee().chi_median(dim)
+        present = np.bincount(self.ct, minlength=self.g) >= 2
+        good = (norm > 0) & np.all(dh[present] > 0, axis=0)
+        if good.all():
+            scale = alpha / (norm[None, :] * dh)                      # (g, m)
+            z = diff * self._sgn[:, None]
+            z *= scale[self.ct]
+            np.negative(z, out=z)
+            terms = ndtr(z)
+            if self.kind == "semi":
+                terms[wrong] = 1.0
+            return terms.sum(axis=0)
+        sigma = dh[self.ct] / alpha
+        with np.errstate(divide="ignore", invalid="ignore"):
+            margin = self._sgn[:, None] * diff / np.where(norm > 0, norm, 1.0)
+        vals = _bolstered_sum(margin, sigma, self.ct, wrong, self.kind == "semi")
+        zero = ~(norm > 0)
+        if np.any(zero):
+            vals[zero] = np.count_nonzero(wrong[:, zero], axis=0)
+        return vals
+
     def _sigmas(self, Dc: list[np.ndarray], cols_feat: np.ndarray, sign: float,
                 dim: int) -> np.ndarray:
         """Widths ``sigma[i, j]`` (training points x candidates), ``d_{y_i}(j) / alpha_dim``."""
@@ -320,7 +436,6 @@ class LDAPart(RulePart, _WidthMixin):
         with np.errstate(divide="ignore"):
             self.logp = np.log(counts / counts.sum())
         self.fast = np.count_nonzero(counts) == g and (self.kind == "count" or g == 2)
-        self._sgn = (2 * self.ct - 1).astype(float)
         self._init_classes()
 
     def _base(self, cols):
@@ -342,6 +457,10 @@ class LDAPart(RulePart, _WidthMixin):
         A = self._base(cols) if self.fast else None
         if A is None:
             return super().values_add(cols, cands)
+        if self.g == 2 and self.kind != "count":
+            out = self._add_bolstered(cols, cands, A)
+            if out is not None:
+                return out
         k = cols.size
         Ms = self.means[:, cols]                     # (g, k)
         U = A @ Ms.T                                  # (k, g)
@@ -389,6 +508,91 @@ class LDAPart(RulePart, _WidthMixin):
             out[s:s + step] = vals
         return out
 
+    def _add_bolstered(self, cols, cands, A) -> np.ndarray | None:
+        """Forward step of the two-class (semi-)bolstered criterion for every candidate at once.
+
+        With ``A = S_SS^{-1}``, ``V = A S_{S,J}``, the Schur complements ``c_j = s_jj -
+        s_j^T v_j``, ``H = M_J - M_S V`` and ``T = H / c``, the LDA discriminant of point ``i``
+        on ``S + {j}`` is ``diff_ij = base_i + (T_1j - T_0j)(x_ij - x_iS v_j) - (T_1j H_1j -
+        T_0j H_0j)/2`` (one matrix product for all candidates: ``[X_S, 1, base] @ [V Td; -const;
+        -1]``) and the bolstered term is ``Phi(-(2 y_i - 1) diff_ij alpha_{k+1} / (||a_j||
+        d_{y_i}(j)))`` (Braga-Neto and Dougherty 2004; ``reproduction-targets.md`` sec. 5.5).
+        Rows are ordered by class so that the per-class scale is two in-place products. When
+        candidates are most of the features every feature is computed (no gathers) and the
+        candidates picked at the end. Returns None (the caller's general path decides) when a
+        direction norm or a width is zero."""
+        k = cols.size
+        p = self.Xt.shape[1]
+        if not hasattr(self, "_perm"):
+            self._perm = np.argsort(self.ct, kind="stable")
+            self._n0 = int(np.count_nonzero(self.ct == 0))
+            self._Xp = np.ascontiguousarray(self.Xt[self._perm])
+            self._sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
+        full = 2 * cands.size >= p
+        J = slice(None) if full else cands
+        Xp, n0 = self._Xp, self._n0
+        Ms = self.means[:, cols]                      # (2, k)
+        U = A @ Ms.T                                  # (k, 2)
+        q = np.einsum("ck,kc->c", Ms, U)
+        XS = Xp[:, cols]                              # (n, k), rows by class
+        base = XS @ (U[:, 1] - U[:, 0]) - 0.5 * (q[1] - q[0]) + self.logp[1] - self.logp[0]
+        Sxc = (self.Dt[:, cols].T @ (self.Dt if full else self.Dt[:, cands])) / self.dof
+        V = A @ Sxc                                   # (k, m)
+        sjj = self._sjj[J]
+        c = sjj - np.einsum("km,km->m", Sxc, V)
+        H = self.means[:, J] - Ms @ V                 # (2, m)
+        if full:  # a feature of S has a zero Schur complement: not a candidate
+            c[cols] = 1.0
+        ok = c > SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
+        T = H / np.where(ok, c, 1.0)
+        Td = T[1] - T[0]
+        ud = U[:, 1] - U[:, 0]
+        norm2 = ud @ ud - 2 * Td * (ud @ V) + Td**2 * (np.einsum("km,km->m", V, V) + 1)
+        norm = np.sqrt(np.maximum(norm2, 0.0))
+        Dc = self._class_sq_cached(cols)
+        dh = self._dhat_add(Dc, J, k + 1)
+        present = np.bincount(self.ct, minlength=2) >= 2
+        if full:
+            keep = np.ones(p, dtype=bool)
+            keep[cols] = False
+            good = (norm > 0) & np.all(dh[present] > 0, axis=0)
+            if not good[keep].all():
+                return None
+        elif not ((norm > 0) & np.all(dh[present] > 0, axis=0)).all():
+            return None
+        W = np.empty((k + 2, Td.size))
+        np.multiply(V, Td, out=W[:k])
+        W[k] = 0.5 * (T[1] * H[1] - T[0] * H[0])
+        W[k + 1] = -1.0
+        Xaug = np.empty((Xp.shape[0], k + 2))
+        Xaug[:, :k] = XS
+        Xaug[:, k] = 1.0
+        Xaug[:, k + 1] = base
+        Z = Xp * Td if full else Xp[:, cands] * Td
+        Z -= Xaug @ W                                 # diff, rows by class
+        semi = self.kind == "semi"
+        if semi:
+            wrong = np.empty(Z.shape, dtype=bool)
+            np.greater(Z[:n0], 0.0, out=wrong[:n0])
+            np.less_equal(Z[n0:], 0.0, out=wrong[n0:])
+        alpha = _ee().chi_median(k + 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = alpha / norm
+        if n0:
+            Z[:n0] *= inv / dh[0]
+        if n0 < Z.shape[0]:
+            Z[n0:] *= -inv / dh[1]
+        ndtr(Z, out=Z)
+        if semi:
+            np.putmask(Z, wrong, 1.0)
+        vals = Z.sum(axis=0)
+        if full:
+            vals = vals[cands]
+            ok = ok[cands]
+        for b in np.flatnonzero(~ok):
+            vals[b] = self.value(np.append(cols, cands[b]))
+        return vals
+
     def values_remove(self, cols) -> np.ndarray:
         cols = np.asarray(cols, dtype=np.int64)
         k = cols.size
@@ -426,31 +630,57 @@ class LDAPart(RulePart, _WidthMixin):
         dh = self._dhat(Dc, cols, -1.0, k - 1)
         return self._bolstered_values(diff, norm, dh, k - 1, wrong)
 
-    def _bolstered_values(self, diff, norm, dh, dim, wrong) -> np.ndarray:
-        """Sum over the points of ``Phi(-s_i / sigma_i)`` per candidate column, with the
-        signed distance ``s_i = (2 y_i - 1) diff_i / ||a||`` and ``sigma_i = d_{y_i} /
-        alpha_dim``; misclassified points count 1 in semi-bolstering; a zero direction
-        (constant rule) or a zero width falls back to the general formula."""
-        alpha = _ee().chi_median(dim)
-        present = np.bincount(self.ct, minlength=self.g) >= 2
-        good = (norm > 0) & np.all(dh[present] > 0, axis=0)
-        if good.all():
-            scale = alpha / (norm[None, :] * dh)                      # (g, m)
-            z = diff * self._sgn[:, None]
-            z *= scale[self.ct]
-            np.negative(z, out=z)
-            terms = ndtr(z)
-            if self.kind == "semi":
-                terms[wrong] = 1.0
-            return terms.sum(axis=0)
-        sigma = dh[self.ct] / alpha
-        with np.errstate(divide="ignore", invalid="ignore"):
-            margin = self._sgn[:, None] * diff / np.where(norm > 0, norm, 1.0)
-        vals = _bolstered_sum(margin, sigma, self.ct, wrong, self.kind == "semi")
-        zero = ~(norm > 0)
-        if np.any(zero):
-            vals[zero] = np.count_nonzero(wrong[:, zero], axis=0)
-        return vals
+
+class SVMPart(RulePart, _WidthMixin):
+    """The two-class linear SVM (C = 1) under (semi-)bolstering: one libsvm solve per
+    candidate (:func:`stablefs.evaluation.error_estimators.linear_svm`, the solver and
+    arrays of :class:`sklearn.svm.SVC` without its per-call validation), then the signed
+    distances, the kernel widths (:meth:`_WidthMixin._dhat_add`) and the closed-form terms
+    ``Phi(-s_i / sigma_i)`` of all candidates at once. Cross-validation parts count errors
+    candidate by candidate (:class:`RulePart`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        counts = np.bincount(self.ct, minlength=self.g)
+        self.fast = self.g == 2 and np.count_nonzero(counts) == 2 and self.kind != "count"
+        self._init_classes()
+
+    def _fits(self, subsets) -> tuple[np.ndarray, np.ndarray]:
+        """``diff`` (n, m): ``a^T x_i + b`` of the SVM designed on each column subset (the
+        columns in the given order, as :meth:`RulePart.value` passes them) and the norms
+        ``||a||``."""
+        n = self.Xt.shape[0]
+        diff = np.empty((n, len(subsets)))
+        norm = np.empty(len(subsets))
+        svm = _ee().linear_svm
+        for q, sub in enumerate(subsets):
+            Xs = self.Xt[:, sub]
+            a, b = svm(Xs, self.ct)
+            diff[:, q] = Xs @ a + b
+            norm[q] = np.sqrt(a @ a)
+        return diff, norm
+
+    def values_add(self, cols, cands) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.asarray(cands, dtype=np.int64)
+        if not self.fast or cols.size + 1 > self.Xt.shape[0]:
+            return super().values_add(cols, cands)
+        diff, norm = self._fits([np.append(cols, j) for j in cands])
+        wrong = (diff > 0) != (self.ct[:, None] == 1)
+        dh = self._dhat_add(self._class_sq_cached(cols), cands, cols.size + 1)
+        return self._bolstered_values(diff, norm, dh, cols.size + 1, wrong)
+
+    def values_remove(self, cols) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        k = cols.size
+        if k <= 1:
+            return np.array([self.value(np.zeros(0, dtype=np.int64))] * k)
+        if not self.fast:
+            return super().values_remove(cols)
+        diff, norm = self._fits([np.delete(cols, i) for i in range(k)])
+        wrong = (diff > 0) != (self.ct[:, None] == 1)
+        dh = self._dhat(self._class_sq(cols), cols, -1.0, k - 1)
+        return self._bolstered_values(diff, norm, dh, k - 1, wrong)
 
 
 def knn_vote(D: np.ndarray, ct: np.ndarray, K: int, g: int) -> np.ndarray:
@@ -747,7 +977,7 @@ def make_criterion(X, y, *, estimator="lda", criterion="bolstered", cv=5, n_draw
     g = classes.size
     rng = np.random.default_rng(random_state) if not isinstance(
         random_state, np.random.Generator) else random_state
-    cls = LDAPart if rule.kind == "lda" else KNNPart if rule.kind == "knn" else RulePart
+    cls = {"lda": LDAPart, "knn": KNNPart, "svm": SVMPart}.get(rule.kind, RulePart)
     if criterion == "cv":
         repeats, folds = _check_cv(cv)
         counts = np.bincount(codes, minlength=g)
