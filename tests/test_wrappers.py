@@ -22,6 +22,7 @@ from stablefs.evaluation.error_estimators import (
 from stablefs.selectors import RSA, SBS, SFFS, SFS, SBGPlus
 from stablefs.selectors.wrappers import Criterion, make_criterion, sbs, sffs, sfs
 from stablefs.selectors.wrappers._criteria import RulePart
+from stablefs.selectors.wrappers._search import pick_min
 
 
 def _data(n0=15, n1=15, p=10, seed=0, shift=0.8, informative=3):
@@ -118,6 +119,47 @@ def test_width_update_equals_the_plain_nearest_neighbours(seed, k, rounded):
     np.testing.assert_allclose(part._dhat_add(Dc, cands, k + 1), ref, rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(part._dhat_add(Dc, slice(None), k + 1)[:, cands], ref,
                                rtol=1e-13, atol=1e-15)
+
+
+class _FullSteps:
+    """A criterion without ``best_add``: every forward step evaluates every candidate."""
+
+    def __init__(self, crit):
+        self.crit = crit
+        self.n_features = crit.n_features
+
+    def __getattr__(self, name):
+        if name == "best_add":
+            raise AttributeError(name)
+        return getattr(self.crit, name)
+
+
+@pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pruned_forward_steps_equal_full_steps(criterion, seed):
+    # the Monte-Carlo criteria skip candidates whose partial sums exceed the best value seen;
+    # the choice, its value and the tie count must be those of the full evaluation, and
+    # whole searches must not change (duplicated features give exact ties)
+    X, y = _data(14 + seed, 13, 16, seed=30 + seed, informative=4, shift=0.9)
+    X[:, 15] = X[:, 2]
+    X[:, 14] = X[:, 7]
+    crit = make_criterion(X, y, estimator="3nn", criterion=criterion, random_state=seed)
+    cols: list[int] = []
+    for _ in range(5):
+        cands = np.setdiff1d(np.arange(16), cols)
+        i, value, ties = crit.best_add(cols, cands)
+        full = crit.errors_add(cols, cands)
+        assert (i, ties) == pick_min(full)
+        assert value == pytest.approx(full[i], abs=1e-12)
+        cols.append(int(cands[i]))
+    for search in (lambda c: sfs(c, 6), lambda c: sffs(c, 6)):
+        fast = search(make_criterion(X, y, estimator="3nn", criterion=criterion,
+                                     random_state=seed))
+        slow = search(_FullSteps(make_criterion(X, y, estimator="3nn", criterion=criterion,
+                                                random_state=seed)))
+        assert fast.moves == slow.moves and fast.ties == slow.ties
+        np.testing.assert_allclose(fast.errors, slow.errors, atol=1e-12)
+        assert fast.n_evaluations == slow.n_evaluations
 
 
 def test_criteria_equal_the_public_estimators():

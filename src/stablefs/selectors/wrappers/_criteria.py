@@ -382,6 +382,15 @@ class _WidthMixin:
         return self._dhat(Dc, cols_feat, sign, dim)[self.ct] / _ee().chi_median(dim)
 
 
+#: elements per temporary (candidates, points, draws, neighbours) tensor of KNNPart._mc_terms
+KNN_CHUNK = 2**18
+
+#: candidates evaluated in full before the others are pruned (KNNPart.sums_add_bounded)
+PRUNE_FIRST = 6
+
+#: points in the first block of the pruned evaluation (doubled at every block)
+PRUNE_BLOCK = 4
+
 #: neighbours kept per point by the pruned nearest-neighbour update (see _WidthMixin._dhat)
 NN_PRUNE = 6
 
@@ -813,16 +822,153 @@ class KNNPart(RulePart, _WidthMixin):
             out[sl] = terms.sum(axis=1)
         return out
 
+    # -- forward steps of the Monte-Carlo criteria ------------------------------------------
+    def _mc_context(self, cols, cands, wrong) -> dict | None:
+        """What every candidate of a forward step shares (see :meth:`_mc_terms`), or None
+        when a kernel width is zero (then :meth:`_mc_values` decides)."""
+        cols = np.asarray(cols, dtype=np.int64)
+        n = self.Xt.shape[0]
+        perm = np.argsort(self.ct, kind="stable")                       # neighbours by class
+        inv = np.empty_like(perm)
+        inv[perm] = np.arange(n)
+        dim = cols.size + 1
+        sig = self._dhat_add(self._class_sq_cached(cols), cands, dim)[self.ct] \
+            / _ee().chi_median(dim)
+        if not np.all(sig > 0):
+            return None
+        Xk = self.Xt[:, cols]
+        eps_S = self.noise.get(cols)                                    # (n, M, k)
+        A = np.square(Xk[:, None, :] - Xk[perm][None, :, :]).sum(axis=2)
+        B = np.einsum("imf,if->im", eps_S, Xk)[:, :, None] - eps_S @ Xk[perm].T
+        E = np.empty((cands.size, n, self.noise.n_draws))
+        for q, f in enumerate(cands):
+            E[q] = self.noise.feature(f)
+        n0 = int(np.count_nonzero(self.ct == 0))
+        return {"cands": cands, "perm": perm, "inv": inv, "n0": n0, "A": A, "B": B,
+                "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
+                "two": self.g == 2 and self.K % 2 == 1 and 0 < n0 < n}
+
+    def _mc_terms(self, ctx, ci, pts) -> np.ndarray:
+        """Monte-Carlo bolstered terms (fractions of misclassified draws), shape
+        ``(len(ci), len(pts))``, of candidates ``ctx["cands"][ci]`` at training points ``pts``;
+        in semi-bolstering 0 where the point is misclassified (it counts 1 elsewhere).
+
+        The draw ``Z_im = x_i + sigma_ij eps_im`` of point ``i`` in ``S + {j}`` is at squared
+        distance ``|Z_im - x_l|^2 = G_il + 2 sigma_ij W_iml + sigma_ij^2 |eps_im|^2`` from
+        training point ``l``, with ``G_il = A_il + delta_ilj^2`` the squared distance of the
+        points and ``W_iml = B_iml + delta_ilj E_imj`` (``A``, ``B`` over ``S``; ``delta_ilj =
+        x_ij - x_lj``; ``E`` the candidate's draws). The last term does not depend on ``l``
+        and ``sigma_ij > 0``, so the neighbours of ``Z_im`` are ordered by ``G_il / (2
+        sigma_ij) + W_iml``: three passes over the ``(candidates, points, draws, neighbours)``
+        tensor instead of the distances' seven; the vote is :func:`knn_vote`'s (two classes:
+        each class's ``(K + 1)/2``-th order statistic, ties by the sorted neighbour list)."""
+        perm, n0 = ctx["perm"], ctx["n0"]
+        n = perm.size
+        js = ctx["cands"][ci]
+        xj = self._XT[js]                                              # (mc, n)
+        d = xj[:, pts, None] - xj[:, None, perm]                       # (mc, ni, n)
+        H = ctx["A"][pts][None] + d * d
+        H *= ctx["half_inv_sig"][pts][:, ci].T[:, :, None]
+        T = ctx["E"][ci][:, pts, :, None] * d[:, :, None, :]           # (mc, ni, M, n)
+        T += ctx["B"][pts][None]
+        T += H[:, :, None, :]
+        if ctx["two"]:
+            r = (self.K + 1) // 2
+            q0 = np.partition(T[..., :n0], r - 1, axis=-1)[..., r - 1] \
+                if n0 >= r else np.full(T.shape[:-1], np.inf)
+            q1 = np.partition(T[..., n0:], r - 1, axis=-1)[..., r - 1] \
+                if n - n0 >= r else np.full(T.shape[:-1], np.inf)
+            pred = (q1 < q0).astype(np.int64)
+            tie = q1 == q0
+            if tie.any():
+                pred[tie] = _vote_sorted(T[tie][:, ctx["inv"]], self.ct, self.K, self.g)
+        else:
+            pred = _vote_sorted(T.reshape(-1, n)[:, ctx["inv"]], self.ct, self.K,
+                                self.g).reshape(T.shape[:-1])
+        terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)   # (mc, ni)
+        if self.kind == "semi":
+            terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
+        return terms
+
+    def _mc_block(self, ctx, ci, pts) -> np.ndarray:
+        """Row sums of :meth:`_mc_terms` in chunks of :data:`KNN_CHUNK` tensor elements."""
+        n, M = ctx["perm"].size, ctx["E"].shape[2]
+        out = np.zeros(ci.size)
+        per = max(1, KNN_CHUNK // (M * n))                              # (candidate, point)s
+        step_c = max(1, per // max(1, pts.size))
+        if step_c > 1 or pts.size <= per:
+            for s in range(0, ci.size, step_c):
+                out[s:s + step_c] = self._mc_terms(ctx, ci[s:s + step_c], pts).sum(axis=1)
+        else:
+            for q in range(ci.size):
+                for s in range(0, pts.size, per):
+                    out[q] += self._mc_terms(ctx, ci[q:q + 1], pts[s:s + per]).sum()
+        return out
+
+    def _step_add(self, cols, cands):
+        cols = np.asarray(cols, dtype=np.int64)
+        D = self._dist(cols)
+        counts, wrong = self._count_values(D, cands, +1.0)
+        return counts, wrong
+
     def values_add(self, cols, cands) -> np.ndarray:
         cols = np.asarray(cols, dtype=np.int64)
         cands = np.asarray(cands, dtype=np.int64)
         if not self.fast:
             return super().values_add(cols, cands)
-        D = self._dist(cols)
-        counts, wrong = self._count_values(D, cands, +1.0)
+        counts, wrong = self._step_add(cols, cands)
         if self.kind == "count":
             return counts
-        return self._mc_values(cols, cands, +1.0, cols.size + 1, wrong)
+        ctx = self._mc_context(cols, cands, wrong)
+        if ctx is None:
+            return self._mc_values(cols, cands, +1.0, cols.size + 1, wrong)
+        base = counts if self.kind == "semi" else np.zeros(cands.size)
+        return base + self._mc_block(ctx, np.arange(cands.size), np.arange(self.Xt.shape[0]))
+
+    def sums_add_bounded(self, cols, cands) -> np.ndarray:
+        """:meth:`values_add` where a candidate can be the step's best, ``inf`` where it
+        cannot (exact pruning, for the searches' forward steps, :meth:`Criterion.best_add`).
+
+        Every term is >= 0, so a candidate's partial sum over some points (plus, in
+        semi-bolstering, its misclassified points, 1 each) bounds its value from below. A few
+        candidates with the fewest resubstitution errors are evaluated first; their best value
+        ``U`` bounds the step's minimum from above. The others are then evaluated on blocks of
+        points, the points that contributed most to the first candidates first, and dropped
+        as soon as their partial sum exceeds ``U`` (with a margin of ``1e-9`` far above
+        round-off). Every candidate that can reach the minimum, ties included, is evaluated
+        on every point, so the step's choice, its value and its tie count are those of
+        :meth:`values_add`."""
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.asarray(cands, dtype=np.int64)
+        if not self.fast or self.kind == "count":
+            return self.values_add(cols, cands)
+        counts, wrong = self._step_add(cols, cands)
+        ctx = self._mc_context(cols, cands, wrong)
+        if ctx is None:
+            return self._mc_values(cols, cands, +1.0, cols.size + 1, wrong)
+        n = self.Xt.shape[0]
+        m = cands.size
+        base = counts.astype(float) if self.kind == "semi" else np.zeros(m)
+        first = np.argsort(base, kind="stable")[:PRUNE_FIRST]
+        allpts = np.arange(n)
+        tf = np.vstack([self._mc_terms(ctx, first[s:s + 1], allpts) for s in range(first.size)])
+        out = np.full(m, np.inf)
+        out[first] = base[first] + tf.sum(axis=1)
+        bound = out[first].min() + 1e-9
+        order = np.argsort(-tf.sum(axis=0), kind="stable")            # risky points first
+        alive = np.setdiff1d(np.arange(m), first)
+        alive = alive[base[alive] <= bound]
+        partial = base.copy()
+        s = 0
+        block = PRUNE_BLOCK
+        while alive.size and s < n:
+            pts = order[s:s + block]
+            partial[alive] += self._mc_block(ctx, alive, pts)
+            alive = alive[partial[alive] <= bound]
+            s += pts.size
+            block *= 2
+        out[alive] = partial[alive]
+        return out
 
     def values_remove(self, cols) -> np.ndarray:
         cols = np.asarray(cols, dtype=np.int64)
@@ -904,6 +1050,25 @@ class Criterion:
         for p in self.parts:
             total += p.values_add(np.asarray(cols, dtype=np.int64), cands)
         return total / self.denominator
+
+    def best_add(self, cols, cands) -> tuple[int, float, int]:
+        """The best forward step, ``(i, J(cols + {cands[i]}), ties)``: the position of the
+        lowest ``J`` among the candidates (ties within ``TIE_TOL``: the first), its value and
+        the number of other candidates tied with it, exactly as :func:`pick_min` of
+        :meth:`errors_add` (a criterion of one Monte-Carlo part prunes candidates that cannot
+        be the minimum, :meth:`KNNPart.sums_add_bounded`)."""
+        from stablefs.selectors.wrappers._search import pick_min
+
+        cands = np.asarray(cands, dtype=np.int64)
+        part = self.parts[0] if len(self.parts) == 1 else None
+        if cands.size and hasattr(part, "sums_add_bounded"):
+            self.n_evaluations += cands.size
+            e = part.sums_add_bounded(np.asarray(cols, dtype=np.int64), cands) \
+                / self.denominator
+        else:
+            e = self.errors_add(cols, cands)
+        i, t = pick_min(e)
+        return i, float(e[i]), t
 
     def errors_remove(self, cols) -> np.ndarray:
         """``J(cols - {x})`` for every ``x`` in ``cols`` (in the order of ``cols``)."""

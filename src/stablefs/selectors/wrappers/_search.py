@@ -90,6 +90,16 @@ def pick_max(values: np.ndarray) -> tuple[int, int]:
     return pick_min(-np.asarray(values, dtype=float))
 
 
+def _best_add(crit, cols, cands) -> tuple[int, float, int]:
+    """``(i, J, ties)`` of the best forward step: the criterion's own :meth:`best_add` (which
+    may skip candidates that cannot be the best) or :func:`pick_min` of ``errors_add``."""
+    if hasattr(crit, "best_add"):
+        return crit.best_add(cols, cands)
+    e = crit.errors_add(cols, cands)
+    i, t = pick_min(e)
+    return i, float(e[i]), t
+
+
 # ------------------------------------------------------------------------------- SFS / SBS
 
 
@@ -105,11 +115,10 @@ def sfs(crit, n_select: int) -> SearchResult:
     rem = np.arange(p)
     res.record(X, crit.error(X))
     while len(X) < n_select:
-        e = crit.errors_add(X, rem)
-        i, t = pick_min(e)
+        i, ei, t = _best_add(crit, X, rem)
         X.append(int(rem[i]))
         rem = np.delete(rem, i)
-        res.record(X, e[i], ("add", X[-1]), t)
+        res.record(X, ei, ("add", X[-1]), t)
     res.subset = np.sort(np.asarray(X, dtype=np.int64))
     res.order = np.asarray(X, dtype=np.int64)
     res.n_evaluations = crit.n_evaluations
@@ -190,12 +199,10 @@ def sffs(crit, n_select: int, exclusion: str = "pudil", at_least_sfs: bool = Fal
     limit = 50 * max(1, n_select) * max(1, p)
     while k < n_select:
         rem = np.setdiff1d(np.arange(p), X)
-        e = crit.errors_add(X, rem)
-        i, t = pick_min(e)
+        i, jx, t = _best_add(crit, X, rem)
         x_plus = int(rem[i])
         X.append(x_plus)
         k += 1
-        jx = float(e[i])
         res.record(X, jx, ("add", x_plus), t)
         if k not in best or jx < best[k][0] - TIE_TOL:
             best[k] = (jx, np.sort(np.asarray(X, dtype=np.int64)))
@@ -240,11 +247,9 @@ def _guard_with_sfs(crit, res: SearchResult, d: int) -> None:
     rem = np.setdiff1d(np.arange(crit.n_features), X)
     jx = res.errors[first]
     while len(X) < d:
-        e = crit.errors_add(X, rem)
-        i, _ = pick_min(e)
+        i, jx, _ = _best_add(crit, X, rem)
         X.append(int(rem[i]))
         rem = np.delete(rem, i)
-        jx = float(e[i])
     if jx < res.best[d][0] - TIE_TOL:
         res.best[d] = (jx, np.sort(np.asarray(X, dtype=np.int64)))
         res.subset = res.best[d][1]
