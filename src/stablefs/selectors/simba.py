@@ -46,6 +46,7 @@ def simba_weights(
     delta: bool = False,
     scale: bool = True,
     random_state=None,
+    callback=None,
 ) -> np.ndarray:
     """Simba feature weights (thesis Alg. 2.5; instance-weighted Alg. 8.1).
 
@@ -82,6 +83,12 @@ def simba_weights(
         Min-max scale the features first. The thesis leaves scaling open; unscaled microarray
         intensities would let the features of largest range decide every neighbour.
     random_state : int, RandomState or None
+    callback : callable, optional
+        Called as ``callback(t, i, w)`` after the ``t``-th update (``t = 1 .. T``), ``i`` the
+        visited instance and ``w`` the current weights *before* the final squaring (a view
+        into the working array: copy what you keep). Lets a caller follow the gradient
+        ascent, e.g. the convergence plots of the XOR demonstration (thesis Fig. 8.4); it
+        does not change the result.
 
     Returns
     -------
@@ -111,6 +118,7 @@ def simba_weights(
     buf = np.empty((rows, p))
     dist = np.empty(n)
     same_of = [codes == c for c in range(int(codes.max()) + 1)]
+    t = 0
     for _ in range(n_passes):
         for i in _visit_order(strategy, omega, rng):
             w2 = w * w
@@ -140,6 +148,9 @@ def simba_weights(
                 step -= (xi - Xs[hit]) ** 2 / d_hit
             step *= 0.5 * uprime * w
             w += omega[i] * step if delta else step
+            if callback is not None:
+                t += 1
+                callback(t, int(i), w)
     w2 = w * w
     top = float(w2.max())
     return w2 / top if top > 0 else np.zeros(p)
