@@ -116,9 +116,28 @@ def test_width_update_equals_the_plain_nearest_neighbours(seed, k, rounded):
     cands = np.setdiff1d(np.arange(20), cols)
     Dc = part._class_sq(cols)
     ref = part._dhat(Dc, cands, +1.0, k + 1)
-    np.testing.assert_allclose(part._dhat_add(Dc, cands, k + 1), ref, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(part._dhat_add(Dc, slice(None), k + 1)[:, cands], ref,
+    np.testing.assert_allclose(part._dhat_add(cols, cands, k + 1), ref, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(part._dhat_add(cols, slice(None), k + 1)[:, cands], ref,
                                rtol=1e-13, atol=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(0, 5), st.booleans())
+def test_3nn_resubstitution_from_order_statistics_equals_the_vote(seed, k, rounded):
+    # forward steps of the 3NN Monte-Carlo criteria count resubstitution errors from two
+    # order statistics; rounded data make them tie (then the sorted vote decides)
+    rng = np.random.default_rng(seed)
+    n0, n1 = (int(v) for v in rng.integers(5, 25, size=2))
+    X, y = _data(n0, n1, 12, seed=seed % 997)
+    if rounded:
+        X = np.round(X)
+    part = make_criterion(X, y, estimator="3nn", criterion="semi-bolstered",
+                          random_state=0).parts[0]
+    cols = rng.choice(12, size=k, replace=False).astype(np.int64)
+    cands = np.setdiff1d(np.arange(12), cols)
+    counts, wrong = part._step_add(cols, cands)
+    ref_counts, ref_wrong = part._count_values(part._dist(cols), cands, +1.0)
+    assert np.array_equal(wrong, ref_wrong) and np.array_equal(counts, ref_counts)
 
 
 class _FullSteps:

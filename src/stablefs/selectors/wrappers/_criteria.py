@@ -165,21 +165,23 @@ class _WidthMixin:
         self._class_idx = [np.flatnonzero(self.ct == c) for c in range(self.g)]
         self._XT = np.ascontiguousarray(self.Xt.T)                    # (p, nt)
         self._sgn = (2 * self.ct - 1).astype(float)
-        self._P: bool | None = None                                   # see _class_layout
+        self._layout: bool | None = None                              # see _class_layout
+        self._nn_memo: tuple | None = None
         self._dc_key: bytes | None = None
         self._dc: list[np.ndarray] | None = None
 
     def _class_layout(self) -> bool:
-        """Class-ordered copies of the training points for :meth:`_dhat_add` (``_Xc``: rows
-        ordered by class, ``_XTc`` its transpose); False when a class has too few points for
-        the pruned update (the widths are then computed by :meth:`_dhat`)."""
-        if self._P is None:
+        """Class-ordered copies of the training points (``_Xc``: rows ordered by class,
+        ``_XTc`` its transpose, ``_cperm`` the order) for the updates of :meth:`_kth_add`;
+        False when a class has fewer than 5 points (the widths are then computed by
+        :meth:`_dhat`)."""
+        if self._layout is None:
             sizes = np.array([idx.size for idx in self._class_idx])
             present = sizes[sizes > 0]
             if present.min() < 5:
-                self._P = False
+                self._layout = False
             else:
-                self._P = True
+                self._layout = True
                 starts = np.cumsum(np.r_[0, sizes])[:-1]
                 self._cstart = starts[sizes > 0]
                 self._cstart_all = starts
@@ -189,71 +191,105 @@ class _WidthMixin:
                 self._cperm = np.concatenate(self._class_idx)
                 self._Xc = np.ascontiguousarray(self.Xt[self._cperm])        # (n, p)
                 self._XTc = np.ascontiguousarray(self._Xc.T)                 # (p, n)
-        return bool(self._P)
+                cls = self.ct[self._cperm]
+                self._same = cls[:, None] == cls[None, :]
+        return bool(self._layout)
 
-    def _class_sq_cached(self, cols) -> list[np.ndarray]:
-        """:meth:`_class_sq` of ``cols``, updated by one feature from the previous call's when
+    def _sq_cached(self, cols) -> np.ndarray:
+        """Squared distances over ``cols`` between all training points in class order
+        (:meth:`_class_layout`), updated by one feature from the previous call's when
         ``cols`` extends it by one feature (a forward step after a forward step)."""
         key = cols.tobytes()
         if key == self._dc_key:
             return self._dc
-        if self._class_layout() and cols.size and self._dc_key == cols[:-1].tobytes():
-            xf = self._XTc[int(cols[-1])]
-            Dc = []
-            for c, D in enumerate(self._dc):
-                s0, nc = self._cstart_all[c], D.shape[0]
-                v = xf[s0:s0 + nc]
-                d = v[:, None] - v[None, :]
-                d *= d
-                d += D
-                Dc.append(d)
+        if cols.size and self._dc_key == cols[:-1].tobytes():
+            v = self._XTc[int(cols[-1])]
+            D = v[:, None] - v[None, :]
+            D *= D
+            D += self._dc
         else:
-            Dc = self._class_sq(cols)
-        self._dc_key, self._dc = key, Dc
-        return Dc
+            Xk = self._Xc[:, cols]
+            D = np.square(Xk[:, None, :] - Xk[None, :, :]).sum(axis=2)
+        self._dc_key, self._dc = key, D
+        return D
 
-    def _dhat_add(self, Dc: list[np.ndarray], J, k_new: int) -> np.ndarray:
-        """:meth:`_dhat` of a forward step (``sign=+1``) for the candidates ``J`` (an index
-        array, or ``slice(None)`` for every feature), all classes at once.
+    def _class_sq_cached(self, cols) -> list[np.ndarray]:
+        """:meth:`_class_sq` of ``cols`` (blocks of :meth:`_sq_cached` when available)."""
+        if not self._class_layout():
+            return self._class_sq(cols)
+        D = self._sq_cached(cols)
+        out = []
+        for c, idx in enumerate(self._class_idx):
+            s0, nc = self._cstart_all[c], idx.size
+            blk = D[s0:s0 + nc, s0:s0 + nc].copy()
+            np.fill_diagonal(blk, np.inf)
+            out.append(blk)
+        return out
 
-        For every point the coordinates of its ``r`` nearest same-class points in ``S`` are
-        gathered for all candidates (``r`` = :data:`NN_PRUNE`, more for the second feature,
-        where distances on one feature give a weak bound); (point, candidate) pairs failing the
-        bound check (the nearest found is farther than the ``r + 1``-th in ``S``) are computed
-        against every point of the class. Exact; equal to :meth:`_dhat` to round-off."""
-        p = self.Xt.shape[1]
+    def _kth_add(self, Dm: np.ndarray, J, r: int, kth: int) -> np.ndarray:
+        """For every point ``i`` (class order) and candidate ``j`` of ``J`` (an index array or
+        ``slice(None)``), the ``kth`` (1 or 2) smallest of ``Dm_il + (x_ij - x_lj)^2`` over
+        ``l``, where ``Dm`` holds squared distances over ``S`` with ``inf`` at excluded pairs;
+        shape ``(n, m)``.
+
+        Adding a feature only lengthens distances, so the ``kth`` smallest is among the ``r``
+        nearest ``l`` in ``S`` whenever the value found among them does not exceed the ``r +
+        1``-th distance in ``S``: the ``r`` nearest points' coordinates are gathered for all
+        candidates at once, and the (point, candidate) pairs failing the check are computed
+        against every point. Exact."""
         full = isinstance(J, slice)
-        if k_new == 1 or not self._class_layout():
-            return self._dhat(Dc, np.arange(p) if full else J, +1.0, k_new)
-        r = min(2 * NN_PRUNE if k_new == 2 else NN_PRUNE, self._cmin - 3)
-        if r < 2:
-            return self._dhat(Dc, np.arange(p) if full else J, +1.0, k_new)
-        Xc = self._Xc if full else self._Xc[:, J]                     # (n, m), by class
+        Xc = self._Xc if full else self._Xc[:, J]                     # (n, m)
         n, m = Xc.shape
-        Dfull = np.full((n, n), np.inf)
-        for c, D in enumerate(Dc):
-            s0, nc = self._cstart_all[c], D.shape[0]
-            Dfull[s0:s0 + nc, s0:s0 + nc] = D
         ar = np.arange(n)[:, None]
-        order = np.argsort(Dfull, axis=1)[:, :r + 1]                  # (n, r + 1)
-        dr = Dfull[ar, order]
+        order = np.argsort(Dm, axis=1)[:, :r + 1]                     # (n, r + 1)
+        dr = Dm[ar, order]
         T = Xc[order[:, :r].T]                                        # (r, n, m)
         T -= Xc
         np.square(T, out=T)
         T += dr[:, :r].T[:, :, None]
-        nn = T.min(axis=0)                                            # (n, m)
-        bad = nn > dr[:, r:r + 1]
+        q = T.min(axis=0) if kth == 1 else np.partition(T, kth - 1, axis=0)[kth - 1]
+        bad = q > dr[:, r:r + 1]
         if bad.any():
             ii, jj = np.nonzero(bad)
             rows = self._XTc[jj if full else J[jj]]                   # (nb, n)
             rows -= rows[np.arange(ii.size), ii][:, None]
             np.square(rows, out=rows)
-            rows += Dfull[ii]
-            nn[ii, jj] = rows.min(axis=1)
-        np.sqrt(nn, out=nn)
-        dh = np.zeros((self.g, m))
-        dh[self._cpresent] = np.add.reduceat(nn, self._cstart, axis=0) / self._csize[:, None]
+            rows += Dm[ii]
+            q[ii, jj] = rows.min(axis=1) if kth == 1 else \
+                np.partition(rows, kth - 1, axis=1)[:, kth - 1]
+        return q
+
+    def _nn_add(self, cols, J, k_new: int) -> np.ndarray:
+        """Squared distance of every point (class order) to its nearest other point of its
+        class in ``S + {j}``, for the candidates ``J``; shape ``(n, m)``."""
+        key = (cols.tobytes(), None if isinstance(J, slice) else J.tobytes())
+        if self._nn_memo is not None and self._nn_memo[0] == key:
+            return self._nn_memo[1]
+        D = self._sq_cached(cols)
+        Dw = np.where(self._same, D, np.inf)
+        np.fill_diagonal(Dw, np.inf)
+        r = min(2 * NN_PRUNE if k_new == 2 else NN_PRUNE, self._cmin - 3)
+        nn = self._kth_add(Dw, J, r, 1)
+        self._nn_memo = (key, nn)
+        return nn
+
+    def _dh_from_nn(self, nn: np.ndarray) -> np.ndarray:
+        """``d_c(j)`` (g, m) from the squared nearest same-class distances (class order)."""
+        dh = np.zeros((self.g, nn.shape[1]))
+        dh[self._cpresent] = np.add.reduceat(np.sqrt(nn), self._cstart, axis=0) \
+            / self._csize[:, None]
         return dh
+
+    def _dhat_add(self, cols, J, k_new: int) -> np.ndarray:
+        """:meth:`_dhat` of a forward step (``sign=+1``) from ``S = cols`` for the candidates
+        ``J`` (an index array, or ``slice(None)`` for every feature), all classes at once
+        (:meth:`_nn_add`; more neighbours are kept for the second feature, where distances on
+        one feature bound weakly). Equal to :meth:`_dhat` to round-off."""
+        p = self.Xt.shape[1]
+        if k_new == 1 or not self._class_layout():
+            return self._dhat(self._class_sq(cols), np.arange(p) if isinstance(J, slice)
+                              else J, +1.0, k_new)
+        return self._dh_from_nn(self._nn_add(cols, J, k_new))
 
     def _class_sq(self, cols) -> list[np.ndarray]:
         """Per class, squared distances over ``cols`` with ``inf`` on the diagonal (a point is
@@ -558,8 +594,7 @@ class LDAPart(RulePart, _WidthMixin):
         ud = U[:, 1] - U[:, 0]
         norm2 = ud @ ud - 2 * Td * (ud @ V) + Td**2 * (np.einsum("km,km->m", V, V) + 1)
         norm = np.sqrt(np.maximum(norm2, 0.0))
-        Dc = self._class_sq_cached(cols)
-        dh = self._dhat_add(Dc, J, k + 1)
+        dh = self._dhat_add(cols, J, k + 1)
         present = np.bincount(self.ct, minlength=2) >= 2
         if full:
             keep = np.ones(p, dtype=bool)
@@ -676,7 +711,7 @@ class SVMPart(RulePart, _WidthMixin):
             return super().values_add(cols, cands)
         diff, norm = self._fits([np.append(cols, j) for j in cands])
         wrong = (diff > 0) != (self.ct[:, None] == 1)
-        dh = self._dhat_add(self._class_sq_cached(cols), cands, cols.size + 1)
+        dh = self._dhat_add(cols, cands, cols.size + 1)
         return self._bolstered_values(diff, norm, dh, cols.size + 1, wrong)
 
     def values_remove(self, cols) -> np.ndarray:
@@ -832,8 +867,7 @@ class KNNPart(RulePart, _WidthMixin):
         inv = np.empty_like(perm)
         inv[perm] = np.arange(n)
         dim = cols.size + 1
-        sig = self._dhat_add(self._class_sq_cached(cols), cands, dim)[self.ct] \
-            / _ee().chi_median(dim)
+        sig = self._dhat_add(cols, cands, dim)[self.ct] / _ee().chi_median(dim)
         if not np.all(sig > 0):
             return None
         Xk = self.Xt[:, cols]
@@ -906,10 +940,39 @@ class KNNPart(RulePart, _WidthMixin):
         return out
 
     def _step_add(self, cols, cands):
+        """Resubstitution errors of every candidate: counts (m,) and the indicator (n, m)."""
         cols = np.asarray(cols, dtype=np.int64)
-        D = self._dist(cols)
-        counts, wrong = self._count_values(D, cands, +1.0)
-        return counts, wrong
+        if self.K == 3 and self.g == 2 and self.kind != "count" and self._class_layout():
+            return self._resub3_add(cols, cands)
+        return self._count_values(self._dist(cols), cands, +1.0)
+
+    def _resub3_add(self, cols, cands):
+        """:meth:`_count_values` of a forward step for 3NN and two classes, from order
+        statistics instead of a vote over all distances.
+
+        In resubstitution a point is its own nearest neighbour (distance 0), so 3NN errs on
+        ``x_i`` exactly when the second nearest point of the other class is nearer than the
+        nearest other point of ``x_i``'s class: both order statistics come from
+        :meth:`_kth_add` (pruned, exact), the first shared with the kernel widths. Equal
+        statistics go to the vote on the sorted distances, as in :func:`knn_vote`."""
+        k_new = cols.size + 1
+        own = self._nn_add(cols, cands, k_new)                        # (n, m), class order
+        D = self._sq_cached(cols)
+        Dx = np.where(self._same, np.inf, D)
+        other = self._kth_add(Dx, cands, min(NN_PRUNE + 2, self._cmin - 2), 2)
+        wrong_c = other < own
+        tie = other == own
+        if tie.any():
+            D0 = self._dist(cols)
+            for i, q in zip(*np.nonzero(tie)):
+                o = int(self._cperm[i])
+                j = int(cands[q])
+                row = D0[o] + np.square(self.Xe[o, j] - self.Xt[:, j])
+                pred = _vote_sorted(row[None], self.ct, self.K, self.g)[0]
+                wrong_c[i, q] = pred != self.ce[o]
+        wrong = np.empty_like(wrong_c)
+        wrong[self._cperm] = wrong_c
+        return np.count_nonzero(wrong, axis=0).astype(float), wrong
 
     def values_add(self, cols, cands) -> np.ndarray:
         cols = np.asarray(cols, dtype=np.int64)
