@@ -18,6 +18,7 @@ from stablefs.experiments._stats import bootstrap_counts, kuncheva_boot
 from stablefs.experiments.simba_liw import (
     PUBLISHED,
     SimbaLiwConfig,
+    _weight_diagnostics,
     kuncheva_path,
     top_k_precision,
     weight_angle,
@@ -69,6 +70,13 @@ def test_weight_angle_by_hand():
     np.testing.assert_allclose(weight_angle(w, 3),
                                [0.0, 90.0, np.degrees(np.arccos(1 / np.sqrt(3))), 90.0],
                                atol=1e-6)
+
+
+def test_weight_diagnostics_by_hand():
+    got = _weight_diagnostics(np.array([1.0, 1.0, 2.0, 0.1]), np.array([0, 0, 1, 0], bool))
+    mean = 4.1 / 4
+    np.testing.assert_allclose(got, [4.1**2 / 6.01 / 4, 0.25, 2 / mean, 0.25])
+    assert np.isnan(_weight_diagnostics(np.ones(3), np.zeros(3, bool))[2])
 
 
 def test_xor_labels_are_the_parity_of_the_first_signs():
@@ -132,6 +140,7 @@ def test_registry_and_configurations():
     ({"precision_k": 250}, "precision_k = 250 must be at most k_max"),
     ({"peak_low": 60}, "peak_low = 60 must be at most peak_high"),
     ({"relieff_sets": 600}, "relieff_sets = 600 must be at most n_sets"),
+    ({"control_sets": 501}, "control_sets = 501 must be at most n_sets"),
     ({"xor_relevant": 10}, "xor_relevant = 10 must be below xor_features"),
     ({"rho": 1.0}, "rho = 1.0"),
     ({"alpha": 0.7}, "alpha = 0.7"),
@@ -162,7 +171,8 @@ def test_quick_run_writes_claims_tables_and_figures(quick_runs):
     for name in ("claims.csv", "report.md", "report.html", "run.json", "tables/kuncheva.csv",
                  "tables/kuncheva_differences.csv", "tables/precision.csv",
                  "tables/relieff.csv", "tables/xor_weights.csv", "tables/xor_summary.csv",
-                 "tables/xor_path.csv", "tables/published.csv",
+                 "tables/xor_path.csv", "tables/published.csv", "tables/controls.csv",
+                 "tables/instance_weights.csv",
                  "figures/fig8_2_stability_precision.png",
                  "figures/fig8_3_peak_precision_recall.svg",
                  "figures/fig8_4_xor_weights.png", "figures/xor_convergence.png",
@@ -177,6 +187,13 @@ def test_quick_run_writes_claims_tables_and_figures(quick_runs):
     assert set(info["timings_s"]) == {"training_sets", "xor", "analysis"}
     report = (out / "report.md").read_text()
     assert "2019 stability thesis" in report and "seed 002" not in report
+    assert "What the instance weights do" in report
+    controls = pd.read_csv(out / "tables" / "controls.csv")
+    assert len(controls) == 5 and (controls.sets == cfg.control_sets).all()
+    simba = controls.iloc[0]
+    assert simba.variant == "Simba" and simba.precision_minus_simba_low == 0
+    weights = pd.read_csv(out / "tables" / "instance_weights.csv")
+    assert weights.effective_share.between(0, 1).all()
 
 
 def test_quick_run_numbers_are_recomputable(quick_runs):

@@ -76,6 +76,12 @@ SIMBA, LIW, MIW = METHODS
 RELIEFF = {"relieff": "ReliefF", "iw-relieff": "IW ReliefF"}
 #: the XOR demonstration (thesis Fig. 8.4): Relief and the three Simba forms
 XOR_METHODS = {"relief": "Relief", **METHODS}
+#: controls that tell why SimbaLIW gains or loses (on the first ``control_sets`` sets)
+CONTROLS = {
+    "liw-shuffled": "SimbaLIW, weights shuffled among the instances",
+    "liw-relevant": "SimbaLIW, margins on the relevant features only",
+    "simba-draws": "Simba, instances drawn with replacement",
+}
 
 #: study numbers in the units' random-stream keys
 _SETS, _XOR, _BOOT = 1, 2, 9
@@ -118,6 +124,13 @@ class SimbaLiwConfig:
         Training sets (the first of the M) on which ReliefF and IW ReliefF are compared.
     relieff_k : int
         Subset size of that comparison (50).
+    control_sets : int
+        Training sets (the first of the M) on which the controls of :data:`CONTROLS` run:
+        SimbaLIW with its weights shuffled among the instances (the same weights without
+        their information), SimbaLIW with the logistic weights of the margins on the
+        relevant features only (what better margins would give), and plain Simba visiting
+        instances drawn with replacement (Alg. 2.5's "pick randomly an instance" read
+        literally). Not in the thesis; they explain the result.
     xor_sets : int
         Independent XOR data sets (the thesis shows one).
     xor_samples, xor_features, xor_relevant : int
@@ -146,6 +159,7 @@ class SimbaLiwConfig:
     n_passes: int = 1
     relieff_sets: int = 100
     relieff_k: int = 50
+    control_sets: int = 100
     xor_sets: int = 50
     xor_samples: int = 1000
     xor_features: int = 10
@@ -317,13 +331,59 @@ def _set_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
     methods = dict.fromkeys(METHODS, "simba")
     if key[-1] < cfg["relieff_sets"]:
         methods.update(dict.fromkeys(RELIEFF, "relieff"))
+    fitted = {}
     for m, family in methods.items():
         state = int(rng.integers(2**31 - 1))
         opts = _simba_options(cfg, m) if family == "simba" else {}
         sel = make_selector(m, random_state=state, **opts).fit(ds.X, ds.y)
         order = np.argsort(sel.ranking_, kind="stable")[: cfg["k_max"]]
         out[f"{m}:order"] = order.astype(np.int32)
+        fitted[m] = (sel, state)
+    # instances whose sign label differs from their mixture component (Han 2012's
+    # "about 11 %"): the outliers instance weighting should play down
+    flipped = (ds.y == 1) != (ds.meta["component"] == 1)
+    weights = {"liw": fitted[LIW][0].instance_weights_, "mbiw": fitted[MIW][0].instance_weights_}
+    if key[-1] < cfg["control_sets"]:
+        weights["liw-relevant"], orders = _controls(ds.X, ds.y, cfg, fitted, rng)
+        out.update({f"{name}:order": order for name, order in orders.items()})
+    for name, w in weights.items():
+        out[f"{name}:diagnostics"] = _weight_diagnostics(w, flipped)
     return out
+
+
+def _weight_diagnostics(w: np.ndarray, flipped: np.ndarray) -> np.ndarray:
+    """Kish's effective sample size (sum w)^2 / sum w^2 as a share of n, the share of
+    instances below a tenth of the mean weight, and the mean weight of the instances with a
+    flipped label relative to the mean (NaN if none)."""
+    mean = w.mean()
+    ratio = w[flipped].mean() / mean if flipped.any() else np.nan
+    return np.array([w.sum() ** 2 / (w @ w) / w.size, np.mean(w < 0.1 * mean), ratio,
+                     flipped.mean()])
+
+
+def _controls(X, y, cfg: dict, fitted: dict, rng) -> tuple[np.ndarray, dict]:
+    """The controls of :data:`CONTROLS` on one training set, each with the random state of
+    the fit it varies (so only the instance weights, or only the instance choice, differ)."""
+    from stablefs.selectors.simba import simba_weights
+    from stablefs.stabilizers import logistic_instance_weights
+
+    liw, liw_state = fitted[LIW]
+    _, simba_state = fitted[SIMBA]
+    omega = liw.instance_weights_
+    oracle = logistic_instance_weights(X[:, : cfg["n_relevant"]], y, scale=liw.scale)
+    if liw.weight_scale == "mean":
+        oracle = oracle / oracle.mean()
+    same = {"n_passes": liw.n_passes, "strategy": liw.strategy, "delta": liw.delta,
+            "scale": liw.scale}
+    scores = {
+        "liw-shuffled": simba_weights(X, y, omega[rng.permutation(omega.size)],
+                                      random_state=liw_state, **same),
+        "liw-relevant": simba_weights(X, y, oracle, random_state=liw_state, **same),
+        "simba-draws": simba_weights(X, y, None, n_passes=cfg["n_passes"], strategy="sample",
+                                     random_state=simba_state),
+    }
+    return oracle, {name: np.argsort(-w, kind="stable")[: cfg["k_max"]].astype(np.int32)
+                    for name, w in scores.items()}
 
 
 def _xor_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
@@ -383,8 +443,8 @@ class SimbaLiw(Experiment):
     Config = SimbaLiwConfig
 
     def quick_config(self) -> SimbaLiwConfig:
-        return SimbaLiwConfig(n_sets=30, relieff_sets=20, xor_sets=4, xor_samples=300,
-                              n_bootstrap=500)
+        return SimbaLiwConfig(n_sets=30, relieff_sets=20, control_sets=20, xor_sets=4,
+                              xor_samples=300, n_bootstrap=500)
 
     def check_config(self, config) -> None:
         super().check_config(config)
@@ -392,9 +452,9 @@ class SimbaLiw(Experiment):
         for name, minimum in (("n_sets", 2), ("n_train", 4), ("n_features", 4),
                               ("n_relevant", 1), ("block_size", 1), ("k_max", 1),
                               ("precision_k", 1), ("n_passes", 1), ("relieff_sets", 2),
-                              ("relieff_k", 1), ("xor_sets", 2), ("xor_samples", 4),
-                              ("xor_features", 2), ("xor_relevant", 1), ("peak_low", 1),
-                              ("peak_high", 1), ("n_bootstrap", 10)):
+                              ("relieff_k", 1), ("control_sets", 2), ("xor_sets", 2),
+                              ("xor_samples", 4), ("xor_features", 2), ("xor_relevant", 1),
+                              ("peak_low", 1), ("peak_high", 1), ("n_bootstrap", 10)):
             check_whole(name, getattr(c, name), minimum)
         check_real("alpha", c.alpha, 0.0, 0.5)
         check_real("mean", c.mean, 0.0, np.inf)
@@ -423,9 +483,10 @@ class SimbaLiw(Experiment):
         if c.peak_low > c.peak_high:
             raise StablefsError(f"peak_low = {c.peak_low} must be at most peak_high = "
                                 f"{c.peak_high}.")
-        if c.relieff_sets > c.n_sets:
-            raise StablefsError(f"relieff_sets = {c.relieff_sets} must be at most n_sets = "
-                                f"{c.n_sets} (ReliefF runs on the first of the training sets).")
+        for name in ("relieff_sets", "control_sets"):
+            if getattr(c, name) > c.n_sets:
+                raise StablefsError(f"{name} = {getattr(c, name)} must be at most n_sets = "
+                                    f"{c.n_sets} (it counts the first of the training sets).")
         if c.xor_relevant >= c.xor_features:
             raise StablefsError(f"xor_relevant = {c.xor_relevant} must be below xor_features "
                                 f"= {c.xor_features}.")
@@ -593,6 +654,8 @@ class _Analysis:
                                                                 int(k)).mean()),
                              "low": np.nan, "high": np.nan})
         self.relieff_table = pd.DataFrame(rows)
+        # ---- controls: why SimbaLIW gains or loses
+        self._controls(sets)
         # ---- XOR
         self.xw = {m: np.stack([res[f"{m}:weights"] for res in xor]) for m in XOR_METHODS}
         self.xa = {m: np.stack([res[f"{m}:angles"] for res in xor]) for m in METHODS}
@@ -629,6 +692,75 @@ class _Analysis:
                              "angle_mean": float(A[:, t].mean()),
                              "angle_sd": float(A[:, t].std(ddof=1))})
         self.xor_path = pd.DataFrame(rows)
+
+    def _controls(self, sets) -> None:
+        c = self.c
+        n = c.control_sets
+        k = c.precision_k
+        C = bootstrap_counts(self.rng, n, c.n_bootstrap)
+        orders = {m: self.orders[m][:n] for m in (SIMBA, LIW)}
+        orders.update({m: np.stack([res[f"{m}:order"] for res in sets[:n]]) for m in CONTROLS})
+        labels = {SIMBA: METHODS[SIMBA], LIW: METHODS[LIW], **CONTROLS}
+        kb = {m: kuncheva_path(o, c.n_features, [k], C)[:, 0] for m, o in orders.items()}
+        prec = {m: top_k_precision(o, self.relevant, k) for m, o in orders.items()}
+        rows = []
+        for m, o in orders.items():
+            klo, khi = interval(kb[m] - kb[SIMBA], c.alpha)
+            plo, phi = interval(mean_boot(prec[m] - prec[SIMBA], C), c.alpha)
+            rows.append({"variant": labels[m], "sets": n, "k": k,
+                         "kuncheva": float(kuncheva_path(o, c.n_features, [k])[0]),
+                         "kuncheva_minus_simba_low": klo, "kuncheva_minus_simba_high": khi,
+                         "precision": float(prec[m].mean()),
+                         "precision_minus_simba_low": plo, "precision_minus_simba_high": phi})
+        self.control_table = pd.DataFrame(rows)
+        rows = []
+        names = {"liw": f"SimbaLIW's logistic weights ({c.n_sets} sets)",
+                 "mbiw": f"SimbaMIW's margin-based weights ({c.n_sets} sets)",
+                 "liw-relevant": f"logistic weights of the margins on the {c.n_relevant} "
+                                 f"relevant features ({n} sets)"}
+        for name, label in names.items():
+            D = np.stack([res[f"{name}:diagnostics"] for res in sets
+                          if f"{name}:diagnostics" in res])
+            rows.append({"weights": label, "effective_share": float(D[:, 0].mean()),
+                         "share_below_tenth_of_mean": float(D[:, 1].mean()),
+                         "flipped_weight_ratio": float(np.nanmean(D[:, 2])),
+                         "flipped_share": float(D[:, 3].mean())})
+        self.weight_table = pd.DataFrame(rows)
+
+    def why_section(self) -> list[tuple[str, str]]:
+        """The controls in words (the report's section "What the instance weights do")."""
+        c = self.c
+        ct = self.control_table.set_index("variant")
+        wt = self.weight_table.set_index("weights")
+        liw, mbiw, rel = (wt.iloc[i] for i in range(3))
+
+        def row(label):
+            r = ct.loc[label]
+            return (f"precision {r.precision:.3f}, Kuncheva {r.kuncheva:.3f} (minus Simba's: "
+                    f"{_ci(r.precision_minus_simba_low, r.precision_minus_simba_high)} and "
+                    f"{_ci(r.kuncheva_minus_simba_low, r.kuncheva_minus_simba_high)})")
+
+        text = (
+            f"SimbaLIW's logistic weights keep an effective sample size (Kish: (sum w)^2 / "
+            f"sum w^2) of {100 * liw.effective_share:.0f} % of the instances, and "
+            f"{100 * liw.share_below_tenth_of_mean:.0f} % of the instances get less than a "
+            f"tenth of the mean weight; SimbaMIW's margin-based weights keep "
+            f"{100 * mbiw.effective_share:.1f} %, so SimbaMIW is close to Simba. The instances "
+            f"whose sign label differs from their mixture component "
+            f"({100 * liw.flipped_share:.1f} %) get {liw.flipped_weight_ratio:.2f} x the mean "
+            f"logistic weight when the margins are measured on all {c.n_features} features, "
+            f"and {rel.flipped_weight_ratio:.2f} x when they are measured on the "
+            f"{c.n_relevant} relevant features only. On the first {c.control_sets} training "
+            f"sets, at k = {c.precision_k} ({100 * (1 - c.alpha):g} % paired bootstrap "
+            f"intervals): Simba {row(METHODS[SIMBA]).split(' (')[0]}; SimbaLIW "
+            f"{row(METHODS[LIW])}; the same weights shuffled among the instances (their "
+            f"spread without their information) {row(CONTROLS['liw-shuffled'])}; weights from "
+            f"the margins on the relevant features {row(CONTROLS['liw-relevant'])}; plain "
+            f"Simba drawing its instances with replacement (Alg. 2.5 read literally) "
+            f"{row(CONTROLS['simba-draws'])}. See tables/controls.csv and "
+            "tables/instance_weights.csv."
+        )
+        return [("What the instance weights do", text)]
 
     # -- claims ---------------------------------------------------------------------------
     def claims(self) -> list[Claim]:
@@ -840,6 +972,11 @@ class _Analysis:
             "(Kira and Rendell 1992). Quality is the angle between the weights and "
             "(1, 1, 1, 0, ..., 0), the measure of Gilad-Bachrach, Navot and Tishby (2004); "
             "'converges first' is read as the smaller mean angle over the updates of the pass.",
+            f"Controls (not in the thesis), on the first {c.control_sets} training sets: "
+            "SimbaLIW with its weights shuffled among the instances, SimbaLIW with the logistic "
+            f"weights of the margins on the {c.n_relevant} relevant features only, and plain "
+            "Simba visiting instances drawn with replacement; each uses the random state of "
+            "the fit it varies (section 'What the instance weights do').",
             f"ReliefF (K = 10, every instance; Han 2012 eq. 5.1) and IW ReliefF (margin-based "
             f"instance weights, eq. 5.3) run on the first {c.relieff_sets} training sets of the "
             "Simba study (not in the thesis; tables/relieff.csv also lists the Simba forms on "
@@ -1017,7 +1154,8 @@ class _Analysis:
         tables = {"kuncheva": self.kun_table, "kuncheva_differences": self.diff_table,
                   "precision": self.prec_table, "relieff": self.relieff_table,
                   "xor_weights": self.xor_weights, "xor_summary": self.xor_summary,
-                  "xor_path": self.xor_path}
+                  "xor_path": self.xor_path, "controls": self.control_table,
+                  "instance_weights": self.weight_table}
         return Outcome(tables=tables, figures=self.figures(), claims=claims,
                        published=self.published(), notes=self.notes(),
-                       summary=self.summary(claims))
+                       sections=self.why_section(), summary=self.summary(claims))
