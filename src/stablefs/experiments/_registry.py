@@ -8,6 +8,7 @@ from stablefs._errors import StablefsError
 from stablefs.experiments._base import Experiment
 from stablefs.experiments.han2012_microarray import Han2012Microarray
 from stablefs.experiments.han2012_synthetic import Han2012Synthetic
+from stablefs.experiments.li_ensembles import LiEnsembles
 from stablefs.experiments.simba_liw import SimbaLiw
 from stablefs.experiments.wrapper_stability import WrapperStability
 from stablefs.experiments.xiao2007_cridd import Xiao2007Cridd
@@ -18,7 +19,7 @@ __all__ = ["EXPERIMENTS", "get_experiment"]
 #: command-line name -> experiment
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e for e in (Han2012Synthetic(), Han2012Microarray(), Xiao2007Cridd(), Yu2008Drags(),
-                        WrapperStability(), SimbaLiw())
+                        WrapperStability(), LiEnsembles(), SimbaLiw())
 }
 
 
