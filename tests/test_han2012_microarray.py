@@ -13,6 +13,7 @@ from stablefs.experiments._base import VERDICTS, parse_overrides
 from stablefs.experiments.han2012_microarray import (
     _CV,
     _SPLIT,
+    METHODS,
     Han2012Microarray,
     Han2012MicroarrayConfig,
     _cv_folds,
@@ -23,6 +24,7 @@ from stablefs.experiments.han2012_microarray import (
     pair_mean_boot,
     published_consensus,
     published_tables,
+    run_methods,
 )
 
 TINY = Han2012MicroarrayConfig(datasets=("colon",), cv_repeats=2, cv_folds=3, n_splits=4,
@@ -146,7 +148,7 @@ def test_tiny_run_writes_tables_claims_and_figures(tiny_run):
     assert (cons.total == TINY.n_splits * TINY.signature_size).all()
     assert (cons.distinct >= cons.over50).all() and (cons.over50 >= cons.over85).all()
     kun = pd.read_csv(path / "tables/cv_kuncheva_repeats.csv")
-    assert len(kun) == 6 * TINY.cv_repeats * len(TINY.cv_sizes)
+    assert len(kun) == len(run_methods(TINY)) * TINY.cv_repeats * len(TINY.cv_sizes)
     assert kun.kuncheva.between(-1, 1).all()
     pub = pd.read_csv(path / "tables/published.csv")
     assert pub.source.str.contains("Table 7.6").sum() == 0  # signature size 10, not 50
@@ -176,7 +178,7 @@ def test_tiny_run_kuncheva_and_accuracy_are_recomputable(tiny_run, shared_data):
     a = pd.read_csv(tiny_run.out_dir / "tables/cv_accuracy_repeats.csv")
     row = a[(a.method == "svm-rfe") & (a.classifier == "svm") & (a.k == 10) & (a.repeat == 1)]
     assert row.accuracy.item() == pytest.approx(np.mean(acc))
-    assert len(pd.read_csv(tiny_run.out_dir / "tables/cv_accuracy.csv")) == 6 * 2 * 2
+    assert len(pd.read_csv(tiny_run.out_dir / "tables/cv_accuracy.csv")) == 8 * 2 * 2
 
 
 def test_units_are_deterministic(shared_data):
@@ -191,3 +193,29 @@ def test_units_are_deterministic(shared_data):
     for key in a:
         if not key.endswith(":time"):
             np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_controls_are_the_printed_weights_and_the_small_penalty():
+    """IW SVM-RFE as printed: every sample's penalty is C w_i with the margin weights summing
+    to 1 (checked against SVC with those sample weights on the min-max scaled data); its
+    control is plain SVM-RFE with C/n."""
+    from sklearn.preprocessing import minmax_scale
+    from sklearn.svm import SVC
+
+    from stablefs.experiments.han2012_microarray import _make
+    from stablefs.stabilizers import margin_instance_weights
+
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1], 15)
+    X = rng.normal(size=(30, 40)) + 0.8 * y[:, None] * (np.arange(40) < 5)
+    w = margin_instance_weights(X, y)
+    assert w.sum() == pytest.approx(1.0)
+    printed = _make("iw-svm-rfe-printed", y.size).fit(X, y)
+    svc = SVC(kernel="linear", C=1.0).fit(minmax_scale(X), y, sample_weight=w)
+    r = np.abs(svc.coef_[0]) / np.abs(svc.coef_[0]).sum()
+    np.testing.assert_allclose(printed.selector_.weight_path_[0], r, atol=1e-6)
+    small = _make("svm-rfe-small-c", y.size).fit(X, y)
+    svc = SVC(kernel="linear", C=1.0 / y.size).fit(minmax_scale(X), y)
+    r = np.abs(svc.coef_[0]) / np.abs(svc.coef_[0]).sum()
+    np.testing.assert_allclose(small.weight_path_[0], r, atol=1e-6)
+    assert run_methods({"controls": False}) == list(METHODS)

@@ -18,6 +18,7 @@ from stablefs.evaluation import run_experiment
 from stablefs.evaluation.classifiers import (
     auc_score,
     balanced_accuracy,
+    binary_auc,
     evaluate_subset,
     make_classifier,
     mcc,
@@ -362,6 +363,40 @@ def test_evaluate_subset_records_every_metric_per_classifier():
     assert out["auc_lda"] == pytest.approx(roc_auc_score(y[te], lda.decision_function(X[te])))
     # from scores, not labels: the LDA AUC differs from the AUC of its 0/1 predictions here
     assert out["auc_lda"] != pytest.approx(roc_auc_score(y[te], lda.predict(X[te])))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_evaluate_subset_equals_each_classifiers_own_pipeline(n_classes):
+    """One shared min-max scaling gives exactly what each classifier's pipeline gives."""
+    from stablefs.evaluation.classifiers import _scores
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 6)) * [1, 10, 0.1, 5, 1, 1]
+    X[:, 4] = 3.0  # a constant column
+    y = rng.integers(0, n_classes, 60)
+    X[:, 0] += y
+    tr, te = np.arange(40), np.arange(40, 60)
+    names = ["svm", "1nn", "3nn", "lda", "wknn"]
+    out = evaluate_subset(X[tr], y[tr], X[te], y[te], names)
+    for name in names:
+        model = make_classifier(name).fit(X[tr], y[tr])
+        pred = model.predict(X[te])
+        assert out[f"accuracy_{name}"] == np.mean(pred == y[te])
+        assert out[f"mcc_{name}"] == mcc(y[te], pred)
+        assert out[f"auc_{name}"] == auc_score(y[te], _scores(model, X[te]), model.classes_)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(-3, 3)), min_size=2, max_size=40))
+def test_binary_auc_equals_sklearn_with_ties(pairs):
+    """The Mann-Whitney AUC against roc_auc_score, with many tied scores (integers)."""
+    positive = np.array([p for p, _ in pairs])
+    score = np.array([s for _, s in pairs], dtype=float) / 3.0
+    if positive.all() or not positive.any():
+        assert np.isnan(binary_auc(positive, score))
+        return
+    assert binary_auc(positive, score) == pytest.approx(roc_auc_score(positive, score),
+                                                        abs=1e-12)
 
 
 def test_multiclass_auc_is_one_vs_rest_macro():

@@ -71,6 +71,35 @@ def test_npogr_O_matches_scipy_reference(X, q):
     np.testing.assert_array_equal(r, [len(set(a) & set(b)) for a, b in zip(ia, ib)])
 
 
+@pytest.mark.parametrize("q", [0.001, 0.05])
+def test_npogr_O_from_union_table_matches_scipy_reference(X, q):
+    """The union path (correlations and p-values tabulated once per feature pair) gives the
+    reference's counts, like the per-block path above."""
+    rng = np.random.default_rng(2)
+    p, n = X.shape[1], X.shape[0]
+    ia = np.array([rng.choice(p, 6, replace=False) for _ in range(120)])
+    ib = np.array([rng.choice(p, 6, replace=False) for _ in range(120)])
+    ib[:15] = ia[:15]
+    blocks = _Blocks(standardized_columns(X), np.arange(p))
+    r, O = _npogr_overlaps(blocks, ia, ib, q, float(_critical_r(q, n)), n)
+    expected = [_reference_O(X, list(a), list(b), q) for a, b in zip(ia, ib)]
+    np.testing.assert_array_equal(O, expected)
+    np.testing.assert_array_equal(r, [len(set(a) & set(b)) for a, b in zip(ia, ib)])
+
+
+def test_npogr_expected_correlated_skips_only_the_monte_carlo(X):
+    rng = np.random.default_rng(3)
+    subsets = [rng.choice(X.shape[1], 8, replace=False) for _ in range(12)]
+    first, e_o = _npogr_pairs(subsets, X, fdr=0.05, n_pairs=500, random_state=4)
+    again, e_o2 = _npogr_pairs(subsets, X, fdr=0.05, n_pairs=500, random_state=4,
+                               expected_correlated=e_o)
+    assert e_o2 == e_o
+    np.testing.assert_array_equal(again.values, first.values)
+    shifted, _ = _npogr_pairs(subsets, X, fdr=0.05, n_pairs=500, random_state=4,
+                              expected_correlated=e_o + 0.5)
+    assert not np.array_equal(shifted.values, first.values)
+
+
 def test_npogr_hand_example(X):
     s1, s2 = [0, 4, 20], [1, 5, 21]          # r = 0; 0~1 and 4~5 strongly correlated
     scores, e_o = _npogr_pairs([s1, s2], X, fdr=0.001, n_pairs=2000, random_state=0)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
@@ -105,6 +104,27 @@ def _scores(model, X) -> np.ndarray:
     return model.predict_proba(X)
 
 
+def binary_auc(positive, score) -> float:
+    """Area under the ROC curve of ``score`` for the boolean labels ``positive``.
+
+    The Mann-Whitney form, ``(R_+ - n_+ (n_+ + 1) / 2) / (n_+ n_-)`` with ``R_+`` the sum of
+    the positives' mid-ranks, which counts a tied (positive, negative) pair as 1/2: the area
+    under the ROC curve with ties on its diagonal steps, as
+    ``sklearn.metrics.roc_auc_score`` computes it (equal to rounding), without its input
+    checks (the classifiers' metrics run tens of thousands of times in a reproduction).
+    NaN when one class is missing.
+    """
+    from scipy.stats import rankdata
+
+    positive = np.asarray(positive, dtype=bool)
+    n_pos = int(positive.sum())
+    n_neg = positive.size - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    ranks = rankdata(np.asarray(score, dtype=np.float64))
+    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+
+
 def auc_score(y_true, scores, classes) -> float:
     """Binary AUC, or the mean one-vs-rest AUC over the classes present in ``y_true``."""
     y_true = np.asarray(y_true)
@@ -112,8 +132,8 @@ def auc_score(y_true, scores, classes) -> float:
     if len(present) < 2:
         return float("nan")  # undefined with one class in the test part
     if len(classes) == 2:
-        return float(roc_auc_score(y_true == classes[1], scores[:, 1]))
-    return float(np.mean([roc_auc_score(y_true == classes[i], scores[:, i]) for i in present]))
+        return binary_auc(y_true == classes[1], scores[:, 1])
+    return float(np.mean([binary_auc(y_true == classes[i], scores[:, i]) for i in present]))
 
 
 def _confusion(y_true, y_pred) -> np.ndarray:
@@ -169,17 +189,28 @@ def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, 
     if not isinstance(classifiers, dict):
         classifiers = check_classifiers(classifiers)
     out = {}
+    scaled = None  # the built-in classifiers share one min-max scaling of the training part
     # One thread: the problems are tiny (tens of features), and scikit-learn's threaded
     # neighbour search spends ~40 ms per predict spin-waiting on a busy machine (~1 ms alone).
     with _controller().limit(limits=1):
         for name, template in classifiers.items():
-            model = make_classifier(template).fit(X_train, y_train)
-            pred = model.predict(X_test)
+            model = make_classifier(template)
+            if isinstance(template, str):
+                # the pipeline's own steps, with the scaler fitted once for all of them
+                if scaled is None:
+                    scaler = model[0].fit(X_train)
+                    scaled = scaler.transform(X_train), scaler.transform(X_test)
+                model = model[-1].fit(scaled[0], y_train)
+                X_eval = scaled[1]
+            else:
+                model = model.fit(X_train, y_train)
+                X_eval = X_test
+            pred = model.predict(X_eval)
             out[f"accuracy_{name}"] = float(np.mean(pred == y_test))
             out[f"balanced_accuracy_{name}"] = balanced_accuracy(y_test, pred)
             out[f"mcc_{name}"] = mcc(y_test, pred)
             try:
-                scores = _scores(model, X_test)
+                scores = _scores(model, X_eval)
             except AttributeError:  # a user classifier without scores
                 out[f"auc_{name}"] = float("nan")
                 continue

@@ -66,13 +66,22 @@ PAPER_LABEL = {"colon": "Colon", "leukemia": "Leukemia", "prostate": "Prostate",
 #: method string -> the thesis' label
 METHODS = {"svm-rfe": "SVM-RFE", "en-svm-rfe": "En SVM-RFE", "iw-svm-rfe": "IW SVM-RFE",
            "relieff": "ReliefF", "en-relieff": "En ReliefF", "iw-relieff": "IW ReliefF"}
+#: the controls (config ``controls``): eq. 5.2 with the margin weights as printed (summing to
+#: 1, so every penalty is C w_i, about C/n) and plain SVM-RFE with that smaller penalty C/n
+CONTROLS = {"iw-svm-rfe-printed": "IW SVM-RFE (weights sum to 1)",
+            "svm-rfe-small-c": "SVM-RFE (C/n)"}
 #: family -> (plain, ensemble, instance-weighted)
 FAMILIES = {"SVM-RFE": ("svm-rfe", "en-svm-rfe", "iw-svm-rfe"),
             "ReliefF": ("relieff", "en-relieff", "iw-relieff")}
+LABEL = {**METHODS, **CONTROLS}
 CLASSIFIER_LABEL = {"svm": "SVM", "1nn": "1NN"}
 #: genes of the registry sets (for the time estimate without loading them)
 _N_FEATURES = {"colon": 2000, "leukemia": 7129, "prostate": 12600, "lung": 12533}
 _N_SAMPLES = {"colon": 62, "leukemia": 72, "prostate": 102, "lung": 181}
+#: CPU seconds of the six methods' fits on one training part (measured, one thread), and
+#: the genes they saw where that is not the whole set (Lung: the 5000-gene pre-filter)
+_FIT_CPU = {"colon": 0.39, "leukemia": 0.81, "prostate": 1.60, "lung": 1.35}
+_FIT_GENES = {"lung": 5000}
 #: study numbers in the units' random-stream keys
 _CV, _SPLIT, _CVFOLDS, _SPLITS, _BOOT, _NPOGR = 1, 2, 3, 4, 9, 10
 
@@ -259,6 +268,12 @@ class Han2012MicroarrayConfig:
         "Almost perfect" stability: the interval must lie at or above this.
     within_share : float
         Claim 8 ("within about 1 sd in most cells"): the share of cells required.
+    controls : bool
+        Also run the two controls of the instance weighting (:data:`CONTROLS`): IW SVM-RFE
+        with the margin weights as printed (eq. 4.6 sums them to 1, so eq. 5.2 gives every
+        sample the penalty C w_i, about C/n) and plain SVM-RFE with C/n, which separates the
+        effect of the weights from that of the smaller penalty. ``iw-svm-rfe`` itself uses
+        weights of mean 1 (:class:`~stablefs.selectors.SVMRFE`).
     """
 
     datasets: tuple = DATASETS
@@ -277,6 +292,24 @@ class Han2012MicroarrayConfig:
     alpha: float = 0.05
     near_one: float = 0.9
     within_share: float = 0.5
+    controls: bool = True
+
+
+def run_methods(cfg) -> list[str]:
+    """The method keys a configuration runs: the six of the thesis, then the controls."""
+    controls = cfg["controls"] if isinstance(cfg, dict) else cfg.controls
+    return list(METHODS) + (list(CONTROLS) if controls else [])
+
+
+def _make(spec: str, n_train: int):
+    """The selector of ``spec`` (a method string, or a control at C/n)."""
+    from stablefs.methods import make_selector
+
+    if spec == "iw-svm-rfe-printed":
+        return make_selector("iw-svm-rfe").set_params(selector__C=1.0 / n_train)
+    if spec == "svm-rfe-small-c":
+        return make_selector("svm-rfe").set_params(C=1.0 / n_train)
+    return make_selector(spec)
 
 
 # ------------------------------------------------------------------------ units
@@ -319,7 +352,6 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     from threadpoolctl import threadpool_limits
 
     from stablefs.evaluation.classifiers import evaluate_subset
-    from stablefs.methods import make_selector
 
     study, d = key[0], key[1]
     name = cfg["datasets"][d]
@@ -337,8 +369,8 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
         cols = np.arange(X.shape[1])
         if cfg["prefilter"] and name in cfg["prefilter_sets"] and X.shape[1] > cfg["prefilter"]:
             cols = _prefiltered(Xtr, ytr, cfg["prefilter"])
-        for spec in METHODS:
-            selector = make_selector(spec)
+        for spec in run_methods(cfg):
+            selector = _make(spec, ytr.size)
             state = int(rng.integers(2**31 - 1))  # drawn for every method: stable streams
             if "random_state" in selector.get_params():
                 selector.set_params(random_state=state)
@@ -424,25 +456,31 @@ class Han2012Microarray(Experiment):
 
     def sizes(self, config) -> str:
         n = len(config.datasets)
+        m = len(run_methods(config))
         return (f"{n} set{'s' if n != 1 else ''}; {config.cv_repeats} x {config.cv_folds}-fold "
-                f"CV and {config.n_splits} splits; 6 methods")
+                f"CV and {config.n_splits} splits; {m} methods")
 
     def estimate_seconds(self, config, n_jobs: int = 1) -> float:
-        """Calibrated on this project's two-core machine (one thread per unit): the six fits
-        of a training part take about 0.45 s per 1000 genes at 62 samples, growing with the
-        square of the samples (the two 20-member ensembles are most of it); each classifier
-        fit about 20 ms; nPOGR about 1 s per (set, method, k) with 100 splits."""
+        """Calibrated on this project's two-core machine (one thread per unit, full run of
+        2026-11-23): CPU seconds of the six fits of a training part (:data:`_FIT_CPU`, Lung
+        with the 5000-gene pre-filter; growing with the genes kept), 12 % more with the
+        controls; about 3 ms per classifier, method and k; nPOGR about
+        0.15 (k / 50)^2 s per (set, method, k) with 100 splits (pairs grow with the square of
+        the splits)."""
         cpu = 0.0
         n_clf = len(config.classifiers)
+        n_methods = len(run_methods(config))
         for name in config.datasets:
             p = _N_FEATURES[name]
             if config.prefilter and name in config.prefilter_sets:
                 p = min(p, config.prefilter)
-            fits = 0.45 * p / 1000 * (_N_SAMPLES[name] / 62) ** 2
-            cpu += (fits + 0.12 * len(config.cv_sizes) * n_clf) * (
-                config.cv_repeats * config.cv_folds)
-            cpu += (fits + 0.12 * len(config.split_sizes) * n_clf) * config.n_splits
-            cpu += 1.0 * 6 * len(config.split_sizes) * config.n_splits / 100
+            fits = _FIT_CPU[name] * p / _FIT_GENES.get(name, _N_FEATURES[name])
+            fits *= 1.12 if config.controls else 1.0
+            cv_units = config.cv_repeats * config.cv_folds
+            cpu += (fits + 0.003 * n_methods * len(config.cv_sizes) * n_clf) * cv_units
+            cpu += (fits + 0.003 * n_methods * len(config.split_sizes) * n_clf) * config.n_splits
+            cpu += sum(0.15 * (k / 50) ** 2 for k in config.split_sizes) * n_methods * (
+                config.n_splits / 100) ** 2
         workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
         return 10.0 + cpu / workers
 
@@ -469,7 +507,8 @@ class Han2012Microarray(Experiment):
                             desc="training parts")
         timings["fits"] = round(time.perf_counter() - t1, 3)
         t2 = time.perf_counter()
-        analysis = _Analysis(config, data, dict(zip(keys, results, strict=True)), seed)
+        analysis = _Analysis(config, data, dict(zip(keys, results, strict=True)), seed,
+                             n_jobs=n_jobs, progress=progress, cache=cache)
         outcome = analysis.outcome()
         timings["analysis"] = round(time.perf_counter() - t2, 3)
         outcome.timings = timings
@@ -502,14 +541,41 @@ def _npogr_data(X: np.ndarray) -> np.ndarray:
     return (L - L.mean(axis=1, keepdims=True)) / np.where(sd > 0, sd, 1.0)
 
 
+def _npogr_unit(key, *, cfg: dict, seed: int, data: dict, orders: dict) -> dict:
+    """nPOGR of every method at one (data set, k) over the splits' subsets (eq. 5.8); E(O)
+    is estimated once (its random subset pairs depend on the data set and k only) and
+    shared by the six methods."""
+    from threadpoolctl import threadpool_limits
+
+    from stablefs.stability.correlated import _npogr_pairs
+
+    _, d, a = key
+    name, k = cfg["datasets"][d], cfg["split_sizes"][a]
+    Z = _npogr_data(data[name][0])
+    state = int(np.random.default_rng(unit_seed(seed, _NPOGR, d, a)).integers(2**31 - 1))
+    out: dict[str, np.ndarray] = {}
+    e_o = None
+    with threadpool_limits(1):
+        for spec in run_methods(cfg):
+            subsets = orders[(name, spec)][:, :k]
+            scores, e_o = _npogr_pairs(list(subsets), Z, fdr=cfg["npogr_fdr"],
+                                       n_pairs=cfg["npogr_pairs"], random_state=state,
+                                       expected_correlated=e_o)
+            out[f"{spec}:values"] = scores.values
+    out["e_o"] = np.array(e_o)
+    return out
+
+
 class _Analysis:
     """Tables, figures and claims from the units' results."""
 
-    def __init__(self, config: Han2012MicroarrayConfig, data: dict, by_key: dict, seed: int):
+    def __init__(self, config: Han2012MicroarrayConfig, data: dict, by_key: dict, seed: int,
+                 *, n_jobs: int = 1, progress: bool = False, cache=None):
         from stablefs.stability import kuncheva
 
         self.c = config
         self.names = list(config.datasets)
+        self.methods = run_methods(config)
         self.seed = seed
         self.rng = np.random.default_rng(unit_seed(seed, _BOOT))
         c = config
@@ -519,7 +585,7 @@ class _Analysis:
         for d, name in enumerate(self.names):
             X, y = data[name]
             self.p[name] = X.shape[1]
-            for spec in METHODS:
+            for spec in self.methods:
                 times = []
                 for r in range(c.cv_repeats):
                     units = [by_key[(_CV, d, r, f)] for f in range(c.cv_folds)]
@@ -546,27 +612,30 @@ class _Analysis:
                                                          "k", "split", "auc"])
         self.times = pd.DataFrame(rows_t, columns=["dataset", "method", "mean_cpu_s",
                                                    "median_cpu_s"])
-        self._npogr(data)
+        self._npogr(data, n_jobs=n_jobs, progress=progress, cache=cache)
         self.consensus = self._consensus()
 
     # -- nPOGR over the splits -----------------------------------------------------------
-    def _npogr(self, data) -> None:
-        from stablefs.stability.correlated import _npogr_pairs
+    def _npogr(self, data, *, n_jobs: int, progress: bool, cache) -> None:
+        from stablefs.stability._common import PairScores, pair_index
 
         c = self.c
+        keys = [(_NPOGR, d, a) for d in range(len(self.names))
+                for a in range(len(c.split_sizes))]
+        results = run_units(_npogr_unit, keys, study="npogr",
+                            common={"cfg": dataclasses.asdict(c), "seed": self.seed,
+                                    "data": data, "orders": self.split_orders},
+                            n_jobs=n_jobs, progress=progress, cache=cache, desc="nPOGR")
+        i, j = pair_index(c.n_splits)
         rows = []
-        self.npogr_pairs: dict[tuple[str, str, int], tuple] = {}
-        for d, name in enumerate(self.names):
-            Z = _npogr_data(data[name][0])
-            for a, k in enumerate(c.split_sizes):
-                state = int(np.random.default_rng(unit_seed(self.seed, _NPOGR, d, a))
-                            .integers(2**31 - 1))
-                for spec in METHODS:
-                    subsets = self.split_orders[(name, spec)][:, :k]
-                    scores, e_o = _npogr_pairs(list(subsets), Z, fdr=c.npogr_fdr,
-                                               n_pairs=c.npogr_pairs, random_state=state)
-                    self.npogr_pairs[(name, spec, k)] = scores
-                    rows.append((name, spec, k, scores.mean, e_o, k * k / Z.shape[1]))
+        self.npogr_pairs: dict[tuple[str, str, int], PairScores] = {}
+        for (_, d, a), res in zip(keys, results, strict=True):
+            name, k = self.names[d], c.split_sizes[a]
+            e_o = float(res["e_o"])
+            for spec in self.methods:
+                scores = PairScores(np.asarray(res[f"{spec}:values"]), i, j, c.n_splits)
+                self.npogr_pairs[(name, spec, k)] = scores
+                rows.append((name, spec, k, scores.mean, e_o, k * k / self.p[name]))
         self.npogr = pd.DataFrame(rows, columns=["dataset", "method", "k", "npogr", "E_O",
                                                  "E_r"])
 
@@ -577,7 +646,7 @@ class _Analysis:
         c = self.c
         rows = []
         for name in self.names:
-            for spec in METHODS:
+            for spec in self.methods:
                 orders = self.split_orders[(name, spec)][:, :c.signature_size]
                 freq = np.bincount(orders.ravel(), minlength=self.p[name])
                 share = freq / c.n_splits
@@ -787,7 +856,7 @@ class _Analysis:
                          f"Han 2012, Table {r.table}"))
         cons = published_consensus().set_index(["data", "method"])
         for _, r in self.consensus.iterrows():
-            key = (PAPER_LABEL[r.dataset], METHODS[r.method])
+            key = (PAPER_LABEL[r.dataset], LABEL[r.method])
             if key not in cons.index or self.c.signature_size != 50:
                 continue
             for col, what in (("distinct", "genes in at least one signature"),
@@ -823,18 +892,19 @@ class _Analysis:
 
         from stablefs.report.figures import method_styles
 
-        styles = method_styles(list(METHODS.values()))
+        styles = method_styles([LABEL[m] for m in self.methods])
         fig = Figure(figsize=(2.7 * len(self.names) + 1, 5.4), layout="constrained")
         axes = fig.subplots(2, len(self.names), sharey="row", squeeze=False)
         for col, name in enumerate(self.names):
-            for row, (family, specs) in enumerate(FAMILIES.items()):
+            for row, (family, specs) in enumerate(self._families().items()):
                 ax = axes[row, col]
                 for spec in specs:
                     d = table[(table.dataset == name) & (table.method == spec)]
-                    st = styles[METHODS[spec]]
-                    ax.errorbar(d.k, d["mean"], yerr=d["sd"], label=METHODS[spec],
+                    st = styles[LABEL[spec]]
+                    ax.errorbar(d.k, d["mean"], yerr=d["sd"], label=LABEL[spec],
                                 color=st["color"], marker=st["marker"], markersize=3,
-                                capsize=2, linewidth=1)
+                                capsize=2, linewidth=1,
+                                linestyle="--" if spec in CONTROLS else "-")
                 if row == 0:
                     ax.set_title(PAPER_LABEL[name])
                 if col == 0:
@@ -846,23 +916,29 @@ class _Analysis:
             axes[row, -1].legend(handles, labels, fontsize=7, loc="best")
         return fig
 
+    def _families(self) -> dict[str, tuple]:
+        """The figures' rows: the thesis' families, the controls beside SVM-RFE's."""
+        extra = tuple(m for m in self.methods if m in CONTROLS)
+        return {"SVM-RFE": FAMILIES["SVM-RFE"] + extra, "ReliefF": FAMILIES["ReliefF"]}
+
     def _fig_consensus(self):
         from matplotlib.figure import Figure
 
         from stablefs.report.figures import method_styles
 
         c = self.c
-        styles = method_styles(list(METHODS.values()))
+        styles = method_styles([LABEL[m] for m in self.methods])
         fig = Figure(figsize=(2.7 * len(self.names) + 1, 3.2), layout="constrained")
         axes = fig.subplots(1, len(self.names), squeeze=False)[0]
         f = np.arange(1, c.n_splits + 1)
         for ax, name in zip(axes, self.names, strict=True):
-            for spec in FAMILIES["SVM-RFE"]:
+            for spec in self._families()["SVM-RFE"]:
                 orders = self.split_orders[(name, spec)][:, :c.signature_size]
                 freq = np.bincount(orders.ravel(), minlength=self.p[name])
                 at_least = (freq[None, :] >= f[:, None]).sum(axis=1)
-                st = styles[METHODS[spec]]
-                ax.plot(f, at_least, label=METHODS[spec], color=st["color"], linewidth=1.2)
+                st = styles[LABEL[spec]]
+                ax.plot(f, at_least, label=LABEL[spec], color=st["color"], linewidth=1.2,
+                        linestyle="--" if spec in CONTROLS else "-")
             ax.plot([1, c.n_splits, c.n_splits], [c.signature_size] * 2 + [0], color="0.5",
                     linestyle=":", label="perfect stability")
             ax.set_yscale("log")
@@ -904,7 +980,38 @@ class _Analysis:
             f"are magnified. E(O) from {c.npogr_pairs} random subset pairs (Zhang et al. "
             "use 10,000), BH-FDR at "
             f"{c.npogr_fdr:g} within each comparison.",
-        ]
+        ] + self._controls_note()
+
+    def _controls_note(self) -> list[str]:
+        """What the controls show: the weights against the penalty (data computed here)."""
+        if not self.c.controls:
+            return []
+        c = self.c
+        kun = self.kuncheva_summary().groupby(["dataset", "method"])["mean"].mean()
+        cons = self.consensus.set_index(["dataset", "method"])
+        same, parts = [], []
+        for name in self.names:
+            a = np.sort(self.split_orders[(name, "svm-rfe")][:, :c.signature_size], axis=1)
+            b = np.sort(self.split_orders[(name, "iw-svm-rfe")][:, :c.signature_size], axis=1)
+            same.append(f"{PAPER_LABEL[name]} {int(np.all(a == b, axis=1).sum())}")
+            parts.append(
+                f"{PAPER_LABEL[name]}: Kuncheva (mean over k) SVM-RFE "
+                f"{kun[(name, 'svm-rfe')]:.3f}, IW {kun[(name, 'iw-svm-rfe')]:.3f}, IW as "
+                f"printed {kun[(name, 'iw-svm-rfe-printed')]:.3f}, SVM-RFE with C/n "
+                f"{kun[(name, 'svm-rfe-small-c')]:.3f}; distinct genes "
+                + "/".join(str(int(cons.loc[(name, m), "distinct"]))
+                           for m in ("svm-rfe", "iw-svm-rfe", "iw-svm-rfe-printed",
+                                     "svm-rfe-small-c")))
+        return [
+            f"Controls of the instance weighting: IW SVM-RFE (weights of mean 1) chose exactly "
+            f"the same {c.signature_size} genes as SVM-RFE in "
+            f"{', '.join(same)} of {c.n_splits} splits. With n much smaller than p the "
+            "linear SVM separates the training samples with every dual variable below its "
+            "bound C v_i, and then per-sample penalties cannot change the solution. With the "
+            "weights as printed (summing to 1, penalties about C/n) the SVM is much more "
+            "regularised; plain SVM-RFE with the same C/n separates the weights from the "
+            "penalty. " + "; ".join(parts) + " (distinct genes in the 50-gene signatures: "
+            "SVM-RFE / IW / IW as printed / SVM-RFE with C/n)."]
 
     def summary(self, claims: list[Claim]) -> list[str]:
         counts = {v: sum(cl.verdict == v for cl in claims)

@@ -100,12 +100,16 @@ class _Blocks:
 
     With ``union`` (the features of the observed results, at most ``_UNION_MAX``), the
     u × u correlation matrix of those features is computed once and blocks are gathered
-    from it; otherwise (random subsets) each block is one small matrix product.
+    from it; otherwise (random subsets) each block is one small matrix product. With a union,
+    the one-sided p-values that the Benjamini–Hochberg step needs are also computed once per
+    feature pair (:meth:`pvalues`), not once per subset pair that holds it: the same numbers,
+    from the same correlations, without repeating the incomplete beta function.
     """
 
     def __init__(self, XT: np.ndarray, union: np.ndarray | None = None):
         self.XT = XT
         self.union = None
+        self._pu = None
         if union is not None and union.size <= _UNION_MAX:
             self.union = union
             XU = XT[union]
@@ -113,10 +117,22 @@ class _Blocks:
 
     def corr(self, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
         if self.union is not None:
-            pa = np.searchsorted(self.union, ia)
-            pb = np.searchsorted(self.union, ib)
-            return self.CU[pa[:, :, None], pb[:, None, :]]
+            self._pa = np.searchsorted(self.union, ia)
+            self._pb = np.searchsorted(self.union, ib)
+            return self.CU[self._pa[:, :, None], self._pb[:, None, :]]
         return self.XT[ia] @ self.XT[ib].transpose(0, 2, 1)
+
+    def pvalues(self, R, b, x, y, n: int, r_min: float) -> np.ndarray:
+        """One-sided p-values (:func:`_pvalue_r`) of the entries ``R[b, x, y]`` of the blocks
+        of the last :meth:`compute`, all of them with ``R >= r_min``."""
+        if self.union is None:
+            return _pvalue_r(R[b, x, y], n)
+        if self._pu is None or self._pu[0] != r_min:
+            table = np.ones_like(self.CU)  # p-values above r_min only; others never read
+            hit = r_min <= self.CU
+            table[hit] = _pvalue_r(self.CU[hit], n)
+            self._pu = (r_min, table)
+        return self._pu[1][self._pa[b, x], self._pb[b, y]]
 
     def compute(self, ia, va, ib, vb):
         """R (B × ka × kb), valid-entry mask, shared-row and shared-column flags."""
@@ -145,12 +161,14 @@ def _pvalue_r(r, n: int):
     return 0.5 * special.betainc((n - 2) / 2.0, 0.5, 1.0 - r * r)
 
 
-def _bh_significant(R, family, fdr: float, n: int, r_crit: float) -> np.ndarray:
+def _bh_significant(R, family, fdr: float, n: int, r_crit: float,
+                    blocks: _Blocks | None = None) -> np.ndarray:
     """Benjamini–Hochberg step-up at level ``fdr`` within each block's family.
 
     p-values are monotone in r, so entries with p <= fdr/M (r above the block's critical r
     at level fdr/M) are rejected whatever their rank; exact p-values are computed only for
-    the remaining candidates (fdr/M < p <= fdr), whose ranks follow the sure ones.
+    the remaining candidates (fdr/M < p <= fdr), whose ranks follow the sure ones (from
+    ``blocks``' table of p-values when it has one).
     """
     M = family.sum(axis=(1, 2))
     cand = family & (r_crit <= R)
@@ -165,7 +183,7 @@ def _bh_significant(R, family, fdr: float, n: int, r_crit: float) -> np.ndarray:
         return sure
     n_sure = sure.sum(axis=(1, 2))
     b, x, y = np.nonzero(inter)
-    pv = _pvalue_r(R[b, x, y], n)
+    pv = _pvalue_r(R[b, x, y], n) if blocks is None else blocks.pvalues(R, b, x, y, n, r_crit)
     order = np.lexsort((pv, b))
     b, x, y, pv = b[order], x[order], y[order], pv[order]
     rank = n_sure[b] + (np.arange(b.size) - np.searchsorted(b, b, side="left")) + 1
@@ -184,14 +202,19 @@ def _npogr_overlaps(blocks: _Blocks, ia, ib, fdr: float, r_crit: float, n: int):
     vb = np.ones(ib.shape, dtype=bool)
     R, valid, row_sh, col_sh = blocks.compute(ia, va, ib, vb)
     family = valid & ~(row_sh[:, :, None] & col_sh[:, None, :])
-    G = _bh_significant(R, family, fdr, n, r_crit)
+    G = _bh_significant(R, family, fdr, n, r_crit, blocks)
     overlap = row_sh.sum(axis=1)
     o_ab = (~row_sh & G.any(axis=2)).sum(axis=1)
     o_ba = (~col_sh & G.any(axis=1)).sum(axis=1)
     return overlap, (o_ab + o_ba) / 2.0
 
 
-def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None) -> tuple:
+def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None,
+                 expected_correlated: float | None = None) -> tuple:
+    """nPOGR's per-pair scores and E(O). ``expected_correlated``: the E(O) returned by an
+    earlier call with the same X, subset size, ``fdr``, ``n_pairs`` and ``random_state`` (it
+    depends on nothing else), which skips its Monte Carlo; callers scoring several methods
+    on one data set pass it on."""
     data, X = _prepare(subsets, X, reference)
     fdr = _check_threshold(fdr, "fdr")
     n_pairs = _check_n_pairs(n_pairs)
@@ -218,12 +241,15 @@ def _npogr_pairs(subsets, X, *, fdr, n_pairs, random_state, reference=None) -> t
             o_out.append(o)
         return np.concatenate(r_out), np.concatenate(o_out)
 
-    # E(O): seeded Monte Carlo over random pairs of k-subsets
-    rng = np.random.default_rng(random_state)
-    ra = _random_subsets(rng, p, k, n_pairs)
-    rb = _random_subsets(rng, p, k, n_pairs)
-    _, o_rand = overlaps(ra, rb, _Blocks(XT))
-    e_o = float(o_rand.mean())
+    if expected_correlated is None:
+        # E(O): seeded Monte Carlo over random pairs of k-subsets
+        rng = np.random.default_rng(random_state)
+        ra = _random_subsets(rng, p, k, n_pairs)
+        rb = _random_subsets(rng, p, k, n_pairs)
+        _, o_rand = overlaps(ra, rb, _Blocks(XT))
+        e_o = float(o_rand.mean())
+    else:
+        e_o = float(expected_correlated)
     e_r = k * k / p
     den = k - e_r - e_o
     if den <= 0:
