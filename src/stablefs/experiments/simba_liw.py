@@ -1145,7 +1145,7 @@ class _Analysis:
         ax.axvline(c.relieff_k, color="#888888", linestyle=":", linewidth=1)
         ax.set_xlabel("subset size k")
         ax.set_ylabel("Kuncheva index")
-        ax.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="upper right", fontsize=8)
         return fig
 
     # -- everything -----------------------------------------------------------------------
