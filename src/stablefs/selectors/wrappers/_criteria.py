@@ -43,6 +43,17 @@ if TYPE_CHECKING:
     from stablefs.evaluation.error_estimators import Rule
 
 
+_CHI: dict[int, float] = {}
+
+
+def _chi_median(dim: int) -> float:
+    """:func:`stablefs.evaluation.error_estimators.chi_median`, memoised here."""
+    out = _CHI.get(dim)
+    if out is None:
+        out = _CHI[dim] = _ee().chi_median(dim)
+    return out
+
+
 def _ee():
     """:mod:`stablefs.evaluation.error_estimators`, imported on first use: importing the
     ``stablefs.evaluation`` package at module level would close an import cycle (evaluation
@@ -240,17 +251,18 @@ class _WidthMixin:
         full = isinstance(J, slice)
         Xc = self._Xc if full else self._Xc[:, J]                     # (n, m)
         n, m = Xc.shape
-        ar = np.arange(n)[:, None]
-        order = np.argsort(Dm, axis=1)[:, :r + 1]                     # (n, r + 1)
-        dr = Dm[ar, order]
-        T = Xc[order[:, :r].T]                                        # (r, n, m)
+        # the r nearest in any order, the (r + 1)-th at position r
+        near = np.argpartition(Dm, r, axis=1)[:, :r + 1]              # (n, r + 1)
+        dr = np.take_along_axis(Dm, near, axis=1).T                   # (r + 1, n)
+        T = Xc[near[:, :r].T]                                         # (r, n, m)
         T -= Xc
         np.square(T, out=T)
-        T += dr[:, :r].T[:, :, None]
+        T += np.ascontiguousarray(dr[:r])[:, :, None]
         q = T.min(axis=0) if kth == 1 else np.partition(T, kth - 1, axis=0)[kth - 1]
-        bad = q > dr[:, r:r + 1]
-        if bad.any():
-            ii, jj = np.nonzero(bad)
+        bad = q > dr[r][:, None]
+        flat = np.flatnonzero(bad)
+        if flat.size:
+            ii, jj = np.divmod(flat, m)
             rows = self._XTc[jj if full else J[jj]]                   # (nb, n)
             rows -= rows[np.arange(ii.size), ii][:, None]
             np.square(rows, out=rows)
@@ -572,60 +584,50 @@ class LDAPart(RulePart, _WidthMixin):
             self._perm = np.argsort(self.ct, kind="stable")
             self._n0 = int(np.count_nonzero(self.ct == 0))
             self._Xp = np.ascontiguousarray(self.Xt[self._perm])
-            self._sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
+            self._DtT = np.ascontiguousarray(self.Dt.T) / self.dof    # (p, n)
+            sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
+            self._sjj = sjj
+            self._thr = SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
+            self._present = np.bincount(self.ct, minlength=2) >= 2
+            self._cst = self.logp[1] - self.logp[0]
         full = 2 * cands.size >= p
         J = slice(None) if full else cands
         Xp, n0 = self._Xp, self._n0
         Ms = self.means[:, cols]                      # (2, k)
         U = A @ Ms.T                                  # (k, 2)
-        q = np.einsum("ck,kc->c", Ms, U)
+        ud = U[:, 1] - U[:, 0]
         XS = Xp[:, cols]                              # (n, k), rows by class
-        base = XS @ (U[:, 1] - U[:, 0]) - 0.5 * (q[1] - q[0]) + self.logp[1] - self.logp[0]
-        Sxc = (self.Dt[:, cols].T @ (self.Dt if full else self.Dt[:, cands])) / self.dof
+        base = XS @ ud + (self._cst - 0.5 * ((Ms[1] @ U[:, 1]) - (Ms[0] @ U[:, 0])))
+        Sxc = self._DtT[cols] @ (self.Dt if full else self.Dt[:, cands])   # (k, m)
         V = A @ Sxc                                   # (k, m)
-        sjj = self._sjj[J]
-        c = sjj - np.einsum("km,km->m", Sxc, V)
+        c = self._sjj[J] - np.einsum("km,km->m", Sxc, V)
         H = self.means[:, J] - Ms @ V                 # (2, m)
         if full:  # a feature of S has a zero Schur complement: not a candidate
             c[cols] = 1.0
-        ok = c > SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
+        ok = c > self._thr[J]
         T = H / np.where(ok, c, 1.0)
         Td = T[1] - T[0]
-        ud = U[:, 1] - U[:, 0]
-        norm2 = ud @ ud - 2 * Td * (ud @ V) + Td**2 * (np.einsum("km,km->m", V, V) + 1)
+        VT = V * Td                                   # (k, m)
+        norm2 = ud @ ud - 2 * (ud @ VT) + np.einsum("km,km->m", VT, VT) + Td * Td
         norm = np.sqrt(np.maximum(norm2, 0.0))
         dh = self._dhat_add(cols, J, k + 1)
-        present = np.bincount(self.ct, minlength=2) >= 2
-        if full:
-            keep = np.ones(p, dtype=bool)
-            keep[cols] = False
-            good = (norm > 0) & np.all(dh[present] > 0, axis=0)
-            if not good[keep].all():
-                return None
-        elif not ((norm > 0) & np.all(dh[present] > 0, axis=0)).all():
+        good = np.minimum(norm, dh[self._present].min(axis=0, initial=np.inf)) > 0
+        if not (good[cands] if full else good).all():
             return None
-        W = np.empty((k + 2, Td.size))
-        np.multiply(V, Td, out=W[:k])
-        W[k] = 0.5 * (T[1] * H[1] - T[0] * H[0])
-        W[k + 1] = -1.0
-        Xaug = np.empty((Xp.shape[0], k + 2))
-        Xaug[:, :k] = XS
-        Xaug[:, k] = 1.0
-        Xaug[:, k + 1] = base
         Z = Xp * Td if full else Xp[:, cands] * Td
-        Z -= Xaug @ W                                 # diff, rows by class
+        Z -= XS @ VT
+        Z += base[:, None] - 0.5 * (T[1] * H[1] - T[0] * H[0])   # diff, rows by class
         semi = self.kind == "semi"
         if semi:
             wrong = np.empty(Z.shape, dtype=bool)
             np.greater(Z[:n0], 0.0, out=wrong[:n0])
             np.less_equal(Z[n0:], 0.0, out=wrong[n0:])
-        alpha = _ee().chi_median(k + 1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            inv = alpha / norm
+            scale = _chi_median(k + 1) / (norm * dh)  # (2, m)
         if n0:
-            Z[:n0] *= inv / dh[0]
+            Z[:n0] *= scale[0]
         if n0 < Z.shape[0]:
-            Z[n0:] *= -inv / dh[1]
+            Z[n0:] *= -scale[1]
         ndtr(Z, out=Z)
         if semi:
             np.putmask(Z, wrong, 1.0)
