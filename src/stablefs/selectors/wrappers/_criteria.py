@@ -493,9 +493,16 @@ class LDAPart(RulePart, _WidthMixin):
         with np.errstate(divide="ignore"):
             self.logp = np.log(counts / counts.sum())
         self.fast = np.count_nonzero(counts) == g and (self.kind == "count" or g == 2)
+        self._base_memo: tuple | None = None
         self._init_classes()
 
     def _base(self, cols):
+        """``S_SS^{-1}`` of the pooled covariance on ``cols`` (None when it is singular to
+        :data:`~stablefs.evaluation.error_estimators.PINV_RTOL`: the pseudo-inverse refits
+        decide); the last one is kept (a floating search asks for the same subset twice)."""
+        key = cols.tobytes()
+        if self._base_memo is not None and self._base_memo[0] == key:
+            return self._base_memo[1]
         k = cols.size
         if k == 0:
             return np.zeros((0, 0))
@@ -505,8 +512,11 @@ class LDAPart(RulePart, _WidthMixin):
         S = Dk.T @ Dk / self.dof
         vals, vecs = np.linalg.eigh(S)
         if not vals[0] > _ee().PINV_RTOL * vals[-1] or not vals[-1] > 0:
-            return None
-        return (vecs / vals) @ vecs.T
+            A = None
+        else:
+            A = (vecs / vals) @ vecs.T
+        self._base_memo = (key, A)
+        return A
 
     def values_add(self, cols, cands) -> np.ndarray:
         cols = np.asarray(cols, dtype=np.int64)
@@ -672,7 +682,7 @@ class LDAPart(RulePart, _WidthMixin):
         r = a / dA
         norm2 = (a @ a) - a**2 - 2 * r * (Aa - dA * a) + r**2 * (colnorm2 - dA**2)
         norm = np.sqrt(np.maximum(norm2, 0.0))
-        Dc = self._class_sq(cols)
+        Dc = self._class_sq_cached(cols)
         dh = self._dhat(Dc, cols, -1.0, k - 1)
         return self._bolstered_values(diff, norm, dh, k - 1, wrong)
 
@@ -725,7 +735,7 @@ class SVMPart(RulePart, _WidthMixin):
             return super().values_remove(cols)
         diff, norm = self._fits([np.delete(cols, i) for i in range(k)])
         wrong = (diff > 0) != (self.ct[:, None] == 1)
-        dh = self._dhat(self._class_sq(cols), cols, -1.0, k - 1)
+        dh = self._dhat(self._class_sq_cached(cols), cols, -1.0, k - 1)
         return self._bolstered_values(diff, norm, dh, k - 1, wrong)
 
 
@@ -816,7 +826,7 @@ class KNNPart(RulePart, _WidthMixin):
         A = np.square(delta).sum(axis=2)                                # (n, n)
         B = np.einsum("ilf,imf->iml", delta, eps_S)                     # (n, M, n)
         C = np.square(eps_S).sum(axis=2)                                # (n, M)
-        Dc = self._class_sq(cols)
+        Dc = self._class_sq_cached(cols)
         sig = self._sigmas(Dc, cj, sign, dim)                           # (n, m)
         out = np.empty(cj.size)
         step = max(1, CHUNK_ELEMENTS // (n * M * n))

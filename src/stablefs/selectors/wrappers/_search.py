@@ -197,8 +197,11 @@ def sffs(crit, n_select: int, exclusion: str = "pudil", at_least_sfs: bool = Fal
     k = 0
     guard = 0
     limit = 50 * max(1, n_select) * max(1, p)
+    inside = np.zeros(p, dtype=bool)
     while k < n_select:
-        rem = np.setdiff1d(np.arange(p), X)
+        inside[:] = False
+        inside[X] = True
+        rem = np.flatnonzero(~inside)
         i, jx, t = _best_add(crit, X, rem)
         x_plus = int(rem[i])
         X.append(x_plus)
