@@ -324,19 +324,20 @@ def linear_svm(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, float]:
     b : float
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
-    fit = _libsvm_fit()
-    if fit is None:
+    fns = _libsvm_fns()
+    if fns is None:  # pragma: no cover - a future scikit-learn
         from sklearn.svm import SVC
 
         svc = SVC(kernel="linear", C=1.0).fit(X, codes)
         return svc.coef_[0].copy(), float(svc.intercept_[0])
-    var = X.var()
-    gamma = 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+    fit, quiet = fns
+    quiet(0)                       # SVC sets libsvm's console output before every fit
     y = np.asarray(codes, dtype=np.float64, order="C")
+    # gamma is not used by the linear kernel (SVC passes 1 / (p Var X), "scale")
     _, sv, _, dual, intercept, *_ = fit(
         X, y, svm_type=0, sample_weight=_EMPTY, class_weight=_ONES2, kernel="linear", C=1.0,
         nu=0.5, probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200,
-        coef0=0.0, gamma=gamma, epsilon=0.0, max_iter=-1, random_seed=0)
+        coef0=0.0, gamma=1.0, epsilon=0.0, max_iter=-1, random_seed=0)
     coef = (-dual) @ sv            # SVC flips the signs of a two-class model
     return coef[0].copy(), float(-intercept[0])
 
@@ -345,17 +346,15 @@ _EMPTY = np.empty(0, dtype=np.float64)
 _ONES2 = np.ones(2, dtype=np.float64)
 
 
-def _libsvm_fit():
-    """scikit-learn's libsvm ``fit`` with libsvm's console output off (SVC does the same
-    before every fit), or None."""
+@functools.lru_cache(maxsize=1)
+def _libsvm_fns():
+    """scikit-learn's libsvm ``fit`` and ``set_verbosity_wrap``, or None."""
     try:
         from sklearn.svm import _libsvm
 
-        fit, quiet = _libsvm.fit, _libsvm.set_verbosity_wrap
+        return _libsvm.fit, _libsvm.set_verbosity_wrap
     except (ImportError, AttributeError):  # pragma: no cover - a future scikit-learn
         return None
-    quiet(0)
-    return fit
 
 
 def _knn_k(name: str) -> int | None:

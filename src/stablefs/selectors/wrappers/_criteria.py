@@ -709,9 +709,10 @@ class SVMPart(RulePart, _WidthMixin):
         diff = np.empty((n, len(subsets)))
         norm = np.empty(len(subsets))
         svm = _ee().linear_svm
+        yf = self.ct.astype(np.float64)
         for q, sub in enumerate(subsets):
             Xs = self.Xt[:, sub]
-            a, b = svm(Xs, self.ct)
+            a, b = svm(Xs, yf)
             diff[:, q] = Xs @ a + b
             norm[q] = np.sqrt(a @ a)
         return diff, norm
