@@ -134,6 +134,15 @@ def test_quick_run_writes_claims_tables_and_figures(quick_runs):
     assert len(trade) == len(cfg.datasets) * 5 * len(cfg.classifiers) * len(cfg.cv_sizes)
     f = 2 * trade.stability * trade.accuracy / (trade.stability + trade.accuracy)
     np.testing.assert_allclose(trade.F, f)
+    comp = pd.read_csv(out / "tables/comparisons.csv")
+    per_claim = comp.groupby("claim").size()
+    assert (per_claim[["1a", "1b", "1c", "2a", "2b"]] == 2 * len(cfg.ensemble_sizes)).all()
+    assert (per_claim[["3a", "3b"]] == 2 * len(cfg.classifiers) * len(cfg.cv_sizes)).all()
+    assert set(comp.verdict) <= set(VERDICTS)
+    # a claim holds only if every comparison behind it holds
+    for cid, g in comp.groupby("claim"):
+        verdict = claims.set_index("id").loc[cid, "verdict"]
+        assert (verdict == "holds") == (g.verdict == "holds").all()
     pub = pd.read_csv(out / "tables/published.csv")
     assert "not available" in pub.ours.tolist()
     info = json.loads((out / "run.json").read_text())
@@ -142,7 +151,8 @@ def test_quick_run_writes_claims_tables_and_figures(quick_runs):
 
 def test_results_do_not_depend_on_n_jobs(quick_runs):
     _, one, two = quick_runs
-    for name in ("claims.csv", "tables/stability.csv", "tables/tradeoff.csv"):
+    for name in ("claims.csv", "tables/stability.csv", "tables/tradeoff.csv",
+                 "tables/comparisons.csv"):
         pd.testing.assert_frame_equal(pd.read_csv(one.out_dir / name),
                                       pd.read_csv(two.out_dir / name))
 

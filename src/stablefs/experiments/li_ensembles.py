@@ -548,6 +548,7 @@ class _Analysis:
                              else verdict_at_least(boot, -c.similar, c.alpha))
                 verdicts.append(v)
                 est = float(diff.mean())
+                self.comparisons.append((cid, PAPER_LABEL[name], m, "", np.nan, est, lo, hi, v))
                 if name not in worst or est < worst[name][0]:
                     worst[name] = (est, m, lo, hi)
                 if v != "holds":
@@ -560,7 +561,7 @@ class _Analysis:
         if failures and len(failures) <= 8:
             ours += ". Not holding: " + "; ".join(failures)
         elif failures:
-            ours += f". Not holding at {len(failures)} (set, m): see tables/stability.csv"
+            ours += f". Not holding at {len(failures)} (set, m): see tables/comparisons.csv"
         level = f"{100 * (1 - c.alpha):g} %"
         if strict:
             pairs = c.n_subsamples * (c.n_subsamples - 1) // 2
@@ -573,8 +574,8 @@ class _Analysis:
                     f"bootstrap interval over the subsamples at or above -{c.similar:g} "
                     f"(similar or higher): holds, entirely below -{c.similar:g}: does not "
                     "hold; the claim holds if it holds for every set and m")
-        return Claim(cid, "", test, ours, _combine(verdicts), "tables/stability.csv, "
-                     "figures/fig1_stability")
+        return Claim(cid, "", test, ours, _combine(verdicts), "tables/comparisons.csv, "
+                     "tables/stability.csv, figures/fig1_stability")
 
     def _tradeoff_claim(self, cid, other) -> Claim:
         c = self.c
@@ -592,6 +593,8 @@ class _Analysis:
                     est = max(point[REN], point[WEN]) - point[other]
                     verdicts.append(v)
                     ests.append(est)
+                    self.comparisons.append((cid, PAPER_LABEL[name], c.cv_ensemble_size,
+                                             CLASSIFIER_LABEL[clf], k, est, lo, hi, v))
                     if v != "holds":
                         failures.append(f"{PAPER_LABEL[name]} {CLASSIFIER_LABEL[clf]} k = {k}: "
                                         f"{est:+.3f} [{lo:+.3f}, {hi:+.3f}] {v}")
@@ -603,16 +606,17 @@ class _Analysis:
             ours += ". Not holding: " + "; ".join(failures)
         elif failures:
             ours += (f". Not holding at {len(failures)} (set, classifier, k): see "
-                     "tables/tradeoff.csv")
+                     "tables/comparisons.csv")
         test = (f"per data set, classifier and k, max(F(REn), F(WEn)) - F(other) with F from "
                 f"the Spearman stability of the {c.cv_folds} training folds and the pooled "
                 f"held-out accuracy; {100 * (1 - c.alpha):g} % bootstrap interval over the "
                 f"folds at or above -{c.similar:g}: holds, entirely below: does not hold; the "
                 "claim holds if it holds for every set, classifier and k")
         return Claim(cid, "", test, ours, _combine(verdicts),
-                     "tables/tradeoff.csv, figures/fig2_3_fmeasure")
+                     "tables/comparisons.csv, tables/tradeoff.csv, figures/fig2_3_fmeasure_*")
 
     def claims(self) -> list[Claim]:
+        self.comparisons: list[tuple] = []
         sub = "IW-L2LW (margin instance weighting around the same base weighting)"
         specs = [
             ("1a", REN, WEN, True, "REn is more stable than WEn for every m and data set: "
@@ -792,10 +796,12 @@ class _Analysis:
                 ", ".join(f"{cl.id} {cl.verdict}" for cl in claims) + "."]
 
     def outcome(self) -> Outcome:
+        claims = self.claims()
+        comparisons = pd.DataFrame(self.comparisons, columns=[
+            "claim", "dataset", "m", "classifier", "k", "difference", "low", "high", "verdict"])
         tables = {"stability": self.stability.drop(columns="spec"),
                   "tradeoff": self.tradeoff.drop(columns=["spec", "clf"]),
-                  "times": self.times}
-        claims = self.claims()
+                  "comparisons": comparisons, "times": self.times}
         return Outcome(tables=tables, figures=self.figures(), claims=claims,
                        published=self.published(), notes=self.notes(),
                        summary=self.summary(claims))
