@@ -133,38 +133,53 @@ def neighbor_distance_weights(
 
 
 def coefficient_abs_diff(X: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """``out[i, j] = sum_l C[i, l] |x_ij - x_lj|`` (eq. 4.3 with the weights ``C``).
+    """``out[i, j] = sum_l C[i, l] |x_ij - x_lj|`` (eq. 4.3 of Han 2012 with the weights ``C``).
 
-    O(n^2 p), each pair's absolute differences computed once (they are symmetric): for a block
-    of features (``n x width`` at most :data:`~stablefs.selectors._neighbors.BLOCK_ELEMENTS`
-    elements, cache-sized) and every ``l``, ``T = |x_k - x_l|`` for ``k > l`` adds ``C[l, k]``
-    -weighted to row ``l`` (one vector-matrix product) and ``C[k, l]``-weighted to the rows
-    ``k``. About 2x faster than the ``n x n x width`` form; memory is the output plus a block.
+    O(n^2 p) through the identity ``|a - b| = a + b - 2 min(a, b)``:
+
+    ``out = r x + C X - 2 (sum_l C[i, l] min(x_ij, x_lj))``, with ``r_i = sum_l C[i, l]``,
+
+    where ``C X`` is one matrix product and the last term, the only O(n^2 p) one, costs one
+    ``minimum`` and one vector-matrix product per instance and feature block (two passes over
+    ``n x width`` elements, against subtract, absolute value and product for ``|x_i - x_l|``).
+    Columns are centred within each block (``|a - b|`` and the identity are shift-invariant),
+    so the terms that cancel are no larger than the spread of the data. Blocks of
+    ``n x width`` stay within :data:`~stablefs.selectors._neighbors.BLOCK_ELEMENTS` (cache
+    sized); memory is the output plus a few blocks. One BLAS thread (the products are small;
+    threads only contend on a shared machine). The result equals the direct sum up to
+    rounding (about 1e-15 on min-max scaled data).
     """
     X = np.asarray(X, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
     n, p = X.shape
-    out = np.zeros((n, p))
+    out = np.empty((n, p))
+    if n == 0 or p == 0:
+        return out
     width = max(1, min(p, BLOCK_ELEMENTS // max(n, 1)))
     buf = np.empty(n * width)
-    CT = np.ascontiguousarray(C.T)
+    mins = np.empty(n * width)
     with threadpool_limits(1, user_api="blas"):  # small products: threads only contend
-        _symmetric_pass(X, C, CT, out, buf, width)
+        _min_pass(X, C, out, buf, mins, width)
     return out
 
 
-def _symmetric_pass(X, C, CT, out, buf, width) -> None:
+def _min_pass(X, C, out, buf, mins, width) -> None:
     n, p = X.shape
+    r = C.sum(axis=1)[:, None]
     for start in range(0, p, width):
         cols = X[:, start : start + width]
-        acc = out[:, start : start + width]
+        cols = cols - cols.mean(axis=0)  # n x width, C-contiguous
         w = cols.shape[1]
-        for l in range(n - 1):
-            T = buf[: (n - l - 1) * w].reshape(n - l - 1, w)
-            np.subtract(cols[l + 1 :], cols[l], out=T)
-            np.abs(T, out=T)
-            acc[l] += C[l, l + 1 :] @ T
-            T *= CT[l, l + 1 :, None]
-            acc[l + 1 :] += T
+        T = buf[: n * w].reshape(n, w)
+        S = mins[: n * w].reshape(n, w)
+        for i in range(n):  # S[i] = sum_l C[i, l] min(x_i, x_l)
+            np.minimum(cols, cols[i], out=T)
+            np.dot(C[i], T, out=S[i])
+        acc = C @ cols
+        acc += r * cols
+        S *= 2.0
+        acc -= S
+        out[:, start : start + w] = acc
 
 
 def distance_weighted_margin_vectors(
