@@ -14,18 +14,36 @@ whose cost is linear in the number of candidates:
   follow for all candidates from ``A``, ``V = A S_{S,cand}`` and ``c`` (rank-one updates of the
   pooled covariance, ``O(n k m)`` per step). Removing ``x`` uses the inverse of a principal
   sub-matrix, ``(A_{-x,-x} - A_{-x,x} A_{x,-x}/A_xx)``, again for all ``x`` at once.
+  A forward step of the two-class (semi-)bolstered criterion computes every feature at once
+  (rows ordered by class, one matrix product for all discriminants) when the candidates are
+  most of the features.
 - **kNN** (resubstitution, hold-out, Monte-Carlo bolstering): squared distances over ``S`` are
   kept and updated by one feature, ``D + (x_ij - x_lj)^2``; bolstered draws
   ``Z = x_i + sigma eps`` use common random numbers per feature (:class:`Noise`), so that
-  ``|Z - x_l|^2 = A_il + 2 sigma B_iml + sigma^2 C_im`` is updated by one feature as well.
+  ``|Z - x_l|^2 = A_il + 2 sigma B_iml + sigma^2 C_im`` is updated by one feature as well. In a
+  forward step the last term, the same for every ``l``, is dropped and the rest divided by
+  ``2 sigma > 0`` (:meth:`KNNPart._mc_terms`: the same neighbours, fewer passes), and the
+  resubstitution errors of 3NN come from two order statistics (:meth:`KNNPart._resub3_add`).
 - **Bolstering kernel widths** (Braga-Neto and Dougherty 2004) need each class's mean distance
-  to the nearest other point of the class in the candidate subspace: per-class distance
-  matrices updated by one feature.
+  to the nearest other point of the class in the candidate subspace: the squared distances of
+  ``S`` (:meth:`_WidthMixin._sq_cached`) and, for all candidates at once, the coordinates of
+  each point's few nearest same-class points in ``S`` (adding a feature only lengthens
+  distances, so the nearest in ``S + {j}`` is among them unless a bound check fails; those
+  pairs are computed in full: :meth:`_WidthMixin._kth_add`).
+- **Linear SVM**: one libsvm solve per candidate
+  (:func:`stablefs.evaluation.error_estimators.linear_svm`, bit for bit scikit-learn's
+  ``SVC(kernel="linear", C=1)`` without its per-call validation), widths and closed-form terms
+  for all candidates at once (:class:`SVMPart`). The SVM has no exact incremental update that
+  reproduces libsvm's tolerance-1e-3 solution, so the solves stay.
+- **Pruned forward steps** (:meth:`Criterion.best_add`, used by SFS and SFFS): the
+  Monte-Carlo kNN criteria evaluate a few candidates in full and the others point block by
+  point block, dropping a candidate once its partial sum (a lower bound: every term is >= 0)
+  exceeds the best value seen; the step's choice, value and tie count are unchanged.
 
-Any other rule (linear SVM, a scikit-learn classifier) or a user callable is evaluated
-candidate by candidate (:class:`RulePart`); so is an LDA candidate whose bordered covariance is
-singular (the Moore-Penrose pseudo-inverse of :func:`stablefs.evaluation.error_estimators.fit_lda`
-then decides). The incremental values equal the refit ones to round-off (tested).
+Any other rule (a scikit-learn classifier) or a user callable is evaluated candidate by
+candidate (:class:`RulePart`); so is an LDA candidate whose bordered covariance is singular
+(the Moore-Penrose pseudo-inverse of :func:`stablefs.evaluation.error_estimators.fit_lda` then
+decides). The incremental values equal the refit ones to round-off (tested).
 """
 
 from __future__ import annotations
