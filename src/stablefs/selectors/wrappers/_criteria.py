@@ -102,6 +102,8 @@ class Noise:
         self.n = int(n)
         self.n_draws = int(n_draws)
         self._cache: dict[int, np.ndarray] = {}
+        self._block: np.ndarray | None = None
+        self._have = np.zeros(0, dtype=bool)
 
     def feature(self, f: int) -> np.ndarray:
         f = int(f)
@@ -110,6 +112,24 @@ class Noise:
             out = np.random.default_rng([self.seed, f]).standard_normal((self.n, self.n_draws))
             self._cache[f] = out
         return out
+
+    def stack(self, cols) -> np.ndarray:
+        """Draws of the features ``cols``, shape ``(len(cols), n, M)``; the features' draws
+        are also kept side by side, so that a step's candidates are one gather."""
+        cols = np.asarray(cols, dtype=np.int64)
+        top = int(cols.max()) + 1 if cols.size else 0
+        if self._block is None or self._block.shape[0] < top:
+            size = max(top, 2 * (0 if self._block is None else self._block.shape[0]))
+            block = np.empty((size, self.n, self.n_draws))
+            have = np.zeros(size, dtype=bool)
+            if self._block is not None:
+                block[:self._have.size] = self._block
+                have[:self._have.size] = self._have
+            self._block, self._have = block, have
+        for f in cols[~self._have[cols]]:
+            self._block[f] = self.feature(f)
+            self._have[f] = True
+        return self._block[cols]
 
     def get(self, cols) -> np.ndarray:
         """Draws of the features ``cols``, shape ``(n, M, len(cols))``."""
@@ -905,9 +925,7 @@ class KNNPart(RulePart, _WidthMixin):
         eps_S = self.noise.get(cols)                                    # (n, M, k)
         A = np.square(Xk[:, None, :] - Xk[perm][None, :, :]).sum(axis=2)
         B = np.einsum("imf,if->im", eps_S, Xk)[:, :, None] - eps_S @ Xk[perm].T
-        E = np.empty((cands.size, n, self.noise.n_draws))
-        for q, f in enumerate(cands):
-            E[q] = self.noise.feature(f)
+        E = self.noise.stack(cands)                                     # (m, n, M)
         n0 = int(np.count_nonzero(self.ct == 0))
         return {"cands": cands, "perm": perm, "inv": inv, "n0": n0, "A": A, "B": B,
                 "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
@@ -1045,13 +1063,18 @@ class KNNPart(RulePart, _WidthMixin):
         base = counts.astype(float) if self.kind == "semi" else np.zeros(m)
         first = np.argsort(base, kind="stable")[:PRUNE_FIRST]
         allpts = np.arange(n)
-        tf = np.vstack([self._mc_terms(ctx, first[s:s + 1], allpts) for s in range(first.size)])
+        if first.size * n * n * self.noise.n_draws <= 4 * KNN_CHUNK:
+            tf = self._mc_terms(ctx, first, allpts)                     # (len(first), n)
+        else:
+            tf = np.vstack([self._mc_terms(ctx, first[q:q + 1], allpts)
+                            for q in range(first.size)])
         out = np.full(m, np.inf)
         out[first] = base[first] + tf.sum(axis=1)
         bound = out[first].min() + 1e-9
         order = np.argsort(-tf.sum(axis=0), kind="stable")            # risky points first
-        alive = np.setdiff1d(np.arange(m), first)
-        alive = alive[base[alive] <= bound]
+        keep = base <= bound
+        keep[first] = False
+        alive = np.flatnonzero(keep)
         partial = base.copy()
         s = 0
         block = PRUNE_BLOCK
