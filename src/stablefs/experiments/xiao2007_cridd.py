@@ -338,11 +338,14 @@ class Xiao2007Cridd(Experiment):
                    if len(cs) > fast else ""))
 
     def estimate_seconds(self, config, n_jobs: int = 1) -> float:
-        """Wall seconds on this project's two-core machine (shared; measured at load 6).
+        """Wall seconds on this project's two-core machine with both cores free (the costs
+        are CPU seconds measured at load 6).
 
         Per cell, ``n_runs`` times a run's CPU: :data:`_RUN_COST` plus, for each of the k + 1
         selections (k folds and the whole sample), :data:`_SEL_COST` scaled by ``(N/50)^e``
-        (:data:`_SEL_EXPONENT`) and :data:`_FOLD_COST`; divided among at most 2 workers."""
+        (:data:`_SEL_EXPONENT`) and :data:`_FOLD_COST`; divided among at most 2 workers. With
+        other jobs on the cores the wall time is longer: ``--quick --n-jobs 2`` took 204 s at
+        load 2.5-4 against 96 s estimated (2026-11-23)."""
         return 5.0 + self.cpu_seconds(config) / (2 if n_jobs < 0 else max(1, min(n_jobs, 2)))
 
     def cpu_seconds(self, config, by_cell: bool = False):
