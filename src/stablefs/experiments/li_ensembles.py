@@ -355,7 +355,8 @@ class LiEnsembles(Experiment):
         if any(d not in PAPER_LABEL for d in c.datasets) or len(set(c.datasets)) != len(
                 c.datasets):
             raise StablefsError(f"datasets = {','.join(map(str, c.datasets))}: list each of "
-                                f"{', '.join(DATASETS)} at most once.")
+                                f"{', '.join(DATASETS)} at most once (the paper's Musk and "
+                                "Arcene are not available).")
         check_whole("n_subsamples", c.n_subsamples, 2)
         check_real("fraction", c.fraction, 0.0, 1.0)
         check_grid("ensemble_sizes", c.ensemble_sizes)
