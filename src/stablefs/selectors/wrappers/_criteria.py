@@ -755,12 +755,29 @@ class SVMPart(RulePart, _WidthMixin):
             norm[q] = np.sqrt(a @ a)
         return diff, norm
 
+    def _fits_add(self, cols, cands) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_fits` of the subsets ``cols + [j]``, the candidate's column written into one
+        reused buffer (the same arrays, so the same libsvm solutions)."""
+        n, k = self.Xt.shape[0], cols.size
+        diff = np.empty((n, cands.size))
+        norm = np.empty(cands.size)
+        svm = _ee().linear_svm
+        yf = self.ct.astype(np.float64)
+        buf = np.empty((n, k + 1))
+        buf[:, :k] = self.Xt[:, cols]
+        for q, j in enumerate(cands):
+            buf[:, k] = self._XT[j]
+            a, b = svm(buf, yf)
+            diff[:, q] = buf @ a + b
+            norm[q] = np.sqrt(a @ a)
+        return diff, norm
+
     def values_add(self, cols, cands) -> np.ndarray:
         cols = np.asarray(cols, dtype=np.int64)
         cands = np.asarray(cands, dtype=np.int64)
         if not self.fast or cols.size + 1 > self.Xt.shape[0]:
             return super().values_add(cols, cands)
-        diff, norm = self._fits([np.append(cols, j) for j in cands])
+        diff, norm = self._fits_add(cols, cands)
         wrong = (diff > 0) != (self.ct[:, None] == 1)
         dh = self._dhat_add(cols, cands, cols.size + 1)
         return self._bolstered_values(diff, norm, dh, cols.size + 1, wrong)
