@@ -469,7 +469,10 @@ class _WidthMixin:
 
 
 #: elements per temporary (candidates, points, draws, neighbours) tensor of KNNPart._mc_terms
-KNN_CHUNK = 2**18
+KNN_CHUNK = 2**20
+
+#: the two-class 1NN/3NN vote with the neighbour axis first (KNNPart._vote_lfirst)
+LFIRST = True
 
 #: candidates evaluated in full before the others are pruned (KNNPart.sums_add_bounded)
 PRUNE_FIRST = 6
@@ -945,6 +948,7 @@ class KNNPart(RulePart, _WidthMixin):
         E = self.noise.stack(cands)                                     # (m, n, M)
         n0 = int(np.count_nonzero(self.ct == 0))
         return {"cands": cands, "perm": perm, "inv": inv, "n0": n0, "A": A, "B": B,
+                "Bl": np.ascontiguousarray(np.moveaxis(B, 2, 0)),       # (n, n, M)
                 "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
                 "two": self.g == 2 and self.K % 2 == 1 and 0 < n0 < n}
 
@@ -969,6 +973,12 @@ class KNNPart(RulePart, _WidthMixin):
         d = xj[:, pts, None] - xj[:, None, perm]                       # (mc, ni, n)
         H = ctx["A"][pts][None] + d * d
         H *= ctx["half_inv_sig"][pts][:, ci].T[:, :, None]
+        if ctx["two"] and self.K in (1, 3) and LFIRST:
+            pred = self._vote_lfirst(ctx, ci, pts, d, H)
+            terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)
+            if self.kind == "semi":
+                terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
+            return terms
         T = ctx["E"][ci][:, pts, :, None] * d[:, :, None, :]           # (mc, ni, M, n)
         T += ctx["B"][pts][None]
         T += H[:, :, None, :]
@@ -989,6 +999,41 @@ class KNNPart(RulePart, _WidthMixin):
         if self.kind == "semi":
             terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
         return terms
+
+    def _vote_lfirst(self, ctx, ci, pts, d, H) -> np.ndarray:
+        """The two-class 1NN / 3NN vote of every draw with the neighbour axis first: ``T[l]``
+        (all candidates, points and draws of training point ``l``) is contiguous, so each
+        class's smallest (1NN) or second smallest (3NN: a running minimum and second minimum
+        over ``l``) is a few element-wise passes instead of a partition of every row. Equal
+        statistics go to the vote on the sorted row, as in :func:`knn_vote`. Returns the
+        predicted codes, shape ``(mc, ni, M)``."""
+        perm, n0 = ctx["perm"], ctx["n0"]
+        n = perm.size
+        E = ctx["E"][ci][:, pts]                                       # (mc, ni, M)
+        T = np.empty((n,) + E.shape)
+        np.multiply(np.moveaxis(d, 2, 0)[..., None], E[None], out=T)   # (n, mc, ni, M)
+        T += ctx["Bl"][:, pts][:, None]
+        T += np.moveaxis(H, 2, 0)[..., None]
+        q = []
+        for lo, hi in ((0, n0), (n0, n)):
+            if self.K == 1:
+                q.append(T[lo:hi].min(axis=0))
+                continue
+            m1 = np.minimum(T[lo], T[lo + 1])
+            m2 = np.maximum(T[lo], T[lo + 1])
+            aux = np.empty_like(m1)
+            for l in range(lo + 2, hi):
+                np.maximum(m1, T[l], out=aux)
+                np.minimum(m2, aux, out=m2)
+                np.minimum(m1, T[l], out=m1)
+            q.append(m2)
+        pred = (q[1] < q[0]).astype(np.int64)
+        tie = q[1] == q[0]
+        if tie.any():
+            rows = T[:, tie].T                                         # (nt, n), by class
+            pred[tie] = _vote_sorted(np.ascontiguousarray(rows)[:, ctx["inv"]], self.ct,
+                                     self.K, self.g)
+        return pred
 
     def _mc_block(self, ctx, ci, pts) -> np.ndarray:
         """Row sums of :meth:`_mc_terms` in chunks of :data:`KNN_CHUNK` tensor elements."""
