@@ -948,7 +948,8 @@ class KNNPart(RulePart, _WidthMixin):
         E = self.noise.stack(cands)                                     # (m, n, M)
         n0 = int(np.count_nonzero(self.ct == 0))
         return {"cands": cands, "perm": perm, "inv": inv, "n0": n0, "A": A, "B": B,
-                "Bl": np.ascontiguousarray(np.moveaxis(B, 2, 0)),       # (n, n, M)
+                "BL": np.ascontiguousarray(B.transpose(2, 1, 0)),       # (n_l, M, n_i)
+                "EM": np.ascontiguousarray(E.transpose(2, 1, 0)),       # (M, n, m)
                 "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
                 "two": self.g == 2 and self.K % 2 == 1 and 0 < n0 < n}
 
@@ -966,6 +967,12 @@ class KNNPart(RulePart, _WidthMixin):
         sigma_ij) + W_iml``: three passes over the ``(candidates, points, draws, neighbours)``
         tensor instead of the distances' seven; the vote is :func:`knn_vote`'s (two classes:
         each class's ``(K + 1)/2``-th order statistic, ties by the sorted neighbour list)."""
+        if ctx["two"] and self.K in (1, 3) and LFIRST:
+            pred = self._vote_lfirst(ctx, ci, pts)
+            terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)
+            if self.kind == "semi":
+                terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
+            return terms
         perm, n0 = ctx["perm"], ctx["n0"]
         n = perm.size
         js = ctx["cands"][ci]
@@ -973,12 +980,6 @@ class KNNPart(RulePart, _WidthMixin):
         d = xj[:, pts, None] - xj[:, None, perm]                       # (mc, ni, n)
         H = ctx["A"][pts][None] + d * d
         H *= ctx["half_inv_sig"][pts][:, ci].T[:, :, None]
-        if ctx["two"] and self.K in (1, 3) and LFIRST:
-            pred = self._vote_lfirst(ctx, ci, pts, d, H)
-            terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)
-            if self.kind == "semi":
-                terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
-            return terms
         T = ctx["E"][ci][:, pts, :, None] * d[:, :, None, :]           # (mc, ni, M, n)
         T += ctx["B"][pts][None]
         T += H[:, :, None, :]
@@ -1000,20 +1001,28 @@ class KNNPart(RulePart, _WidthMixin):
             terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
         return terms
 
-    def _vote_lfirst(self, ctx, ci, pts, d, H) -> np.ndarray:
-        """The two-class 1NN / 3NN vote of every draw with the neighbour axis first: ``T[l]``
-        (all candidates, points and draws of training point ``l``) is contiguous, so each
+    def _vote_lfirst(self, ctx, ci, pts) -> np.ndarray:
+        """The two-class 1NN / 3NN vote of every draw with the neighbour axis first and the
+        candidates last: ``T[l]`` (every draw, point and candidate against training point
+        ``l``) is contiguous and every element-wise pass runs along the candidates, so each
         class's smallest (1NN) or second smallest (3NN: a running minimum and second minimum
-        over ``l``) is a few element-wise passes instead of a partition of every row. Equal
-        statistics go to the vote on the sorted row, as in :func:`knn_vote`. Returns the
-        predicted codes, shape ``(mc, ni, M)``."""
+        over ``l``) costs a few passes instead of a partition of every row. The values are
+        :meth:`_mc_terms`' ``G_il / (2 sigma_ij) + B_iml + delta_ilj E_imj``; equal statistics
+        go to the vote on the sorted row, as in :func:`knn_vote`. Returns the predicted codes,
+        shape ``(mc, ni, M)``."""
         perm, n0 = ctx["perm"], ctx["n0"]
         n = perm.size
-        E = ctx["E"][ci][:, pts]                                       # (mc, ni, M)
-        T = np.empty((n,) + E.shape)
-        np.multiply(np.moveaxis(d, 2, 0)[..., None], E[None], out=T)   # (n, mc, ni, M)
-        T += ctx["Bl"][:, pts][:, None]
-        T += np.moveaxis(H, 2, 0)[..., None]
+        js = ctx["cands"][ci]
+        Xj = self.Xt[:, js]                                            # (n, mc)
+        dL = Xj[pts][None, :, :] - Xj[perm][:, None, :]                # (n, ni, mc)
+        H = dL * dL
+        H += ctx["A"][pts].T[:, :, None]
+        H *= ctx["half_inv_sig"][pts][:, ci][None]
+        EM = ctx["EM"][:, pts][:, :, ci]                               # (M, ni, mc)
+        T = np.empty((n,) + EM.shape)
+        np.multiply(dL[:, None], EM[None], out=T)                      # (n, M, ni, mc)
+        T += ctx["BL"][:, :, pts][..., None]
+        T += H[:, None]
         q = []
         for lo, hi in ((0, n0), (n0, n)):
             if self.K == 1:
@@ -1033,7 +1042,7 @@ class KNNPart(RulePart, _WidthMixin):
             rows = T[:, tie].T                                         # (nt, n), by class
             pred[tie] = _vote_sorted(np.ascontiguousarray(rows)[:, ctx["inv"]], self.ct,
                                      self.K, self.g)
-        return pred
+        return pred.transpose(2, 1, 0)
 
     def _mc_block(self, ctx, ci, pts) -> np.ndarray:
         """Row sums of :meth:`_mc_terms` in chunks of :data:`KNN_CHUNK` tensor elements."""
