@@ -277,9 +277,9 @@ class _WidthMixin:
 
     def _kth_add(self, Dm: np.ndarray, J, r: int, kth: int) -> np.ndarray:
         """For every point ``i`` (class order) and candidate ``j`` of ``J`` (an index array or
-        ``slice(None)``), the ``kth`` (1 or 2) smallest of ``Dm_il + (x_ij - x_lj)^2`` over
-        ``l``, where ``Dm`` holds squared distances over ``S`` with ``inf`` at excluded pairs;
-        shape ``(n, m)``.
+        ``slice(None)``), the ``kth`` (1 or 2; ``r >= 2``) smallest of ``Dm_il + (x_ij -
+        x_lj)^2`` over ``l``, where ``Dm`` holds squared distances over ``S`` with ``inf`` at
+        excluded pairs; shape ``(n, m)``.
 
         Adding a feature only lengthens distances, so the ``kth`` smallest is among the ``r``
         nearest ``l`` in ``S`` whenever the value found among them does not exceed the ``r +
@@ -296,7 +296,16 @@ class _WidthMixin:
         T -= Xc
         np.square(T, out=T)
         T += np.ascontiguousarray(dr[:r])[:, :, None]
-        q = T.min(axis=0) if kth == 1 else np.partition(T, kth - 1, axis=0)[kth - 1]
+        if kth == 1:
+            q = T.min(axis=0)
+        else:  # running minimum and second minimum over the r contiguous slices
+            m1 = np.minimum(T[0], T[1])
+            q = np.maximum(T[0], T[1])
+            aux = np.empty_like(q)
+            for t in range(2, r):
+                np.maximum(m1, T[t], out=aux)
+                np.minimum(q, aux, out=q)
+                np.minimum(m1, T[t], out=m1)
         bad = q > dr[r][:, None]
         flat = np.flatnonzero(bad)
         if flat.size:
