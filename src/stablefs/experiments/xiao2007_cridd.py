@@ -233,19 +233,21 @@ def _unit(key, *, cells_by_key: dict, cfg: dict, seed: int) -> dict[str, np.ndar
 
 
 #: CPU seconds of one selection inside a CRIDD run at N = 50 (on the N - N/k training points
-#: of a fold: 45 for CV10, 49 for LOO), measured with the wrappers' incremental criteria of
-#: issue 11 on this project's shared two-core machine at load average 6 (other engineers' jobs
-#: on both cores): CPU time of ``cridd_runs`` on the equal-covariance model, 2-20 runs per cell
-#: (CV10 and LOO), minus the per-run and per-fold costs below. SFS / SFFS choose 10 of 200
-#: features with the seed's criteria (bolstered LDA and linear SVM, semi-bolstered 3NN, 10
-#: draws). Before issue 11's work: LDA 0.022 / 0.03, 3NN 0.9 / 2.0, SVM 3.5 / 4.5.
+#: of a fold: 45 for CV10, 49 for LOO; the LOO value where they differ, LOO cells dominate),
+#: measured with the wrappers' incremental criteria of issue 11 on this project's shared
+#: two-core machine at load average 2-3 (other engineers' jobs running): CPU time of
+#: ``cridd_runs`` on the equal-covariance model, 1-6 runs per cell, minus the per-run and
+#: per-fold costs below. SFS / SFFS choose 10 of 200 features with the seed's criteria
+#: (bolstered LDA and linear SVM, semi-bolstered 3NN, 10 draws). Before issue 11's work:
+#: LDA 0.022 / 0.03, 3NN 0.9 / 2.0, SVM 3.5 / 4.5.
 _SEL_COST = {("ttest", "lda"): 0.0001, ("ttest", "3nn"): 0.0001, ("ttest", "svm"): 0.0001,
-             ("sfs", "lda"): 0.009, ("sffs", "lda"): 0.017, ("sfs", "3nn"): 0.18,
-             ("sffs", "3nn"): 0.26, ("sfs", "svm"): 0.25, ("sffs", "svm"): 0.30}
+             ("sfs", "lda"): 0.008, ("sffs", "lda"): 0.016, ("sfs", "3nn"): 0.10,
+             ("sffs", "3nn"): 0.145, ("sfs", "svm"): 0.175, ("sffs", "svm"): 0.23}
 
 #: CPU seconds per run outside the selections (the true errors E and E_b on 5000 test points:
 #: 3NN's prediction dominates) and per fold (designing the two rules and testing them),
-#: fitted to the t-test cells' CV10 and LOO run times (same machine and load)
+#: fitted to the t-test cells' CV10 and LOO run times (same machine; the same at load 2-3
+#: and 6)
 _RUN_COST = {"lda": 0.003, "3nn": 0.025, "svm": 0.003}
 _FOLD_COST = {"lda": 0.0004, "3nn": 0.0003, "svm": 0.0004}
 
@@ -339,7 +341,7 @@ class Xiao2007Cridd(Experiment):
 
     def estimate_seconds(self, config, n_jobs: int = 1) -> float:
         """Wall seconds on this project's two-core machine with both cores free (the costs
-        are CPU seconds measured at load 6).
+        are CPU seconds measured at load 2-3).
 
         Per cell, ``n_runs`` times a run's CPU: :data:`_RUN_COST` plus, for each of the k + 1
         selections (k folds and the whole sample), :data:`_SEL_COST` scaled by ``(N/50)^e``
