@@ -142,7 +142,8 @@ def test_tiny_run_writes_tables_claims_and_figures(tiny_run):
                  "figures/fig7_5_7_6_npogr.svg", "figures/fig7_7_consensus.png"):
         assert (path / name).is_file(), name
     claims = pd.read_csv(path / "claims.csv")
-    assert claims["id"].tolist() == ["5", "6a", "6b", "7a", "7b", "8", "9a", "9b", "10"]
+    assert claims["id"].tolist() == ["5", "6a", "6b", "7a", "7b", "8", "9a", "9b", "10",
+                                     "5-printed", "7a-printed", "9a-printed", "9b-printed"]
     assert set(claims["verdict"]) <= set(VERDICTS)
     cons = pd.read_csv(path / "tables/consensus.csv")
     assert (cons.total == TINY.n_splits * TINY.signature_size).all()
