@@ -76,6 +76,7 @@ def test_config_validation_one_line_errors():
                           ({"ensemble_sizes": (10, 5)}, "increasing order"),
                           ({"n_subsamples": 1}, "n_subsamples"),
                           ({"fraction": 1.0}, "fraction"),
+                          ({"fraction": 0.5}, "smallest class"),
                           ({"member_fraction": 0.0}, "member_fraction"),
                           ({"gamma": 0.0}, "gamma"),
                           ({"cv_folds": 30}, "smallest class"),

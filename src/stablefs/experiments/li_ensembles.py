@@ -381,9 +381,11 @@ class LiEnsembles(Experiment):
             if c.cv_folds > _SMALLEST_CLASS[name]:
                 raise StablefsError(f"cv_folds = {c.cv_folds} is more than {name}'s smallest "
                                     f"class ({_SMALLEST_CLASS[name]} samples).")
-            if int(np.floor(c.fraction * _N_SAMPLES[name])) < 4:
-                raise StablefsError(f"fraction = {c.fraction} leaves fewer than 4 of {name}'s "
-                                    f"{_N_SAMPLES[name]} samples.")
+            n, small = _N_SAMPLES[name], _SMALLEST_CLASS[name]
+            if int(np.floor(c.fraction * n)) < n - small + 2:  # subsamples are not stratified
+                raise StablefsError(f"fraction = {c.fraction} could leave fewer than 2 samples "
+                                    f"of {name}'s smallest class ({small} of {n}); use at least "
+                                    f"{(n - small + 2) / n:.2f}.")
 
     def sizes(self, config) -> str:
         n = len(config.datasets)
