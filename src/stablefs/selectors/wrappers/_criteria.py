@@ -1143,7 +1143,7 @@ class KNNPart(RulePart, _WidthMixin):
         base = counts.astype(float) if self.kind == "semi" else np.zeros(m)
         first = np.argsort(base, kind="stable")[:PRUNE_FIRST]
         allpts = np.arange(n)
-        if first.size * n * n * self.noise.n_draws <= 4 * KNN_CHUNK:
+        if first.size * n * n * self.noise.n_draws <= KNN_CHUNK:
             tf = self._mc_terms(ctx, first, allpts)                     # (len(first), n)
         else:
             tf = np.vstack([self._mc_terms(ctx, first[q:q + 1], allpts)
