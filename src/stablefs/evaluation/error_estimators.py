@@ -302,8 +302,9 @@ def knn_predict(Xtr: np.ndarray, codes: np.ndarray, Z: np.ndarray, k: int,
 
 def linear_svm(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, float]:
     """``(a, b)`` of the two-class linear SVM with C = 1 (``g(x) = 1`` iff ``a^T x + b > 0``),
-    bit for bit ``SVC(kernel="linear", C=1.0).fit(X, codes)``'s ``coef_[0]`` and
-    ``intercept_[0]``.
+    the seed-004 rule (Xiao, Hua and Dougherty 2007, sec. 3; ``reproduction-targets.md``
+    sec. 5.4: C = 1, libsvm's default, no scaling), bit for bit
+    ``SVC(kernel="linear", C=1.0).fit(X, codes)``'s ``coef_[0]`` and ``intercept_[0]``.
 
     libsvm is called directly with the arguments :class:`sklearn.svm.SVC` passes it (C-SVC,
     tolerance 1e-3, shrinking, no class or sample weights), skipping scikit-learn's parameter
