@@ -938,16 +938,22 @@ class KNNPart(RulePart, _WidthMixin):
         return out
 
     # -- forward steps of the Monte-Carlo criteria ------------------------------------------
-    def _mc_context(self, cols, cands, wrong) -> dict | None:
-        """What every candidate of a forward step shares (see :meth:`_mc_terms`), or None
-        when a kernel width is zero (then :meth:`_mc_values` decides)."""
+    def _mc_context(self, cols, cands, wrong, sign: float = +1.0) -> dict | None:
+        """What every candidate of a forward step (``sign=+1``: ``S + {j}``) or of a backward
+        step (``sign=-1``: ``S - {j}``, ``cands = cols``) shares (see :meth:`_mc_terms`), or
+        None when a kernel width is zero (then :meth:`_mc_values` decides)."""
         cols = np.asarray(cols, dtype=np.int64)
         n = self.Xt.shape[0]
         perm = np.argsort(self.ct, kind="stable")                       # neighbours by class
         inv = np.empty_like(perm)
         inv[perm] = np.arange(n)
-        dim = cols.size + 1
-        sig = self._dhat_add(cols, cands, dim)[self.ct] / _ee().chi_median(dim)
+        if sign > 0:
+            dim = cols.size + 1
+            dh = self._dhat_add(cols, cands, dim)
+        else:
+            dim = cols.size - 1
+            dh = self._dhat(self._class_sq_cached(cols), cands, -1.0, dim)
+        sig = dh[self.ct] / _ee().chi_median(dim)
         if not np.all(sig > 0):
             return None
         Xk = self.Xt[:, cols]
@@ -958,8 +964,8 @@ class KNNPart(RulePart, _WidthMixin):
         n0 = int(np.count_nonzero(self.ct == 0))
         return {"cands": cands, "perm": perm, "inv": inv, "n0": n0, "A": A, "B": B,
                 "BL": np.ascontiguousarray(B.transpose(2, 1, 0)),       # (n_l, M, n_i)
-                "EM": np.ascontiguousarray(E.transpose(2, 1, 0)),       # (M, n, m)
-                "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
+                "EM": sign * np.ascontiguousarray(E.transpose(2, 1, 0)),  # (M, n, m)
+                "sign": sign, "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
                 "two": self.g == 2 and self.K % 2 == 1 and 0 < n0 < n}
 
     def _mc_terms(self, ctx, ci, pts) -> np.ndarray:
@@ -976,7 +982,7 @@ class KNNPart(RulePart, _WidthMixin):
         sigma_ij) + W_iml``: three passes over the ``(candidates, points, draws, neighbours)``
         tensor instead of the distances' seven; the vote is :func:`knn_vote`'s (two classes:
         each class's ``(K + 1)/2``-th order statistic, ties by the sorted neighbour list)."""
-        if ctx["two"] and self.K in (1, 3) and LFIRST:
+        if ctx["sign"] < 0 or (ctx["two"] and self.K in (1, 3) and LFIRST):
             pred = self._vote_lfirst(ctx, ci, pts)
             terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)
             if self.kind == "semi":
@@ -1025,7 +1031,10 @@ class KNNPart(RulePart, _WidthMixin):
         Xj = self.Xt[:, js]                                            # (n, mc)
         dL = Xj[pts][None, :, :] - Xj[perm][:, None, :]                # (n, ni, mc)
         H = dL * dL
-        H += ctx["A"][pts].T[:, :, None]
+        if ctx["sign"] < 0:  # S - {j}: G = A - delta^2, W = B - delta E (EM holds -E)
+            np.subtract(ctx["A"][pts].T[:, :, None], H, out=H)
+        else:
+            H += ctx["A"][pts].T[:, :, None]
         H *= ctx["half_inv_sig"][pts][:, ci][None]
         EM = ctx["EM"][:, pts][:, :, ci]                               # (M, ni, mc)
         T = np.empty((n,) + EM.shape)
@@ -1178,6 +1187,12 @@ class KNNPart(RulePart, _WidthMixin):
         counts, wrong = self._count_values(D, cols, -1.0)
         if self.kind == "count":
             return counts
+        n0 = int(np.count_nonzero(self.ct == 0))
+        if self.g == 2 and self.K in (1, 3) and 0 < n0 < self.Xt.shape[0]:
+            ctx = self._mc_context(cols, cols, wrong, sign=-1.0)
+            if ctx is not None:
+                base = counts if self.kind == "semi" else np.zeros(k)
+                return base + self._mc_block(ctx, np.arange(k), np.arange(self.Xt.shape[0]))
         return self._mc_values(cols, cols, -1.0, k - 1, wrong)
 
 
