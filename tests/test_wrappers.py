@@ -170,9 +170,9 @@ def test_vote_with_the_neighbour_axis_first_equals_the_partition(estimator, roun
         monkeypatch.setattr(C, "LFIRST", False)
         slow = part._mc_terms(ctx, ci, pts)
         assert np.array_equal(fast, slow)
-        if cols.size >= 2:  # backward steps: the same vote against the seven-pass tensor
-            counts, wrong = part._count_values(part._dist(cols), cols, -1.0)
-            ref = part._mc_values(cols, cols, -1.0, cols.size - 1, wrong)
+        if cols.size >= 2:  # backward steps against refits: points that coincide on
+            # S - {x} (not on S) tie exactly, as in the refit
+            ref = [RulePart.value(part, np.delete(cols, i)) for i in range(cols.size)]
             np.testing.assert_allclose(part.values_remove(cols), ref, atol=1e-12)
     assert checked >= 2
 

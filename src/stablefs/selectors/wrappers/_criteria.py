@@ -964,9 +964,28 @@ class KNNPart(RulePart, _WidthMixin):
         n0 = int(np.count_nonzero(self.ct == 0))
         return {"cands": cands, "perm": perm, "inv": inv, "n0": n0, "A": A, "B": B,
                 "BL": np.ascontiguousarray(B.transpose(2, 1, 0)),       # (n_l, M, n_i)
-                "EM": sign * np.ascontiguousarray(E.transpose(2, 1, 0)),  # (M, n, m)
+                "EM": np.ascontiguousarray(E.transpose(2, 1, 0)),       # (M, n, m)
                 "sign": sign, "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
+                **(self._remove_tables(cols, perm) if sign < 0 else {}),
                 "two": self.g == 2 and self.K % 2 == 1 and 0 < n0 < n}
+
+    def _remove_tables(self, cols, perm) -> dict:
+        """For a backward step, ``A`` and ``B`` of every subset ``S - {x}`` computed over its
+        own features, neighbours first: ``ALq`` (n_l, n_i, k) and ``BLq`` (n_l, M, n_i, k).
+        Subtracting the removed feature's terms from ``S``'s would break the exact ties of
+        points that coincide on ``S - {x}`` (not on ``S``) by round-off; computed this way
+        they stay equal, as in the refit."""
+        k, n, M = cols.size, self.Xt.shape[0], self.noise.n_draws
+        ALq = np.empty((n, n, k))
+        BLq = np.empty((n, M, n, k))
+        for q in range(k):
+            keep = np.delete(cols, q)
+            Xk = self.Xt[:, keep]
+            eps = self.noise.get(keep)                                  # (n, M, k - 1)
+            ALq[:, :, q] = np.square(Xk[perm][:, None, :] - Xk[None, :, :]).sum(axis=2)
+            B = np.einsum("imf,if->im", eps, Xk)[:, :, None] - eps @ Xk[perm].T
+            BLq[..., q] = B.transpose(2, 1, 0)
+        return {"ALq": ALq, "BLq": BLq}
 
     def _mc_terms(self, ctx, ci, pts) -> np.ndarray:
         """Monte-Carlo bolstered terms (fractions of misclassified draws), shape
@@ -1027,20 +1046,23 @@ class KNNPart(RulePart, _WidthMixin):
         shape ``(mc, ni, M)``."""
         perm, n0 = ctx["perm"], ctx["n0"]
         n = perm.size
-        js = ctx["cands"][ci]
-        Xj = self.Xt[:, js]                                            # (n, mc)
-        dL = Xj[pts][None, :, :] - Xj[perm][:, None, :]                # (n, ni, mc)
-        H = dL * dL
-        if ctx["sign"] < 0:  # S - {j}: G = A - delta^2, W = B - delta E (EM holds -E)
-            np.subtract(ctx["A"][pts].T[:, :, None], H, out=H)
+        hs = ctx["half_inv_sig"][pts][:, ci][None]                     # (1, ni, mc)
+        if ctx["sign"] < 0:  # S - {j}: G and W of every candidate subset, from scratch
+            H = ctx["ALq"][:, pts][:, :, ci] * hs                      # (n, ni, mc)
+            T = ctx["BLq"][:, :, pts][..., ci]                         # (n, M, ni, mc)
+            T += H[:, None]
         else:
+            js = ctx["cands"][ci]
+            Xj = self.Xt[:, js]                                        # (n, mc)
+            dL = Xj[pts][None, :, :] - Xj[perm][:, None, :]            # (n, ni, mc)
+            H = dL * dL
             H += ctx["A"][pts].T[:, :, None]
-        H *= ctx["half_inv_sig"][pts][:, ci][None]
-        EM = ctx["EM"][:, pts][:, :, ci]                               # (M, ni, mc)
-        T = np.empty((n,) + EM.shape)
-        np.multiply(dL[:, None], EM[None], out=T)                      # (n, M, ni, mc)
-        T += ctx["BL"][:, :, pts][..., None]
-        T += H[:, None]
+            H *= hs
+            EM = ctx["EM"][:, pts][:, :, ci]                           # (M, ni, mc)
+            T = np.empty((n,) + EM.shape)
+            np.multiply(dL[:, None], EM[None], out=T)                  # (n, M, ni, mc)
+            T += ctx["BL"][:, :, pts][..., None]
+            T += H[:, None]
         q = []
         for lo, hi in ((0, n0), (n0, n)):
             if self.K == 1:
