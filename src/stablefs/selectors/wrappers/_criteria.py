@@ -938,22 +938,16 @@ class KNNPart(RulePart, _WidthMixin):
         return out
 
     # -- forward steps of the Monte-Carlo criteria ------------------------------------------
-    def _mc_context(self, cols, cands, wrong, sign: float = +1.0) -> dict | None:
-        """What every candidate of a forward step (``sign=+1``: ``S + {j}``) or of a backward
-        step (``sign=-1``: ``S - {j}``, ``cands = cols``) shares (see :meth:`_mc_terms`), or
-        None when a kernel width is zero (then :meth:`_mc_values` decides)."""
+    def _mc_context(self, cols, cands, wrong) -> dict | None:
+        """What every candidate of a forward step shares (see :meth:`_mc_terms`), or None
+        when a kernel width is zero (then :meth:`_mc_values` decides)."""
         cols = np.asarray(cols, dtype=np.int64)
         n = self.Xt.shape[0]
         perm = np.argsort(self.ct, kind="stable")                       # neighbours by class
         inv = np.empty_like(perm)
         inv[perm] = np.arange(n)
-        if sign > 0:
-            dim = cols.size + 1
-            dh = self._dhat_add(cols, cands, dim)
-        else:
-            dim = cols.size - 1
-            dh = self._dhat(self._class_sq_cached(cols), cands, -1.0, dim)
-        sig = dh[self.ct] / _ee().chi_median(dim)
+        dim = cols.size + 1
+        sig = self._dhat_add(cols, cands, dim)[self.ct] / _ee().chi_median(dim)
         if not np.all(sig > 0):
             return None
         Xk = self.Xt[:, cols]
@@ -965,27 +959,8 @@ class KNNPart(RulePart, _WidthMixin):
         return {"cands": cands, "perm": perm, "inv": inv, "n0": n0, "A": A, "B": B,
                 "BL": np.ascontiguousarray(B.transpose(2, 1, 0)),       # (n_l, M, n_i)
                 "EM": np.ascontiguousarray(E.transpose(2, 1, 0)),       # (M, n, m)
-                "sign": sign, "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
-                **(self._remove_tables(cols, perm) if sign < 0 else {}),
+                "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
                 "two": self.g == 2 and self.K % 2 == 1 and 0 < n0 < n}
-
-    def _remove_tables(self, cols, perm) -> dict:
-        """For a backward step, ``A`` and ``B`` of every subset ``S - {x}`` computed over its
-        own features, neighbours first: ``ALq`` (n_l, n_i, k) and ``BLq`` (n_l, M, n_i, k).
-        Subtracting the removed feature's terms from ``S``'s would break the exact ties of
-        points that coincide on ``S - {x}`` (not on ``S``) by round-off; computed this way
-        they stay equal, as in the refit."""
-        k, n, M = cols.size, self.Xt.shape[0], self.noise.n_draws
-        ALq = np.empty((n, n, k))
-        BLq = np.empty((n, M, n, k))
-        for q in range(k):
-            keep = np.delete(cols, q)
-            Xk = self.Xt[:, keep]
-            eps = self.noise.get(keep)                                  # (n, M, k - 1)
-            ALq[:, :, q] = np.square(Xk[perm][:, None, :] - Xk[None, :, :]).sum(axis=2)
-            B = np.einsum("imf,if->im", eps, Xk)[:, :, None] - eps @ Xk[perm].T
-            BLq[..., q] = B.transpose(2, 1, 0)
-        return {"ALq": ALq, "BLq": BLq}
 
     def _mc_terms(self, ctx, ci, pts) -> np.ndarray:
         """Monte-Carlo bolstered terms (fractions of misclassified draws), shape
@@ -1001,7 +976,7 @@ class KNNPart(RulePart, _WidthMixin):
         sigma_ij) + W_iml``: three passes over the ``(candidates, points, draws, neighbours)``
         tensor instead of the distances' seven; the vote is :func:`knn_vote`'s (two classes:
         each class's ``(K + 1)/2``-th order statistic, ties by the sorted neighbour list)."""
-        if ctx["sign"] < 0 or (ctx["two"] and self.K in (1, 3) and LFIRST):
+        if ctx["two"] and self.K in (1, 3) and LFIRST:
             pred = self._vote_lfirst(ctx, ci, pts)
             terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)
             if self.kind == "semi":
@@ -1046,23 +1021,17 @@ class KNNPart(RulePart, _WidthMixin):
         shape ``(mc, ni, M)``."""
         perm, n0 = ctx["perm"], ctx["n0"]
         n = perm.size
-        hs = ctx["half_inv_sig"][pts][:, ci][None]                     # (1, ni, mc)
-        if ctx["sign"] < 0:  # S - {j}: G and W of every candidate subset, from scratch
-            H = ctx["ALq"][:, pts][:, :, ci] * hs                      # (n, ni, mc)
-            T = ctx["BLq"][:, :, pts][..., ci]                         # (n, M, ni, mc)
-            T += H[:, None]
-        else:
-            js = ctx["cands"][ci]
-            Xj = self.Xt[:, js]                                        # (n, mc)
-            dL = Xj[pts][None, :, :] - Xj[perm][:, None, :]            # (n, ni, mc)
-            H = dL * dL
-            H += ctx["A"][pts].T[:, :, None]
-            H *= hs
-            EM = ctx["EM"][:, pts][:, :, ci]                           # (M, ni, mc)
-            T = np.empty((n,) + EM.shape)
-            np.multiply(dL[:, None], EM[None], out=T)                  # (n, M, ni, mc)
-            T += ctx["BL"][:, :, pts][..., None]
-            T += H[:, None]
+        js = ctx["cands"][ci]
+        Xj = self.Xt[:, js]                                            # (n, mc)
+        dL = Xj[pts][None, :, :] - Xj[perm][:, None, :]                # (n, ni, mc)
+        H = dL * dL
+        H += ctx["A"][pts].T[:, :, None]
+        H *= ctx["half_inv_sig"][pts][:, ci][None]
+        EM = ctx["EM"][:, pts][:, :, ci]                               # (M, ni, mc)
+        T = np.empty((n,) + EM.shape)
+        np.multiply(dL[:, None], EM[None], out=T)                      # (n, M, ni, mc)
+        T += ctx["BL"][:, :, pts][..., None]
+        T += H[:, None]
         q = []
         for lo, hi in ((0, n0), (n0, n)):
             if self.K == 1:
@@ -1209,12 +1178,6 @@ class KNNPart(RulePart, _WidthMixin):
         counts, wrong = self._count_values(D, cols, -1.0)
         if self.kind == "count":
             return counts
-        n0 = int(np.count_nonzero(self.ct == 0))
-        if self.g == 2 and self.K in (1, 3) and 0 < n0 < self.Xt.shape[0]:
-            ctx = self._mc_context(cols, cols, wrong, sign=-1.0)
-            if ctx is not None:
-                base = counts if self.kind == "semi" else np.zeros(k)
-                return base + self._mc_block(ctx, np.arange(k), np.arange(self.Xt.shape[0]))
         return self._mc_values(cols, cols, -1.0, k - 1, wrong)
 
 
