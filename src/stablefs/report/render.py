@@ -326,6 +326,7 @@ tbody tr:nth-child(even) { background: #fbfcfd; }
 tbody tr:hover { background: #f0f4f9; }
 th.r, td.r { text-align: right; white-space: nowrap; }
 td.l { overflow-wrap: anywhere; }
+td.l:first-child { overflow-wrap: normal; }  /* names and ids break at hyphens only */
 figure { margin: 1.2rem 0 2.2rem; }
 figure img { display: block; max-width: 100%; height: auto; border: 1px solid var(--border);
   border-radius: 6px; }
