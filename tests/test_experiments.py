@@ -411,3 +411,17 @@ def test_cli_says_how_to_shorten_a_very_long_run(tmp_path, capsys, monkeypatch):
     assert code == 0 and "expected ~40 days" in err
     assert "resumes where it stopped" in err and "--quick" in err
     assert "full setting" not in err  # a custom configuration is not the paper's
+
+
+def test_shared_verdict_and_number_helpers():
+    from stablefs.experiments._stats import combine_verdicts, fmt_interval, fmt_value
+
+    assert combine_verdicts(["holds", "holds"]) == "holds"
+    assert combine_verdicts(["holds", "inconclusive"]) == "inconclusive"
+    assert combine_verdicts(["inconclusive", "does not hold", "holds"]) == "does not hold"
+    assert combine_verdicts([]) == "inconclusive"
+    assert fmt_value(0.12345) == "0.123"
+    assert fmt_value(2.3e-6) == "2.3e-06"
+    assert fmt_value(0.0) == "0.000"
+    assert fmt_value(float("nan")) == "nan"
+    assert fmt_interval(-0.0125, 2e-4) == "[-0.013, 0.0002]"

@@ -185,3 +185,27 @@ def verdict_at_least(samples: np.ndarray, threshold: float, alpha: float = 0.05
     if hi < threshold:
         return "does not hold", lo, hi
     return "inconclusive", lo, hi
+
+
+def combine_verdicts(verdicts) -> str:
+    """One verdict from several (per data set, per size...): ``holds`` if every one holds,
+    ``does not hold`` if any fails, otherwise (or with none) ``inconclusive``."""
+    verdicts = list(verdicts)
+    if verdicts and all(v == "holds" for v in verdicts):
+        return "holds"
+    if any(v == "does not hold" for v in verdicts):
+        return "does not hold"
+    return "inconclusive"
+
+
+def fmt_value(x: float, digits: int = 3) -> str:
+    """A number for the claims table: fixed ``digits`` decimals, significant digits for
+    magnitudes below 1e-3 (errors and variances), ``nan`` when not finite."""
+    if not np.isfinite(x):
+        return "nan"
+    return f"{x:.{digits}g}" if abs(x) < 1e-3 and x != 0 else f"{x:.{digits}f}"
+
+
+def fmt_interval(lo: float, hi: float) -> str:
+    """``[lo, hi]`` with :func:`fmt_value`."""
+    return f"[{fmt_value(lo)}, {fmt_value(hi)}]"

@@ -58,6 +58,7 @@ from stablefs.experiments._stats import (
     verdict_at_least,
     verdict_positive,
 )
+from stablefs.experiments._stats import combine_verdicts as _combine
 
 __all__ = ["Han2012Microarray", "Han2012MicroarrayConfig", "pair_mean_boot", "published_tables"]
 
@@ -520,15 +521,6 @@ class Han2012Microarray(Experiment):
 
 def _fmt(x: float, digits: int = 3) -> str:
     return "nan" if not np.isfinite(x) else f"{x:.{digits}f}"
-
-
-def _combine(verdicts) -> str:
-    verdicts = list(verdicts)
-    if verdicts and all(v == "holds" for v in verdicts):
-        return "holds"
-    if any(v == "does not hold" for v in verdicts):
-        return "does not hold"
-    return "inconclusive"
 
 
 def _npogr_data(X: np.ndarray) -> np.ndarray:

@@ -56,6 +56,9 @@ from stablefs.experiments._stats import (
     verdict_positive,
     weight_error_boot,
 )
+from stablefs.experiments._stats import combine_verdicts as _combine
+from stablefs.experiments._stats import fmt_interval as _ci
+from stablefs.experiments._stats import fmt_value as _fmt
 
 __all__ = ["Han2012Config", "Han2012Synthetic", "linear_svm_accuracy", "rfe_stages"]
 
@@ -144,7 +147,6 @@ class Han2012Config:
     alpha: float = 0.05
     near_zero: float = 0.1
     near_one: float = 0.9
-
 
 
 # ------------------------------------------------------------------------ classifier
@@ -419,25 +421,6 @@ class Han2012Synthetic(Experiment):
 
 
 # ------------------------------------------------------------------------ analysis
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    if not np.isfinite(x):
-        return "nan"
-    return f"{x:.{digits}g}" if abs(x) < 1e-3 and x != 0 else f"{x:.{digits}f}"
-
-
-def _ci(lo: float, hi: float) -> str:
-    return f"[{_fmt(lo)}, {_fmt(hi)}]"
-
-
-def _combine(verdicts) -> str:
-    verdicts = list(verdicts)
-    if all(v == "holds" for v in verdicts):
-        return "holds"
-    if any(v == "does not hold" for v in verdicts):
-        return "does not hold"
-    return "inconclusive"
 
 
 class _Analysis:

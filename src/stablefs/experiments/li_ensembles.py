@@ -64,6 +64,7 @@ from stablefs.experiments._stats import (
     verdict_at_least,
     verdict_positive,
 )
+from stablefs.experiments._stats import combine_verdicts as _combine
 
 __all__ = ["LiEnsembles", "LiEnsemblesConfig", "prefix_ranking", "spearman_pairs"]
 
@@ -440,15 +441,6 @@ class LiEnsembles(Experiment):
 
 
 # ------------------------------------------------------------------------ analysis
-
-
-def _combine(verdicts) -> str:
-    verdicts = list(verdicts)
-    if verdicts and all(v == "holds" for v in verdicts):
-        return "holds"
-    if any(v == "does not hold" for v in verdicts):
-        return "does not hold"
-    return "inconclusive"
 
 
 def _tally(verdicts) -> str:

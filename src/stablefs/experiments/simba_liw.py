@@ -59,6 +59,9 @@ from stablefs.experiments._stats import (
     mean_boot,
     verdict_positive,
 )
+from stablefs.experiments._stats import combine_verdicts as _combine
+from stablefs.experiments._stats import fmt_interval as _ci
+from stablefs.experiments._stats import fmt_value as _fmt
 
 __all__ = [
     "SimbaLiw",
@@ -533,25 +536,6 @@ class SimbaLiw(Experiment):
 
 
 # ------------------------------------------------------------------------ analysis
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    if not np.isfinite(x):
-        return "nan"
-    return f"{x:.{digits}g}" if abs(x) < 1e-3 and x != 0 else f"{x:.{digits}f}"
-
-
-def _ci(lo: float, hi: float) -> str:
-    return f"[{_fmt(lo)}, {_fmt(hi)}]"
-
-
-def _combine(verdicts) -> str:
-    verdicts = list(verdicts)
-    if all(v == "holds" for v in verdicts):
-        return "holds"
-    if any(v == "does not hold" for v in verdicts):
-        return "does not hold"
-    return "inconclusive"
 
 
 def _p(p: float) -> str:

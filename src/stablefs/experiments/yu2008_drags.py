@@ -58,6 +58,7 @@ from stablefs.experiments._stats import (
     verdict_at_most,
     verdict_positive,
 )
+from stablefs.experiments._stats import combine_verdicts as _combine
 
 __all__ = ["Yu2008Config", "Yu2008Drags", "published_table2"]
 
@@ -198,7 +199,6 @@ class Yu2008Config:
     id_level: float = 0.7
     same_margin: float = 3.0
     small_k: int = 10
-
 
 
 # ------------------------------------------------------------------------ units
@@ -422,17 +422,6 @@ def _fmt(x: float, digits: int = 3) -> str:
 
 def _ci(lo: float, hi: float, digits: int = 3) -> str:
     return f"[{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
-
-
-def _combine(verdicts) -> str:
-    verdicts = list(verdicts)
-    if not verdicts:
-        return "inconclusive"
-    if all(v == "holds" for v in verdicts):
-        return "holds"
-    if any(v == "does not hold" for v in verdicts):
-        return "does not hold"
-    return "inconclusive"
 
 
 def _tally(verdicts) -> str:
