@@ -100,6 +100,27 @@ def test_npogr_expected_correlated_skips_only_the_monte_carlo(X):
     assert not np.array_equal(shifted.values, first.values)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_bh_step_equals_scipy_per_block(seed):
+    """The BH step of every block (sure rejections, p-values only for the rest, the
+    candidates that cannot pass dropped before the sort) against scipy's adjusted p-values."""
+    from stablefs.stability.correlated import _bh_significant, _pvalue_r
+
+    rng = np.random.default_rng(seed)
+    n, q = 30, 0.05
+    R = rng.uniform(-0.2, 0.75, size=(40, 7, 9))
+    R[::3] *= 0.5                                   # blocks with few candidates
+    family = rng.random(R.shape) < 0.9
+    family[5] = False                               # an empty family
+    G = _bh_significant(R.copy(), family, q, n, float(_critical_r(q, n)))
+    for b in range(R.shape[0]):
+        expected = np.zeros(R.shape[1:], dtype=bool)
+        if family[b].any():
+            pv = _pvalue_r(R[b][family[b]], n)
+            expected[family[b]] = stats.false_discovery_control(pv, method="bh") <= q
+        np.testing.assert_array_equal(G[b], expected)
+
+
 def test_npogr_hand_example(X):
     s1, s2 = [0, 4, 20], [1, 5, 21]          # r = 0; 0~1 and 4~5 strongly correlated
     scores, e_o = _npogr_pairs([s1, s2], X, fdr=0.001, n_pairs=2000, random_state=0)

@@ -184,6 +184,12 @@ def _bh_significant(R, family, fdr: float, n: int, r_crit: float,
     n_sure = sure.sum(axis=(1, 2))
     b, x, y = np.nonzero(inter)
     pv = _pvalue_r(R[b, x, y], n) if blocks is None else blocks.pvalues(R, b, x, y, n, r_crit)
+    # No candidate of a block ranks beyond n_sure + n_inter, so one whose p-value exceeds
+    # (n_sure + n_inter) fdr / M can pass no step-up test, and ranks after every one that
+    # does: dropping it before the sort changes no rank and no decision.
+    n_inter = np.bincount(b, minlength=M.size)
+    keep = pv <= (n_sure[b] + n_inter[b]) * fdr / M[b]
+    b, x, y, pv = b[keep], x[keep], y[keep], pv[keep]
     order = np.lexsort((pv, b))
     b, x, y, pv = b[order], x[order], y[order], pv[order]
     rank = n_sure[b] + (np.arange(b.size) - np.searchsorted(b, b, side="left")) + 1
