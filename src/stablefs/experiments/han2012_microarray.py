@@ -81,7 +81,7 @@ _N_FEATURES = {"colon": 2000, "leukemia": 7129, "prostate": 12600, "lung": 12533
 _N_SAMPLES = {"colon": 62, "leukemia": 72, "prostate": 102, "lung": 181}
 #: CPU seconds of the six methods' fits on one training part (measured, one thread), and
 #: the genes they saw where that is not the whole set (Lung: the 5000-gene pre-filter)
-_FIT_CPU = {"colon": 0.39, "leukemia": 0.81, "prostate": 1.60, "lung": 1.35}
+_FIT_CPU = {"colon": 0.43, "leukemia": 0.84, "prostate": 1.73, "lung": 1.49}
 _FIT_GENES = {"lung": 5000}
 #: study numbers in the units' random-stream keys
 _CV, _SPLIT, _CVFOLDS, _SPLITS, _BOOT, _NPOGR = 1, 2, 3, 4, 9, 10
@@ -462,12 +462,12 @@ class Han2012Microarray(Experiment):
                 f"CV and {config.n_splits} splits; {m} methods")
 
     def estimate_seconds(self, config, n_jobs: int = 1) -> float:
-        """Calibrated on this project's two-core machine (one thread per unit, full run of
-        2026-11-23): CPU seconds of the six fits of a training part (:data:`_FIT_CPU`, Lung
-        with the 5000-gene pre-filter; growing with the genes kept), 12 % more with the
-        controls; about 3 ms per classifier, method and k; nPOGR about
-        0.15 (k / 50)^2 s per (set, method, k) with 100 splits (pairs grow with the square of
-        the splits)."""
+        """Calibrated on this project's two-core machine, both cores free (one thread per
+        unit; full run of 2026-11-23, 15.1 min): CPU seconds of the six fits of a training
+        part (:data:`_FIT_CPU`, Lung with the 5000-gene pre-filter; growing with the genes
+        kept), 12 % more with the controls; about 3 ms per classifier, method and k; nPOGR
+        about 0.5 (k / 50)^2 s per (set, method, k) with 100 splits (pairs grow with the
+        square of the splits)."""
         cpu = 0.0
         n_clf = len(config.classifiers)
         n_methods = len(run_methods(config))
@@ -480,7 +480,7 @@ class Han2012Microarray(Experiment):
             cv_units = config.cv_repeats * config.cv_folds
             cpu += (fits + 0.003 * n_methods * len(config.cv_sizes) * n_clf) * cv_units
             cpu += (fits + 0.003 * n_methods * len(config.split_sizes) * n_clf) * config.n_splits
-            cpu += sum(0.15 * (k / 50) ** 2 for k in config.split_sizes) * n_methods * (
+            cpu += sum(0.5 * (k / 50) ** 2 for k in config.split_sizes) * n_methods * (
                 config.n_splits / 100) ** 2
         workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
         return 10.0 + cpu / workers
