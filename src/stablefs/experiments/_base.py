@@ -291,6 +291,23 @@ def check_real(name: str, value, low: float, high: float) -> None:
         raise StablefsError(f"{name} = {value}: it must be a number in ({low:g}, {high:g}).")
 
 
+def estimate_workers(n_jobs: int) -> int:
+    """The workers an ``estimate_seconds`` assumes for ``n_jobs``: the estimates are
+    calibrated on this project's two-core machine, so at most two (``-1``: both)."""
+    return 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+
+
+def load_registry_sets(names) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{name: (X, y as str)}`` for registry data sets (:func:`stablefs.datasets.load`)."""
+    from stablefs.datasets import load
+
+    data = {}
+    for name in names:
+        ds = load(name)
+        data[name] = (ds.X, np.asarray(ds.y).astype(str))
+    return data
+
+
 def check_grid(name: str, values, minimum: int = 1) -> None:
     """Refuse a grid setting (e.g. subset sizes) that is empty, holds a number below
     ``minimum`` or is not strictly increasing."""

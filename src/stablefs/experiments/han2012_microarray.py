@@ -49,6 +49,8 @@ from stablefs.experiments._base import (
     check_grid,
     check_real,
     check_whole,
+    estimate_workers,
+    load_registry_sets,
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
@@ -482,20 +484,15 @@ class Han2012Microarray(Experiment):
             cpu += (fits + 0.003 * n_methods * len(config.split_sizes) * n_clf) * config.n_splits
             cpu += sum(0.5 * (k / 50) ** 2 for k in config.split_sizes) * n_methods * (
                 config.n_splits / 100) ** 2
-        workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+        workers = estimate_workers(n_jobs)
         return 10.0 + cpu / workers
 
     def run(self, config: Han2012MicroarrayConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.datasets import load
-
         cfg = dataclasses.asdict(config)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        data = {}
-        for name in config.datasets:
-            ds = load(name)
-            data[name] = (ds.X, np.asarray(ds.y).astype(str))
+        data = load_registry_sets(config.datasets)
         timings["load"] = round(time.perf_counter() - t0, 3)
         n_sets = len(config.datasets)
         keys = [(_CV, d, r, f) for d in range(n_sets) for r in range(config.cv_repeats)

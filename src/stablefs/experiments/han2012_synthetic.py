@@ -44,6 +44,7 @@ from stablefs.experiments._base import (
     Outcome,
     check_real,
     check_whole,
+    estimate_workers,
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
@@ -386,7 +387,7 @@ class Han2012Synthetic(Experiment):
         per_iter_set = 1.3 * scale
         per_size_set = sum(0.18 + 0.0022 * n for n in config.sample_sizes) * scale
         cpu = config.n_sets * per_iter_set + config.n_sets_sizes * per_size_set
-        workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+        workers = estimate_workers(n_jobs)
         return 8.0 + cpu / workers
 
     # -- run ------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ from stablefs.experiments._base import (
     check_grid,
     check_real,
     check_whole,
+    estimate_workers,
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
@@ -413,7 +414,7 @@ class LiEnsembles(Experiment):
             ks = len(_sizes_for(config.cv_sizes, _N_FEATURES[name]))
             cpu += config.cv_folds * (m * (l2lw + relief) + 2 * l2lw + iw
                                       + 0.004 * 5 * ks * n_clf)
-        workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+        workers = estimate_workers(n_jobs)
         return 8.0 + cpu / workers
 
     def run(self, config: LiEnsemblesConfig, *, seed: int, n_jobs: int = 1,

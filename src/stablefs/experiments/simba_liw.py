@@ -51,6 +51,7 @@ from stablefs.experiments._base import (
     Outcome,
     check_real,
     check_whole,
+    estimate_workers,
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
@@ -508,7 +509,7 @@ class SimbaLiw(Experiment):
         cpu = (config.n_sets * 0.25 * scale * config.n_passes
                + config.relieff_sets * 0.05 * scale
                + config.xor_sets * 1.2 * (config.xor_samples / 1000) ** 2 * config.n_passes)
-        workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+        workers = estimate_workers(n_jobs)
         return 5.0 + cpu / workers + 2e-6 * config.n_bootstrap * config.k_max * 3
 
     # -- run ------------------------------------------------------------------------------

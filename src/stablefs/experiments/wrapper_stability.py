@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs.experiments._base import Claim, Experiment, Outcome
+from stablefs.experiments._base import Claim, Experiment, Outcome, estimate_workers
 from stablefs.experiments._montecarlo import run_units, unit_seed
 
 __all__ = ["WrapperStability", "WrapperStabilityConfig"]
@@ -315,7 +315,7 @@ class WrapperStability(Experiment):
         factor = {"1nn": 1.0, "3nn": 1.5, "lda": 20.0, "svm": 50.0}
         cpu = sum(per[d] * factor[i] * 2 * config.outer_repeats * len(config.methods) / 5
                   for d in config.datasets for i in config.inducers)
-        workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+        workers = estimate_workers(n_jobs)
         return 5.0 + cpu / workers
 
     def run(self, config: WrapperStabilityConfig, *, seed: int, n_jobs: int = 1,

@@ -48,6 +48,8 @@ from stablefs.experiments._base import (
     check_grid,
     check_real,
     check_whole,
+    estimate_workers,
+    load_registry_sets,
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
@@ -379,21 +381,16 @@ class Yu2008Drags(Experiment):
             per = (0.2 + 0.12 * p / 1000) * p / 1000
             per += 0.05 * config.kmeans_n_init * (len(config.kmeans_sizes) + 1) * p / 1000
             cpu += per * (config.n_partitions * config.n_folds + 1)
-        workers = 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+        workers = estimate_workers(n_jobs)
         return 10.0 + cpu / workers
 
     # -- run ------------------------------------------------------------------------------
     def run(self, config: Yu2008Config, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.datasets import load
-
         cfg = dataclasses.asdict(config)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        data = {}
-        for name in config.datasets:
-            ds = load(name)
-            data[name] = (ds.X, np.asarray(ds.y).astype(str))
+        data = load_registry_sets(config.datasets)
         timings["load"] = round(time.perf_counter() - t0, 3)
         keys = [(_REF, d) for d in range(len(config.datasets))]
         keys += [(_FOLD, d, r, f) for d in range(len(config.datasets))
