@@ -63,6 +63,12 @@ def experiments():
                    "(repeatable; lists as 50,100,200).")
 @click.option("--n-jobs", type=int, default=1, show_default=True,
               help="Parallel workers (-1 = all cores). Results do not depend on it.")
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="Where the Monte-Carlo units run: local processes, or a Dask cluster. "
+                   "Results do not depend on it.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --backend dask; "
+                   "default: a local cluster of --n-jobs workers).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of every random draw (training sets, test set, bootstrap).")
 @click.option("--force", is_flag=True,
@@ -70,7 +76,8 @@ def experiments():
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar [default: when stderr is a terminal].")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors and the claims table.")
-def reproduce(experiment, out, quick, overrides, n_jobs, seed, force, progress, quiet):
+def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, seed, force,
+              progress, quiet):
     """Run EXPERIMENT, a named experiment of a paper, and check the paper's claims.
 
     Writes claims.csv (the paper's statement, our numbers, the verdict), tables/*.csv,
@@ -83,11 +90,12 @@ def reproduce(experiment, out, quick, overrides, n_jobs, seed, force, progress, 
     from stablefs.experiments import reproduce as run
     from stablefs.experiments._base import config_from, parse_overrides
     from stablefs.experiments._output import default_out, summary_text
-    from stablefs.experiments._run import check_n_jobs, check_seed
+    from stablefs.experiments._run import check_backend, check_n_jobs, check_seed
 
     exp = get_experiment(experiment)
     check_n_jobs(n_jobs)
     check_seed(seed)
+    check_backend(backend, scheduler)
     base = exp.quick_config() if quick else exp.default_config()
     changes = parse_overrides(exp.Config, overrides)
     config = config_from(base, changes)
@@ -98,9 +106,11 @@ def reproduce(experiment, out, quick, overrides, n_jobs, seed, force, progress, 
         progress = sys.stderr.isatty() and not quiet
     if not quiet:
         est = exp.estimate_seconds(config, n_jobs)
+        where = (f"on the Dask cluster at {scheduler}" if scheduler else
+                 f"with {n_jobs} {'Dask ' if backend == 'dask' else ''}worker(s)")
+        expected = "" if scheduler else f"expected {_fmt_time(est)} "
         click.echo(f"{exp.citation}: {exp.title}\n{name} configuration: {exp.sizes(config)}; "
-                   f"expected {_fmt_time(est)} with {n_jobs} worker(s); output {out_dir}",
-                   err=True)
+                   f"{expected}{where}; output {out_dir}", err=True)
         if est is not None and est > _LONG_RUN_SECONDS:
             full = "This is the paper's full setting. " if name == "default" else ""
             click.echo(f"{full}The run resumes where it stopped when the same command is run "
@@ -111,7 +121,8 @@ def reproduce(experiment, out, quick, overrides, n_jobs, seed, force, progress, 
     parts += [f"--set={o}" for o in overrides] + [f"--seed={seed}", f"--out={out_dir}"]
     command = " ".join(shlex.quote(p) for p in parts)
     summary = run(exp, config, out_dir, seed=seed, n_jobs=n_jobs, progress=progress,
-                  force=force, config_name=name, command=command)
+                  force=force, config_name=name, command=command, backend=backend,
+                  scheduler=scheduler)
     if summary.reused and not quiet:
         click.echo(f"{out_dir} holds a finished run of this configuration: nothing recomputed "
                    "(use another --out, or --force with another configuration).", err=True)

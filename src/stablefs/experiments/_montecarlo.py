@@ -16,14 +16,19 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import numpy as np
 
 from stablefs._io import atomic_path
 
-__all__ = ["TaskCache", "run_units", "unit_seed"]
+__all__ = ["TaskCache", "run_units", "unit_seed", "units_backend"]
+
+#: where :func:`run_units` sends its units: ``"loky"`` (local processes) or ``"dask"``
+_BACKEND: ContextVar[str] = ContextVar("stablefs_units_backend", default="loky")
 
 
 def unit_seed(seed: int, *key: int) -> np.random.SeedSequence:
@@ -81,6 +86,40 @@ class TaskCache:
             np.savez_compressed(tmp, **result)
 
 
+@contextmanager
+def units_backend(backend: str = "loky", *, n_jobs: int = 1,
+                  scheduler: str | None = None) -> Iterator[None]:
+    """Run the units of every :func:`run_units` call inside on ``backend``.
+
+    ``"loky"`` changes nothing (local worker processes, ``n_jobs`` of them). ``"dask"``
+    connects to the Dask scheduler at ``scheduler`` (or starts a local cluster of ``n_jobs``
+    single-threaded worker processes) for the whole block, and :func:`run_units` hands every
+    unit to the cluster's workers through joblib's Dask backend. A unit's random stream depends
+    only on the seed and its key (:func:`unit_seed`), so the results are the same on either
+    backend and for any number of workers.
+
+    Parameters
+    ----------
+    backend : {"loky", "dask"}
+    n_jobs : int
+        Workers of a local Dask cluster (``-1``: one per core); ignored with ``scheduler``.
+    scheduler : str, optional
+        Address of a running Dask scheduler, e.g. ``tcp://10.0.0.5:8786``.
+    """
+    if backend == "loky":
+        yield
+        return
+    from stablefs.evaluation.runner import _backend_context
+
+    workers = n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    with _backend_context(backend, workers, scheduler):
+        token = _BACKEND.set(backend)
+        try:
+            yield
+        finally:
+            _BACKEND.reset(token)
+
+
 def _effective_jobs(n_jobs: int, n_units: int) -> int:
     if n_jobs < 0:
         n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
@@ -114,6 +153,7 @@ def run_units(
         Keyword arguments shared by every unit (large arrays are memory-mapped by joblib).
     n_jobs : int
         Worker processes (joblib/loky); ``-1`` = all cores. Capped at the number of units.
+        Inside :func:`units_backend` with ``"dask"`` the cluster's workers run the units.
     progress : bool
         Show a tqdm progress bar on stderr.
     cache : TaskCache, optional
@@ -146,6 +186,8 @@ def run_units(
                    desc=desc or study, file=sys.stderr, leave=False)
     try:
         jobs = _effective_jobs(n_jobs, max(1, len(todo)))
+        if _BACKEND.get() == "dask":
+            jobs = -1  # every worker of the cluster
         if todo:
             if jobs == 1:
                 stream = ((i, fn(keys[i], **common)) for i in todo)

@@ -17,7 +17,7 @@ import pandas as pd
 from stablefs import __version__
 from stablefs._errors import StablefsError
 from stablefs.experiments._base import Experiment, config_to_dict
-from stablefs.experiments._montecarlo import TaskCache
+from stablefs.experiments._montecarlo import TaskCache, units_backend
 from stablefs.experiments._output import claims_frame, write_outcome
 
 __all__ = ["RunSummary", "reproduce"]
@@ -64,6 +64,26 @@ def check_n_jobs(n_jobs) -> int:
     return n_jobs
 
 
+def check_backend(backend: str, scheduler: str | None) -> None:
+    """Refuse, before any work, an unknown backend, ``scheduler`` without ``"dask"``, a
+    missing Dask installation or an unreachable scheduler (one line each)."""
+    if backend not in ("loky", "dask"):
+        raise StablefsError(f"--backend {backend}: choose loky or dask.")
+    if scheduler and backend != "dask":
+        raise StablefsError("--scheduler needs --backend dask.")
+    if backend == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise StablefsError(
+                "--backend dask needs Dask: pip install 'stablefs[dask]'."
+            ) from None
+    if scheduler:
+        from stablefs.evaluation.runner import check_scheduler
+
+        check_scheduler(scheduler)
+
+
 def check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise StablefsError(f"--seed {seed}: the seed must be a whole number >= 0.")
@@ -72,7 +92,8 @@ def check_seed(seed) -> int:
 
 def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs: int = 1,
               progress: bool = False, force: bool = False, config_name: str = "default",
-              command: str | None = None, figures: bool = True) -> RunSummary:
+              command: str | None = None, figures: bool = True, backend: str = "loky",
+              scheduler: str | None = None) -> RunSummary:
     """Run ``experiment`` with ``config`` into ``out_dir`` (or reuse a finished identical run).
 
     Parameters
@@ -94,6 +115,12 @@ def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs:
         The command line (recorded in ``run.json`` and the report).
     figures : bool, default True
         Draw the figures (part of the run's configuration).
+    backend : {"loky", "dask"}, default "loky"
+        Where the Monte-Carlo units run: local worker processes, or a Dask cluster
+        (:func:`~stablefs.experiments._montecarlo.units_backend`); the files are the same.
+    scheduler : str, optional
+        Dask scheduler address (with ``backend="dask"``; default: a local cluster of
+        ``n_jobs`` workers).
 
     Returns
     -------
@@ -102,6 +129,7 @@ def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs:
     experiment.check_config(config)
     seed = check_seed(seed)
     n_jobs = check_n_jobs(n_jobs)
+    check_backend(backend, scheduler)
     cfg = config_to_dict(config)
     key_config = {"experiment": experiment.name, "config": cfg, "seed": seed,
                   "figures": bool(figures), "stablefs": __version__}
@@ -113,13 +141,15 @@ def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs:
     t0 = time.perf_counter()
     with folder:
         cache = TaskCache(folder.partial / folder.key[:16])
-        outcome = experiment.run(config, seed=seed, n_jobs=n_jobs, progress=progress,
-                                 cache=cache)
+        with units_backend(backend, n_jobs=n_jobs, scheduler=scheduler):
+            outcome = experiment.run(config, seed=seed, n_jobs=n_jobs, progress=progress,
+                                     cache=cache)
         elapsed = time.perf_counter() - t0
         run_info = {
             "experiment": experiment.name, "title": experiment.title,
             "citation": experiment.citation, "config_name": config_name, "config": cfg,
-            "seed": seed, "n_jobs": n_jobs, "command": command,
+            "seed": seed, "n_jobs": n_jobs, "backend": backend,
+            "scheduler": scheduler, "command": command,
             "started": started.isoformat(timespec="seconds"),
             "finished": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
             "wall_time_s": round(elapsed, 3), "timings_s": outcome.timings,
