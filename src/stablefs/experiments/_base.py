@@ -17,10 +17,13 @@ from __future__ import annotations
 import abc
 import dataclasses
 import difflib
+import itertools
 import math
 import numbers
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -306,6 +309,59 @@ def load_registry_sets(names) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         ds = load(name)
         data[name] = (ds.X, np.asarray(ds.y).astype(str))
     return data
+
+
+#: the UCI sets :func:`load_dataset` reads from a folder ``uci/`` (the 2019 thesis' sets)
+UCI_SETS = ("diabetes", "ionosphere", "sonar")
+
+
+def _shared_folders() -> list[Path]:
+    out = [Path(p) for p in os.environ.get("STABLEFS_DATA", "").split(os.pathsep) if p]
+    out.append(Path(__file__).resolve().parents[3].parent / "shared" / "datasets")
+    return out
+
+
+def load_dataset(name: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` with class codes 0..g-1 of a data set of the wrapper and ensemble studies.
+
+    ``corral`` and ``anticorral`` are generated (``seed`` draws their noise); a name of
+    :data:`UCI_SETS` is read from ``uci/<name>.arff`` or ``.csv`` in a folder of
+    ``STABLEFS_DATA`` (or ``../shared/datasets``); any other name is a registry set
+    (:func:`stablefs.datasets.load`), looked up in those folders first.
+    """
+    if name == "corral":
+        rng = np.random.default_rng(seed)
+        base = np.array(list(itertools.product([0, 1], repeat=5)), dtype=float)
+        X = np.repeat(base, 4, axis=0)
+        y = ((X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3]) > 0).astype(np.int64)
+        flip = np.zeros(y.size, dtype=bool)
+        flip[rng.permutation(y.size)[: y.size // 4]] = True
+        return np.column_stack([X, np.where(flip, 1 - y, y)]), y
+    if name == "anticorral":
+        rng = np.random.default_rng(seed)
+        Y = np.repeat([1, 2, 3], 50)
+        eye = Y[:, None] + rng.standard_normal((Y.size, 9))
+        c1 = Y + 0.5 * rng.standard_normal(Y.size)
+        c2 = c1 - Y + rng.normal(1.0, 0.2, Y.size)
+        return np.column_stack([eye, c1, c2]), Y - 1
+    from stablefs.datasets import load
+
+    if name in UCI_SETS:
+        for folder in _shared_folders():
+            for ext in (".arff", ".csv"):
+                path = folder / "uci" / f"{name}{ext}"
+                if path.is_file():
+                    ds = load(str(path))
+                    _, y = np.unique(ds.y, return_inverse=True)
+                    return ds.X, y.astype(np.int64)
+        raise StablefsError(
+            f"data set {name!r} not found: put {name}.arff or {name}.csv in a folder uci/ "
+            "inside a folder named in STABLEFS_DATA."
+        )
+    home = next((f for f in _shared_folders() if (f / f"{name}.csv.gz").is_file()), None)
+    ds = load(name, data_home=home)
+    _, y = np.unique(ds.y, return_inverse=True)
+    return ds.X, y.astype(np.int64)
 
 
 def check_grid(name: str, values, minimum: int = 1) -> None:

@@ -56,6 +56,7 @@ from stablefs.experiments._base import (
     check_real,
     check_whole,
     estimate_workers,
+    load_dataset,
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
@@ -320,8 +321,6 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
 def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
     """``(X, y)`` of a data set (the UCI files and the registry sets, as the wrapper study
     reads them)."""
-    from stablefs.experiments.wrapper_stability import load_dataset
-
     return load_dataset(name)
 
 

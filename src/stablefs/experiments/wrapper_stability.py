@@ -32,25 +32,28 @@ available to this project allows:
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs.experiments._base import Claim, Experiment, Outcome, estimate_workers
+from stablefs.experiments._base import (
+    UCI_SETS,
+    Claim,
+    Experiment,
+    Outcome,
+    estimate_workers,
+    load_dataset,
+)
 from stablefs.experiments._montecarlo import run_units, unit_seed
 
 __all__ = ["WrapperStability", "WrapperStabilityConfig"]
 
-UCI = ("diabetes", "ionosphere", "sonar")
 MICROARRAY = ("colon", "leukemia", "lung", "prostate")
 SYNTHETIC = ("corral", "anticorral")
-DATASETS = UCI + MICROARRAY + SYNTHETIC
+DATASETS = UCI_SETS + MICROARRAY + SYNTHETIC
 METHODS = ("sfg", "rsa", "sbg", "rsa-b", "sbg+")
 LABEL = {"sfg": "SFG", "rsa": "RSA", "sbg": "SBG", "rsa-b": "RSA (backward)", "sbg+": "SBG+"}
 #: (baseline, modified, thesis tables for error and stability)
@@ -146,49 +149,6 @@ class WrapperStabilityConfig:
 
 
 # ------------------------------------------------------------------------------ data
-
-
-def _shared_folders() -> list[Path]:
-    out = [Path(p) for p in os.environ.get("STABLEFS_DATA", "").split(os.pathsep) if p]
-    out.append(Path(__file__).resolve().parents[3].parent / "shared" / "datasets")
-    return out
-
-
-def load_dataset(name: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``(X, y)`` of a data set of this experiment (codes 0..g-1)."""
-    if name == "corral":
-        rng = np.random.default_rng(seed)
-        base = np.array(list(itertools.product([0, 1], repeat=5)), dtype=float)
-        X = np.repeat(base, 4, axis=0)
-        y = ((X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3]) > 0).astype(np.int64)
-        flip = np.zeros(y.size, dtype=bool)
-        flip[rng.permutation(y.size)[: y.size // 4]] = True
-        return np.column_stack([X, np.where(flip, 1 - y, y)]), y
-    if name == "anticorral":
-        rng = np.random.default_rng(seed)
-        Y = np.repeat([1, 2, 3], 50)
-        eye = Y[:, None] + rng.standard_normal((Y.size, 9))
-        c1 = Y + 0.5 * rng.standard_normal(Y.size)
-        c2 = c1 - Y + rng.normal(1.0, 0.2, Y.size)
-        return np.column_stack([eye, c1, c2]), Y - 1
-    from stablefs.datasets import load
-
-    if name in UCI:
-        for folder in _shared_folders():
-            for ext in (".arff", ".csv"):
-                path = folder / "uci" / f"{name}{ext}"
-                if path.is_file():
-                    ds = load(str(path))
-                    _, y = np.unique(ds.y, return_inverse=True)
-                    return ds.X, y.astype(np.int64)
-        raise StablefsError(
-            f"data set {name!r} not found: put {name}.arff or {name}.csv in a folder uci/ "
-            "inside a folder named in STABLEFS_DATA."
-        )
-    home = next((f for f in _shared_folders() if (f / f"{name}.csv.gz").is_file()), None)
-    ds = load(name, data_home=home)
-    _, y = np.unique(ds.y, return_inverse=True)
-    return ds.X, y.astype(np.int64)
 
 
 def bss_wss(X: np.ndarray, y: np.ndarray) -> np.ndarray:
