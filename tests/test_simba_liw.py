@@ -14,12 +14,11 @@ from stablefs.datasets import make_han2012
 from stablefs.experiments import EXPERIMENTS, reproduce
 from stablefs.experiments._base import VERDICTS, parse_overrides
 from stablefs.experiments._output import CLAIM_COLUMNS
-from stablefs.experiments._stats import bootstrap_counts, kuncheva_boot
+from stablefs.experiments._stats import bootstrap_counts, kuncheva_boot, kuncheva_path
 from stablefs.experiments.simba_liw import (
     PUBLISHED,
     SimbaLiwConfig,
     _weight_diagnostics,
-    kuncheva_path,
     top_k_precision,
     weight_angle,
     xor_data,

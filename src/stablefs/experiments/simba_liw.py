@@ -57,6 +57,7 @@ from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
     bootstrap_counts,
     interval,
+    kuncheva_path,
     mean_boot,
     verdict_positive,
 )
@@ -67,7 +68,6 @@ from stablefs.experiments._stats import fmt_value as _fmt
 __all__ = [
     "SimbaLiw",
     "SimbaLiwConfig",
-    "kuncheva_path",
     "top_k_precision",
     "weight_angle",
     "xor_data",
@@ -200,67 +200,6 @@ def top_k_precision(orders: np.ndarray, relevant, k: int) -> np.ndarray:
     if not 1 <= k <= orders.shape[1]:
         raise ValueError(f"k = {k} must lie in [1, {orders.shape[1]}]")
     return np.isin(orders[:, :k], np.asarray(relevant)).mean(axis=1)
-
-
-def kuncheva_path(orders: np.ndarray, n_features: int, ks, counts: np.ndarray | None = None
-                  ) -> np.ndarray:
-    """Kuncheva's index of the top-k subsets for every k of ``ks``, optionally bootstrapped.
-
-    The mean over all pairs of training sets of
-    ``(|S_i ∩ S_j| - k^2/p) / (k - k^2/p)`` (thesis eq. 2.34; Han 2012 eqs. 5.4-5.5), where
-    ``S_i`` holds the first k entries of ``orders[i]``. The pair overlaps are summed through
-    the selection counts ``F_f`` (``sum_{i != j} |S_i ∩ S_j| = sum_f F_f^2 - m k``), updated one
-    rank at a time, so the whole path costs one pass over the ranks. With ``counts`` (the
-    bootstrap count vectors of :func:`~stablefs.experiments._stats.bootstrap_counts`) each row
-    is a resample, and, as :func:`~stablefs.experiments._stats.kuncheva_boot`, pairs of two
-    copies of the same drawn set are left out.
-
-    Parameters
-    ----------
-    orders : int ndarray of shape (m, K)
-        Row i lists the features of training set i from the best down.
-    n_features : int
-        p.
-    ks : sequence of int
-        Subset sizes, each in ``[1, min(K, p - 1)]``.
-    counts : ndarray of shape (B, m), optional
-
-    Returns
-    -------
-    ndarray of shape (len(ks),), or (B, len(ks)) with ``counts``
-        NaN for a resample that drew a single set m times.
-    """
-    from scipy import sparse
-
-    O = np.asarray(orders)
-    m, K = O.shape
-    p = int(n_features)
-    ks = np.asarray(list(ks), dtype=int)
-    if ks.size == 0 or ks.min() < 1 or ks.max() > min(K, p - 1):
-        raise ValueError(f"every k must lie in [1, {min(K, p - 1)}]")
-    C = np.ones((1, m)) if counts is None else np.asarray(counts, dtype=np.float64)
-    B = C.shape[0]
-    F = np.zeros((B, p))
-    sq = np.zeros(B)  # sum_f F_f^2
-    c2 = np.einsum("bi,bi->b", C, C)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        norm = 1.0 / (m * m - c2)
-    out = np.full((B, ks.size), np.nan)
-    where = {int(k): j for j, k in enumerate(ks)}
-    rows = np.arange(m)
-    for k in range(1, int(ks.max()) + 1):
-        cols, inv = np.unique(O[:, k - 1], return_inverse=True)
-        E = sparse.csr_matrix((np.ones(m), (rows, inv.ravel())), shape=(m, cols.size))
-        G = np.asarray((E.T @ C.T).T)  # (B, |cols|): the counts added to each feature
-        Fc = F[:, cols]
-        sq += np.einsum("bu,bu->b", G, 2.0 * Fc + G)
-        F[:, cols] = Fc + G
-        if k in where:
-            with np.errstate(invalid="ignore"):
-                overlap = (sq - k * c2) * norm
-            chance = k * k / p
-            out[:, where[k]] = (overlap - chance) / (k - chance)
-    return out[0] if counts is None else out
 
 
 def xor_data(n_samples: int = 1000, n_features: int = 10, n_relevant: int = 3,
