@@ -24,9 +24,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
-from threadpoolctl import ThreadpoolController
 
 from stablefs._errors import StablefsError
+from stablefs._threads import limit_threads
 
 CLASSIFIERS = {
     "svm": "linear support vector machine, C = 1 (features min-max scaled, as Weka's SMO)",
@@ -165,17 +165,6 @@ def mcc(y_true, y_pred) -> float:
     return float((c * s - t @ p) / den) if den > 0 else 0.0
 
 
-_CONTROLLER: list = []
-
-
-def _controller() -> ThreadpoolController:
-    """One ThreadpoolController, made on first use (building one scans the loaded libraries,
-    ~15 ms on a busy machine, longer than a 1NN fit and predict)."""
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0]
-
-
 def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, float]:
     """Train each classifier on the given columns and score it on the test part.
 
@@ -192,7 +181,7 @@ def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, 
     scaled = None  # the built-in classifiers share one min-max scaling of the training part
     # One thread: the problems are tiny (tens of features), and scikit-learn's threaded
     # neighbour search spends ~40 ms per predict spin-waiting on a busy machine (~1 ms alone).
-    with _controller().limit(limits=1):
+    with limit_threads(1):
         for name, template in classifiers.items():
             model = make_classifier(template)
             if isinstance(template, str):

@@ -352,8 +352,7 @@ def _prefiltered(X: np.ndarray, y: np.ndarray, keep: int) -> np.ndarray:
 def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training part: every method fitted (CPU time recorded), the top genes kept, and
     the classifiers scored on the held-out samples (accuracy for CV, AUC for splits)."""
-    from threadpoolctl import threadpool_limits
-
+    from stablefs._threads import limit_threads
     from stablefs.evaluation.classifiers import evaluate_subset
 
     study, d = key[0], key[1]
@@ -368,7 +367,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(unit_seed(seed, *key))
     Xtr, ytr, Xte, yte = X[~test], y[~test], X[test], y[test]
     out: dict[str, np.ndarray] = {"test": np.flatnonzero(test).astype(np.int32)}
-    with threadpool_limits(1):
+    with limit_threads(1):
         cols = np.arange(X.shape[1])
         if cfg["prefilter"] and name in cfg["prefilter_sets"] and X.shape[1] > cfg["prefilter"]:
             cols = _prefiltered(Xtr, ytr, cfg["prefilter"])
@@ -534,8 +533,7 @@ def _npogr_unit(key, *, cfg: dict, seed: int, data: dict, orders: dict) -> dict:
     """nPOGR of every method at one (data set, k) over the splits' subsets (eq. 5.8); E(O)
     is estimated once (its random subset pairs depend on the data set and k only) and
     shared by the six methods."""
-    from threadpoolctl import threadpool_limits
-
+    from stablefs._threads import limit_threads
     from stablefs.stability.correlated import _npogr_pairs
 
     _, d, a = key
@@ -544,7 +542,7 @@ def _npogr_unit(key, *, cfg: dict, seed: int, data: dict, orders: dict) -> dict:
     state = int(np.random.default_rng(unit_seed(seed, _NPOGR, d, a)).integers(2**31 - 1))
     out: dict[str, np.ndarray] = {}
     e_o = None
-    with threadpool_limits(1):
+    with limit_threads(1):
         for spec in run_methods(cfg):
             subsets = orders[(name, spec)][:, :k]
             scores, e_o = _npogr_pairs(list(subsets), Z, fdr=cfg["npogr_fdr"],

@@ -257,8 +257,7 @@ def _sizes_for(cv_sizes, p: int) -> list[int]:
 def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training set: every method fitted, its full rankings kept (one row per ensemble
     size); for a CV fold also the held-out accuracy on the top k features."""
-    from threadpoolctl import threadpool_limits
-
+    from stablefs._threads import limit_threads
     from stablefs.evaluation.classifiers import evaluate_subset
     from stablefs.methods import make_selector
 
@@ -277,7 +276,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     members = max(sizes)
     out: dict[str, np.ndarray] = {"train": train.astype(np.int32)}
     rankings: dict[str, np.ndarray] = {}
-    with threadpool_limits(1):
+    with limit_threads(1):
         # WEn and REn: one set of members (the same subsamples and fits), two aggregations
         state = int(rng.integers(2**31 - 1))
         ens = make_selector(WEN, n_estimators=members, fraction=cfg["member_fraction"],

@@ -287,12 +287,12 @@ def _accuracy(Xtr, ytr, Xte, yte, order, sizes, classifiers) -> np.ndarray:
 def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training part (key ``(_FOLD, d, partition, fold)``) or the full data of data set
     ``d`` (key ``(_REF, d)``): every method fitted, accuracies on the held-out fold."""
-    from threadpoolctl import threadpool_limits
+    from stablefs._threads import limit_threads
 
     study, d = key[0], key[1]
     X, y = data[cfg["datasets"][d]]
     rng = np.random.default_rng(unit_seed(seed, *key))
-    with threadpool_limits(1):
+    with limit_threads(1):
         if study == _REF:
             return _fit_all(X, y, cfg, rng)
         partition, fold = key[2], key[3]

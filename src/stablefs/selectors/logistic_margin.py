@@ -20,8 +20,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
 
+from stablefs._threads import limit_threads
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import number, whole
 from stablefs.selectors._neighbors import (
@@ -144,7 +144,7 @@ def logistic_margin_weights(
     Z = logistic_margin_vectors(X, y, scale=scale)
     # matrix-vector products are memory-bound: one BLAS thread is as fast on an idle machine
     # and several times faster on a busy one (measured on Lung, 2 shared cores)
-    with threadpool_limits(1, user_api="blas"):
+    with limit_threads(1, user_api="blas"):
         res = minimize(
             logistic_loss, np.zeros(X.shape[1]), args=(Z, s, float(gamma)), jac=True,
             method="L-BFGS-B", options={"gtol": tol, "ftol": 0.0, "maxiter": max_iter},

@@ -12,9 +12,9 @@ import numbers
 
 import numpy as np
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
 from stablefs._errors import StablefsError
+from stablefs._threads import limit_threads
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import StrOptions, number, plain, whole
 from stablefs.selectors._neighbors import (
@@ -261,7 +261,7 @@ def relieff_scores_resamples(
     buf_a = np.empty(n_pairs * width)
     buf_b = np.empty(n_pairs * width)
     # small products (members x pairs x block): one BLAS thread, no spin-waiting threads
-    with threadpool_limits(1, user_api="blas"):
+    with limit_threads(1, user_api="blas"):
         for start in range(0, p, width):
             cols = X[:, start:start + width]
             wd = cols.shape[1]

@@ -48,9 +48,9 @@ try:  # the libsvm binding SVC.fit calls (private; _solve falls back to SVC with
 except ImportError:  # pragma: no cover
     _libsvm = None
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import ThreadpoolController
 
 from stablefs._errors import StablefsError
+from stablefs._threads import limit_threads
 from stablefs._validation import check_n_features_to_select
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import NumberInterval, StrOptions, number, whole
@@ -356,22 +356,12 @@ def svm_rfe_path(
     schedule = rfe_schedule(p, step, n_features_to_select)
     C, tol = float(C), float(tol)
 
-    with _one_blas_thread():
+    # BLAS on one thread. The path is a sequence of small BLAS calls (n x n results); measured
+    # on the shared 2-core machine, OpenBLAS's second thread made it up to 7x slower when other
+    # processes were busy (its threads spin-wait) and saved little when they were not.
+    # Parallelism belongs one level up (ensemble members, resamples).
+    with limit_threads(1, user_api="blas"):
         yield from _eliminate(Xp, targets, penalty, schedule, scale, C, tol, refresh)
-
-
-def _one_blas_thread():
-    """Context: BLAS on one thread. The path is a sequence of small BLAS calls (n x n
-    results); measured on the shared 2-core machine, OpenBLAS's second thread made it up to
-    7x slower when other processes were busy (its threads spin-wait) and saved little when
-    they were not. Parallelism belongs one level up (ensemble members, resamples)."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
-
-
-_CONTROLLER = None
 
 
 def _eliminate(Xp, targets, penalty, schedule, scale, C, tol, refresh):

@@ -18,9 +18,9 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, has_fit_parameter
-from threadpoolctl import threadpool_limits
 
 from stablefs._errors import StablefsError
+from stablefs._threads import limit_threads
 from stablefs._validation import check_classes, rank_from_scores
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import (
@@ -158,7 +158,7 @@ def coefficient_abs_diff(X: np.ndarray, C: np.ndarray) -> np.ndarray:
     width = max(1, min(p, BLOCK_ELEMENTS // max(n, 1)))
     buf = np.empty(n * width)
     mins = np.empty(n * width)
-    with threadpool_limits(1, user_api="blas"):  # small products: threads only contend
+    with limit_threads(1, user_api="blas"):  # small products: threads only contend
         _min_pass(X, C, out, buf, mins, width)
     return out
 
