@@ -75,9 +75,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import _fit_context, clone
 from sklearn.utils.validation import _check_sample_weight, validate_data
-from threadpoolctl import threadpool_limits
 
 from stablefs._errors import StablefsError
+from stablefs._threads import limit_threads
 from stablefs._validation import check_n_features_to_select
 from stablefs.selectors import _mean_shift as _ms
 from stablefs.selectors._base import BaseSelector
@@ -146,7 +146,7 @@ def mean_shift(F: np.ndarray, bandwidth: float, *, kernel: str = "flat",
         Mean kernel weight ``(1/p) sum_l K((seed - f_l)/h)`` at each *starting* point,
         proportional to the density estimate of eq. 1.
     """
-    with threadpool_limits(1, user_api="blas"):
+    with limit_threads(1, user_api="blas"):
         return _ms.mean_shift(augment(F), bandwidth, kernel=kernel, truncate=truncate,
                               tol=tol, max_iter=max_iter, seeds=seeds,
                               n_jobs=_threads(n_jobs))
@@ -277,7 +277,7 @@ def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None,
             "features."
         )
     jobs = _threads(n_jobs)
-    with threadpool_limits(1, user_api="blas"):
+    with limit_threads(1, user_api="blas"):
         near = knn_distances(space.F, Fa, max(others, 1), self_rows=np.arange(p_eff),
                              n_jobs=jobs)
         if bandwidth is None:

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.cluster import KMeans
-from threadpoolctl import threadpool_limits
 
 from stablefs._errors import StablefsError
+from stablefs._threads import limit_threads
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods, StrOptions, whole
 from stablefs.selectors._feature_space import feature_space, group_ranking
@@ -134,7 +134,7 @@ class KMeansGroups(BaseSelector):
                 f"non-constant features: choose n_clusters <= {F.shape[0]}."
             )
         relevance = relevance_scores(self.relevance, X, y, sample_weight)
-        with threadpool_limits(1, user_api="blas"):
+        with limit_threads(1, user_api="blas"):
             km = KMeans(n_clusters=K, n_init=int(self.n_init), max_iter=int(self.max_iter),
                         random_state=self.random_state).fit(F)
         labels = km.labels_
