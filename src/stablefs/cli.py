@@ -249,9 +249,9 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     from stablefs.evaluation.protocols import Protocol
     from stablefs.evaluation.runner import (
         _method_templates,
+        check_backend,
         check_measures_defined,
         check_n_jobs,
-        check_scheduler,
         run_experiment,
     )
     from stablefs.stability import available_measures
@@ -281,12 +281,9 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         raise StablefsError(f"--repeats must be at least 2 (stability compares resamples), "
                             f"not {repeats}.")
     proto = Protocol.parse(protocol, repeats)
-    if scheduler and backend != "dask":
-        raise StablefsError("--scheduler needs --backend dask.")
     if out is not None:
         RunFolder(out, {}).check_path()  # a file, an unwritable place: refused before any work
-    if scheduler:
-        check_scheduler(scheduler)
+    check_backend(backend, scheduler)  # Dask installed, the scheduler reachable
     ds = _load(data, opts, seed)
     size_list = parse_sizes(sizes, ds.n_features)
     check_measures_defined(measure_list, size_list, ds.n_features)

@@ -212,23 +212,35 @@ def check_scheduler(address: str, timeout: float = 5.0) -> None:
         ) from None
 
 
-def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
-    if backend == "loky":
-        return nullcontext()
+def check_backend(backend: str, scheduler: str | None = None) -> None:
+    """Refuse, before any work, an unknown backend, a scheduler without ``"dask"``, a missing
+    Dask installation or an unreachable scheduler (one line each)."""
+    if backend not in ("loky", "dask"):
+        raise StablefsError(f"unknown backend {backend!r}: choose loky or dask.")
+    if scheduler and backend != "dask":
+        raise StablefsError("--scheduler needs --backend dask.")
     if backend == "dask":
         try:
-            from dask.distributed import Client
+            import dask.distributed  # noqa: F401
         except ImportError:
             raise StablefsError(
                 "--backend dask needs Dask: pip install 'stablefs[dask]'."
             ) from None
-        if scheduler:
-            check_scheduler(scheduler)
-            client = Client(scheduler, timeout="10s")
-        else:
-            client = Client(processes=True, n_workers=max(1, n_jobs), threads_per_worker=1)
-        return _DaskContext(client)
-    raise StablefsError(f"unknown backend {backend!r}: choose loky or dask.")
+    if scheduler:
+        check_scheduler(scheduler)
+
+
+def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
+    check_backend(backend, scheduler)
+    if backend == "loky":
+        return nullcontext()
+    from dask.distributed import Client
+
+    if scheduler:
+        client = Client(scheduler, timeout="10s")
+    else:
+        client = Client(processes=True, n_workers=max(1, n_jobs), threads_per_worker=1)
+    return _DaskContext(client)
 
 
 class _DaskContext:

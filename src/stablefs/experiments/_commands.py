@@ -86,11 +86,12 @@ def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, see
     """
     from pathlib import Path
 
+    from stablefs.evaluation.runner import check_backend
     from stablefs.experiments import get_experiment
     from stablefs.experiments import reproduce as run
     from stablefs.experiments._base import config_from, parse_overrides
     from stablefs.experiments._output import default_out, summary_text
-    from stablefs.experiments._run import check_backend, check_n_jobs, check_seed
+    from stablefs.experiments._run import check_n_jobs, check_seed
 
     exp = get_experiment(experiment)
     check_n_jobs(n_jobs)

@@ -64,26 +64,6 @@ def check_n_jobs(n_jobs) -> int:
     return n_jobs
 
 
-def check_backend(backend: str, scheduler: str | None) -> None:
-    """Refuse, before any work, an unknown backend, ``scheduler`` without ``"dask"``, a
-    missing Dask installation or an unreachable scheduler (one line each)."""
-    if backend not in ("loky", "dask"):
-        raise StablefsError(f"--backend {backend}: choose loky or dask.")
-    if scheduler and backend != "dask":
-        raise StablefsError("--scheduler needs --backend dask.")
-    if backend == "dask":
-        try:
-            import dask.distributed  # noqa: F401
-        except ImportError:
-            raise StablefsError(
-                "--backend dask needs Dask: pip install 'stablefs[dask]'."
-            ) from None
-    if scheduler:
-        from stablefs.evaluation.runner import check_scheduler
-
-        check_scheduler(scheduler)
-
-
 def check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise StablefsError(f"--seed {seed}: the seed must be a whole number >= 0.")
@@ -129,6 +109,8 @@ def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs:
     experiment.check_config(config)
     seed = check_seed(seed)
     n_jobs = check_n_jobs(n_jobs)
+    from stablefs.evaluation.runner import check_backend
+
     check_backend(backend, scheduler)
     cfg = config_to_dict(config)
     key_config = {"experiment": experiment.name, "config": cfg, "seed": seed,
