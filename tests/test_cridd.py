@@ -182,7 +182,7 @@ def test_reproduce_xiao2007_cridd_tiny_configuration(tmp_path):
     exp = get_experiment("xiao2007-cridd")
     config = config_from(exp.quick_config(), {
         "sample_sizes": (30,), "classifiers": ("lda", "3nn"), "cvs": ("cv10",),
-        "n_runs": 6, "runs_per_unit": 4, "n_bootstrap": 50})
+        "n_runs": 6, "n_runs_slow": 0, "runs_per_unit": 4, "n_bootstrap": 50})
     exp.check_config(config)
     summary = reproduce(exp, config, tmp_path / "run", seed=1, figures=False)
     table = __import__("pandas").read_csv(tmp_path / "run" / "tables" / "cridd.csv")

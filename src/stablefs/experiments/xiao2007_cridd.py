@@ -232,6 +232,9 @@ def _unit(key, *, cells_by_key: dict, cfg: dict, seed: int) -> dict[str, np.ndar
     return {k: out[k] for k in ("dE", "dEb", "E", "Eb", "Ehat", "Ehat_b", "F")}
 
 
+#: the slow cells left out of ``--quick``
+_QUICK_CAPS = "3nn-sfs-loo:0,3nn-sffs-loo:0,svm-sfs-loo:0,svm-sffs-loo:0"
+
 #: CPU seconds of one selection inside a CRIDD run at N = 50 (on the N - N/k training points
 #: of a fold: 45 for CV10, 49 for LOO; the LOO value where they differ, LOO cells dominate),
 #: measured with the wrappers' incremental criteria of issue 11 on this project's shared
@@ -277,8 +280,11 @@ class Xiao2007Cridd(Experiment):
     Config = Xiao2007Config
 
     def quick_config(self) -> Xiao2007Config:
+        """Equal covariance, N = 50: every t-test and LDA cell with 100 runs, and SFS/SFFS
+        with 3NN and the SVM at CV10 with 20 runs (their LOO cells, 51 wrapper searches per
+        run, are left out); a few minutes on two cores."""
         return Xiao2007Config(models=("equal",), sample_sizes=(50,), n_runs=100,
-                              n_runs_slow=0, n_bootstrap=500)
+                              n_runs_slow=20, caps=_QUICK_CAPS, n_bootstrap=500)
 
     def check_config(self, config) -> None:
         super().check_config(config)
@@ -337,7 +343,8 @@ class Xiao2007Cridd(Experiment):
         return (f"{len(cs)} cells ({', '.join(config.models)}; N = "
                 f"{','.join(map(str, config.sample_sizes))}); N_MC = {config.n_runs}"
                 + (f", {config.n_runs_slow} for SFS/SFFS with 3NN/SVM"
-                   if len(cs) > fast else ""))
+                   if len(cs) > fast else "")
+                + (f" (per-cell caps {config.caps})" if _caps(config.caps) else ""))
 
     def estimate_seconds(self, config, n_jobs: int = 1) -> float:
         """Wall seconds on this project's two-core machine with both cores free (the costs
