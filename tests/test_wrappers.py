@@ -102,6 +102,20 @@ def test_forward_paths_equal_refits(estimator, criterion, sizes):
     np.testing.assert_allclose(fast, slow, atol=1e-12)
 
 
+@pytest.mark.parametrize("criterion", ["bolstered", "semi-bolstered"])
+def test_forward_steps_with_a_one_point_class_equal_refits(criterion):
+    # a class of one training point has no nearest other point: its width is 0, so its terms
+    # are indicators (the rarely taken branch of LDAPart._add_bolstered's width check)
+    X, y = _data(1, 12, 8, seed=5)
+    crit = make_criterion(X, y, estimator="lda", criterion=criterion, random_state=0)
+    for cols in ([], [3], [3, 0, 6]):
+        cols = np.asarray(cols, dtype=np.int64)
+        for cands in (np.setdiff1d(np.arange(8), cols), np.setdiff1d(np.arange(8), cols)[:2]):
+            np.testing.assert_allclose(crit.errors_add(cols, cands),
+                                       [_refit(crit, np.r_[cols, j]) for j in cands],
+                                       atol=1e-12)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**31 - 1), st.integers(1, 6), st.booleans())
 def test_width_update_equals_the_plain_nearest_neighbours(seed, k, rounded):

@@ -242,6 +242,21 @@ class _WidthMixin:
                 self._XTc = np.ascontiguousarray(self._Xc.T)                 # (p, n)
                 cls = self.ct[self._cperm]
                 self._same = cls[:, None] == cls[None, :]
+                # the same-class distances side by side (:meth:`_nn_add`): row i holds
+                # i's class block, inf on i itself and past the end of a smaller class
+                n, w = cls.size, int(present.max())
+                s0 = starts[cls]                                             # (n,)
+                self._wbuf = np.full((n, w), np.inf)
+                self._wself = np.arange(n) * w + (np.arange(n) - s0)
+                self._wrow = np.arange(n)[:, None] * w
+                self._wstart = s0[:, None]
+                # row u of _Xw: feature j of the u-th point of each class at column
+                # q p + j (q: the class's rank), zero past a smaller class's end
+                p = self._XTc.shape[0]
+                self._Xw = np.zeros((w, present.size * p))
+                for q, (a, nc) in enumerate(zip(self._cstart, present)):
+                    self._Xw[:nc, q * p:(q + 1) * p] = self._Xc[a:a + nc]
+                self._wcol0 = np.repeat(np.arange(present.size) * p, present)  # (n,)
         return bool(self._layout)
 
     def _sq_cached(self, cols) -> np.ndarray:
@@ -320,17 +335,48 @@ class _WidthMixin:
 
     def _nn_add(self, cols, J, k_new: int) -> np.ndarray:
         """Squared distance of every point (class order) to its nearest other point of its
-        class in ``S + {j}``, for the candidates ``J``; shape ``(n, m)``."""
+        class in ``S + {j}``, for the candidates ``J``; shape ``(n, m)``.
+
+        :meth:`_kth_add` with ``kth = 1`` on the same-class distances only: each point's row
+        holds its own class (``_wbuf``, inf on the point itself), so the partition runs over a
+        class, and the ``r`` nearest are added one at a time into an ``(n, m)`` running
+        minimum (no ``(r, n, m)`` tensor). The (point, candidate) pairs failing the bound are
+        computed against their class. Exact: the same sums and minima as :meth:`_kth_add`."""
         key = (cols.tobytes(), None if isinstance(J, slice) else J.tobytes())
         if self._nn_memo is not None and self._nn_memo[0] == key:
             return self._nn_memo[1]
         D = self._sq_cached(cols)
-        Dw = np.where(self._same, D, np.inf)
-        np.fill_diagonal(Dw, np.inf)
+        W = self._wbuf                                                # (n, w)
+        for s0, nc in zip(self._cstart, self._csize.astype(np.int64)):
+            W[s0:s0 + nc, :nc] = D[s0:s0 + nc, s0:s0 + nc]
+        W.flat[self._wself] = np.inf
         r = min(2 * NN_PRUNE if k_new == 2 else NN_PRUNE, self._cmin - 3)
-        nn = self._kth_add(Dw, J, r, 1)
-        self._nn_memo = (key, nn)
-        return nn
+        full = isinstance(J, slice)
+        Xc = self._Xc if full else self._Xc[:, J]                     # (n, m)
+        m = Xc.shape[1]
+        near = np.argpartition(W, r, axis=1)[:, :r + 1]               # (n, r + 1), in class
+        dr = W.ravel()[near + self._wrow].T[:, :, None]               # (r + 1, n, 1)
+        nbr = (near[:, :r] + self._wstart).T                          # (r, n), class order
+        q = Xc[nbr[0]]
+        q -= Xc
+        np.square(q, out=q)
+        q += dr[0]
+        buf = np.empty_like(q)
+        for t in range(1, r):
+            np.subtract(Xc[nbr[t]], Xc, out=buf)
+            np.square(buf, out=buf)
+            buf += dr[t]
+            np.minimum(q, buf, out=q)
+        flat = np.flatnonzero(q > dr[r])
+        if flat.size:  # pairs along axis 1, the class's points along axis 0
+            ii, jj = np.divmod(flat, m)
+            rows = np.take(self._Xw, self._wcol0[ii] + (jj if full else J[jj]), axis=1)
+            rows -= Xc.ravel()[flat]
+            np.square(rows, out=rows)
+            rows += np.take(W.T, ii, axis=1)
+            q.ravel()[flat] = np.minimum.reduce(rows, axis=0)
+        self._nn_memo = (key, q)
+        return q
 
     def _dh_from_nn(self, nn: np.ndarray) -> np.ndarray:
         """``d_c(j)`` (g, m) from the squared nearest same-class distances (class order)."""
@@ -631,8 +677,9 @@ class LDAPart(RulePart, _WidthMixin):
         With ``A = S_SS^{-1}``, ``V = A S_{S,J}``, the Schur complements ``c_j = s_jj -
         s_j^T v_j``, ``H = M_J - M_S V`` and ``T = H / c``, the LDA discriminant of point ``i``
         on ``S + {j}`` is ``diff_ij = base_i + (T_1j - T_0j)(x_ij - x_iS v_j) - (T_1j H_1j -
-        T_0j H_0j)/2`` (one matrix product for all candidates: ``[X_S, 1, base] @ [V Td; -const;
-        -1]``) and the bolstered term is ``Phi(-(2 y_i - 1) diff_ij alpha_{k+1} / (||a_j||
+        T_0j H_0j)/2`` (one matrix product for all candidates: ``x_ij Td_j + ([X_S, 1] @ [u_d - V
+        Td; const_j])_ij`` with ``u_d = A (m_1 - m_0)_S``; ``||a_j||^2 = ||u_d - v_j Td_j||^2 +
+        Td_j^2``) and the bolstered term is ``Phi(-(2 y_i - 1) diff_ij alpha_{k+1} / (||a_j||
         d_{y_i}(j)))`` (Braga-Neto and Dougherty 2004; ``reproduction-targets.md`` sec. 5.5).
         Rows are ordered by class so that the per-class scale is two in-place products. When
         candidates are most of the features every feature is computed (no gathers) and the
@@ -644,39 +691,55 @@ class LDAPart(RulePart, _WidthMixin):
             self._perm = np.argsort(self.ct, kind="stable")
             self._n0 = int(np.count_nonzero(self.ct == 0))
             self._Xp = np.ascontiguousarray(self.Xt[self._perm])
+            self._Xp1 = np.hstack([self._Xp, np.ones((self._Xp.shape[0], 1))])  # (n, p + 1)
             self._DtT = np.ascontiguousarray(self.Dt.T) / self.dof    # (p, n)
             sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
             self._sjj = sjj
             self._thr = SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
             self._present = np.bincount(self.ct, minlength=2) >= 2
             self._cst = self.logp[1] - self.logp[0]
+            self._mdiff = self.means[1] - self.means[0]
+            self._msum = self.means[1] + self.means[0]
         full = 2 * cands.size >= p
         J = slice(None) if full else cands
         Xp, n0 = self._Xp, self._n0
         Ms = self.means[:, cols]                      # (2, k)
         U = A @ Ms.T                                  # (k, 2)
         ud = U[:, 1] - U[:, 0]
-        XS = Xp[:, cols]                              # (n, k), rows by class
-        base = XS @ ud + (self._cst - 0.5 * ((Ms[1] @ U[:, 1]) - (Ms[0] @ U[:, 0])))
         Sxc = self._DtT[cols] @ (self.Dt if full else self.Dt[:, cands])   # (k, m)
         V = A @ Sxc                                   # (k, m)
-        c = self._sjj[J] - np.einsum("km,km->m", Sxc, V)
-        H = self.means[:, J] - Ms @ V                 # (2, m)
+        c = self._sjj[J] - (Sxc * V).sum(axis=0)
+        # H = M_J - M_S V = M_J - U^T Sxc: its difference and sum over the two classes
+        P = np.stack([ud, U[:, 1] + U[:, 0]]) @ Sxc   # (2, m)
+        Hd = self._mdiff[J] - P[0]
         if full:  # a feature of S has a zero Schur complement: not a candidate
             c[cols] = 1.0
         ok = c > self._thr[J]
-        T = H / np.where(ok, c, 1.0)
-        Td = T[1] - T[0]
-        VT = V * Td                                   # (k, m)
-        norm2 = ud @ ud - 2 * (ud @ VT) + np.einsum("km,km->m", VT, VT) + Td * Td
-        norm = np.sqrt(np.maximum(norm2, 0.0))
+        all_ok = ok.all()
+        Td = Hd / c if all_ok else Hd / np.where(ok, c, 1.0)    # T_1 - T_0
+        # B = [ud - V Td; const - (T_1 H_1 - T_0 H_0) / 2], with T_1 H_1 - T_0 H_0 = Td Hs
+        B = np.empty((k + 1, Td.size))
+        np.multiply(V, Td, out=B[:k])
+        np.subtract(ud[:, None], B[:k], out=B[:k])
+        np.subtract(self._msum[J], P[1], out=B[k])
+        B[k] *= Td
+        B[k] *= -0.5
+        B[k] += self._cst - 0.5 * ((Ms[1] @ U[:, 1]) - (Ms[0] @ U[:, 0]))
+        norm2 = (B[:k] * B[:k]).sum(axis=0)           # ||a||^2 = ||ud - V Td||^2 + Td^2
+        norm2 += Td * Td
+        norm = np.sqrt(norm2)
         dh = self._dhat_add(cols, J, k + 1)
-        good = np.minimum(norm, dh[self._present].min(axis=0, initial=np.inf)) > 0
-        if not (good[cands] if full else good).all():
+        if self._present.all():
+            good = np.minimum(norm, np.minimum(dh[0], dh[1])) > 0
+        else:
+            good = np.minimum(norm, dh[self._present].min(axis=0, initial=np.inf)) > 0
+        if full:
+            good[cols] = True
+        if not good.all():
             return None
-        Z = Xp * Td if full else Xp[:, cands] * Td
-        Z -= XS @ VT
-        Z += base[:, None] - 0.5 * (T[1] * H[1] - T[0] * H[0])   # diff, rows by class
+        # diff = x_j Td - x_S (V Td) + base + const_j = [x_S, 1] @ B + x_j Td
+        Z = np.multiply(Xp if full else Xp[:, cands], Td)
+        Z += self._Xp1[:, np.append(cols, p)] @ B     # diff, rows by class
         semi = self.kind == "semi"
         if semi:
             wrong = np.empty(Z.shape, dtype=bool)
@@ -694,9 +757,9 @@ class LDAPart(RulePart, _WidthMixin):
         vals = Z.sum(axis=0)
         if full:
             vals = vals[cands]
-            ok = ok[cands]
-        for b in np.flatnonzero(~ok):
-            vals[b] = self.value(np.append(cols, cands[b]))
+        if not all_ok:
+            for b in np.flatnonzero(~(ok[cands] if full else ok)):
+                vals[b] = self.value(np.append(cols, cands[b]))
         return vals
 
     def values_remove(self, cols) -> np.ndarray:
