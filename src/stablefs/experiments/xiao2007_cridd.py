@@ -753,8 +753,10 @@ class _Analysis:
             "Bolstering kernels: sigma = mean nearest-neighbour distance of the class / median "
             "of the chi distribution with the subset's dimension (Braga-Neto and Dougherty "
             "2004); 10 Monte-Carlo draws per point for 3NN (semi-bolstered).",
-            "SFFS: Pudil et al. 1994 with the exclusion rule of reproduction-targets.md "
-            "sec. 5.4, stopping at d = 10.",
+            "SFFS: Pudil, Novovicova and Kittler 1994 (App. A of the paper); a feature is "
+            "excluded only when the smaller set is strictly better than the best set of its "
+            "size found so far; the search stops at d = 10 (the paper states no stopping rule); "
+            "ties go to the lowest feature index.",
             "Tables 4 and 8 (patient data) are not reproduced: the data set is not public.",
         ]
         per_cell = sorted({(r.classifier, r.selector, r.cv, r.n_runs)
