@@ -160,13 +160,14 @@ def test_results_do_not_depend_on_n_jobs(quick_runs):
 
 def test_stability_is_recomputable_from_the_public_classes(quick_runs, shared_data):
     """E3.1 for REn at the largest m on Sonar, recomputed by hand with separate fits."""
+    from stablefs.experiments._base import load_dataset
     from stablefs.experiments._montecarlo import unit_seed
-    from stablefs.experiments.li_ensembles import _STAB, _load, _subsample
+    from stablefs.experiments.li_ensembles import _STAB, _subsample
     from stablefs.methods import make_selector
     from stablefs.stability import spearman
 
     cfg, one, _ = quick_runs
-    X, y = _load("sonar")
+    X, y = load_dataset("sonar")
     m = max(cfg.ensemble_sizes)
     rankings = []
     for s in range(cfg.n_subsamples):

@@ -109,10 +109,9 @@ def units_backend(backend: str = "loky", *, n_jobs: int = 1,
     if backend == "loky":
         yield
         return
-    from stablefs.evaluation.runner import _backend_context
+    from stablefs.evaluation.runner import _backend_context, check_n_jobs
 
-    workers = n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    with _backend_context(backend, workers, scheduler):
+    with _backend_context(backend, check_n_jobs(n_jobs), scheduler):
         token = _BACKEND.set(backend)
         try:
             yield

@@ -66,7 +66,7 @@ from stablefs.experiments._stats import (
     verdict_at_least,
     verdict_positive,
 )
-from stablefs.experiments._stats import combine_verdicts as _combine
+from stablefs.experiments._stats import combine_verdicts as _combine  # the shared rule
 
 __all__ = ["LiEnsembles", "LiEnsemblesConfig", "prefix_ranking", "spearman_pairs"]
 
@@ -317,12 +317,6 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     return out
 
 
-def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(X, y)`` of a data set (the UCI files and the registry sets, as the wrapper study
-    reads them)."""
-    return load_dataset(name)
-
-
 # ------------------------------------------------------------------------ the experiment
 
 
@@ -420,7 +414,7 @@ class LiEnsembles(Experiment):
         cfg = dataclasses.asdict(config)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        data = {name: _load(name) for name in config.datasets}
+        data = {name: load_dataset(name) for name in config.datasets}
         timings["load"] = round(time.perf_counter() - t0, 3)
         n_sets = len(config.datasets)
         keys = [(_STAB, d, s) for d in range(n_sets) for s in range(config.n_subsamples)]
