@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from stablefs._errors import StablefsError
 from stablefs._stored import StoredFileError, read_arrays, write_arrays
@@ -281,6 +283,33 @@ def test_read_arrays_refuses_objects_and_lies_about_sizes(tmp_path):
     assert not marker.exists()
 
 
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_read_arrays_outcome_is_arrays_or_one_error(tmp_path, data):
+    """Random and mutated bytes: the only outcomes are arrays or StoredFileError."""
+    buf = io.BytesIO()
+    compress = data.draw(st.booleans())
+    (np.savez_compressed if compress else np.savez)(
+        buf, a=np.arange(6, dtype=np.int32).reshape(2, 3), b=np.asarray("unit"))
+    good = bytearray(buf.getvalue())
+    if data.draw(st.booleans()):
+        blob = bytes(data.draw(st.binary(max_size=400)))
+    else:
+        for _ in range(data.draw(st.integers(1, 8))):
+            i = data.draw(st.integers(0, len(good) - 1))
+            good[i] = data.draw(st.integers(0, 255))
+        cut = data.draw(st.integers(0, len(good)))
+        blob = bytes(good[:cut]) if data.draw(st.booleans()) else bytes(good)
+    path = tmp_path / "f.npz"
+    path.write_bytes(blob)
+    try:
+        out = read_arrays(path)
+    except StoredFileError:
+        return
+    assert all(isinstance(v, np.ndarray) and not v.dtype.hasobject for v in out.values())
+
+
 def test_task_cache_never_unpickles_and_checks_the_unit(tmp_path, caplog):
     cache = TaskCache(tmp_path / "cache")
     keys = [(1, i) for i in range(3)]
@@ -514,11 +543,39 @@ def test_legacy_run_without_manifest_force_deletes_fixed_names_only(tmp_path, ca
 
 
 def test_reproduce_refuses_a_foreign_folder_and_marks_its_own(tmp_path, capsys):
+    from stablefs.experiments import get_experiment, reproduce
+    from stablefs.experiments.han2012_synthetic import Han2012Config
+
     user = _user_folder(tmp_path / "project")
     before = snapshot(user)
     code, _, err = run(["reproduce", "han2012-synthetic", "--quick", "--out", user, "-q"],
                        capsys)
     assert code == 2 and "not made by stablefs" in err and snapshot(user) == before
+    tiny = Han2012Config(
+        methods=("svm-rfe", "iw-svm-rfe"), n_sets=3, n_train=30, n_test=60, n_features=30,
+        n_relevant=10, block_size=5, n_final=5, size_k=10, sample_sizes=(20, 40), claim_n=20,
+        n_sets_sizes=2, n_bootstrap=20)
+    out = tmp_path / "repro"
+    reproduce(get_experiment("han2012-synthetic"), tiny, out, figures=False)
+    info = json.loads((out / "run.json").read_text())
+    assert info["tool"] == "stablefs"
+    present = {k for k, v in snapshot(out).items() if v != "dir"} - {".lock"}
+    assert set(info["files"]) == present
+
+
+def test_failed_run_in_an_empty_folder_leaves_it_empty(tmp_path, capsys):
+    data = write_toy(tmp_path / "toy.csv")
+    out = tmp_path / "mine"
+    out.mkdir()
+    orig = runner_mod._fit_task
+    runner_mod._fit_task = lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom"))
+    try:
+        with pytest.raises(RuntimeError):
+            main(["compare", str(data), *FAST, "--out", str(out)])
+    finally:
+        runner_mod._fit_task = orig
+    capsys.readouterr()
+    assert out.is_dir() and list(out.iterdir()) == []
 
 
 # ------------------------------------------------------------------ failures while writing

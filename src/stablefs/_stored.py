@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -110,7 +112,8 @@ def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray
     except StoredFileError:
         raise
     except (OSError, EOFError, ValueError, KeyError, TypeError, OverflowError, MemoryError,
-            RuntimeError, zipfile.BadZipFile, NotImplementedError) as exc:
+            RuntimeError, zipfile.BadZipFile, NotImplementedError, zlib.error,
+            struct.error) as exc:
         # RuntimeError: zipfile's encrypted members; NotImplementedError: unknown compression
         raise StoredFileError(f"does not parse ({type(exc).__name__}: {exc})") from None
 
