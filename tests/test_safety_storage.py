@@ -646,3 +646,30 @@ def test_a_real_file_size_limit_gives_one_line_and_the_rerun_completes(tmp_path)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((out / "run.json").read_text())["fits_reused"] == 4
+
+
+def test_os_errors_outside_a_run_folder_are_one_line(tmp_path, capsys, monkeypatch):
+    import stablefs.cli as cli_mod
+    from stablefs import _io
+
+    data = write_toy(tmp_path / "toy.csv")
+    real = _io._final_mode
+
+    def full(path):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(_io, "_final_mode", full)
+    code, _, err = run(["select", data, "-m", "ttest", "-k", "3", "--out",
+                        tmp_path / "ranking.csv"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"writing {tmp_path / 'ranking.csv'} failed: the disk is full (ENOSPC)" in err
+    assert not (tmp_path / "ranking.csv").exists()
+    monkeypatch.setattr(_io, "_final_mode", real)
+
+    def broken(*a, **k):
+        raise OSError(errno.EIO, os.strerror(errno.EIO), "/mnt/data/toy.csv")
+
+    monkeypatch.setattr(cli_mod, "_load", broken)
+    code, _, err = run(["compare", data, *FAST, "--out", tmp_path / "o"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "input/output error of the device (EIO) (/mnt/data/toy.csv)" in err

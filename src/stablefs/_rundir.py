@@ -418,6 +418,8 @@ class RunFolder:
             )
         plan = []
         for entry in listed:
+            if os.sep == "\\":  # reproduce wrote native separators on Windows
+                entry = entry.replace("\\", "/")
             rel = self._relative(entry)
             if rel is None:
                 self._refuse(entry, "leads out of the folder")
