@@ -115,7 +115,7 @@ def test_interrupted_run_resumes_and_says_so(tmp_path, capsys):
         runner_mod._fit_task = orig
     assert code == 130 and "rerun the same command" in err
     assert not (out / "run.json").exists()
-    assert len(list((out / ".partial").rglob("*.pkl"))) == 2
+    assert len(list((out / ".partial").rglob("*.npz"))) == 2
     code, _, err = run(args, capsys)
     assert code == 0, err
     info = json.loads((out / "run.json").read_text())

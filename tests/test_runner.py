@@ -55,7 +55,7 @@ def test_resume_reuses_finished_fits(tmp_path):
     X, y = toy()
     kw = dict(n_repeats=3, measures=["kuncheva"], cache_dir=tmp_path)
     first = run_experiment(X, y, ["ttest"], [5], **kw)
-    partial = sorted(tmp_path.glob("*/*.pkl"))
+    partial = sorted(tmp_path.glob("*/*.npz"))
     assert len(partial) == 3
     partial[0].unlink()  # as if interrupted before this fit finished
     stamps = {p: p.stat().st_mtime_ns for p in partial[1:]}

@@ -10,6 +10,13 @@ Temporary files are named ``.<name>.<random>.tmp<suffix>``: hidden (so ``figures
 style globs do not pick them up) and ending in the final suffix (so writers that infer the
 format from the extension, such as ``Figure.savefig`` or ``numpy.savez``, behave as for
 the final path).
+
+Inside a run folder (:class:`stablefs._rundir.RunFolder`) every write is first shown to the
+folder's guard (:func:`set_write_guard`), which refuses a path that leaves the folder through a
+symbolic link or that would replace a file stablefs did not write, and records the files the
+run creates. A write that fails with an ``OSError`` (disk full, file-size limit, permission)
+leaves the old file untouched and carries the final path as ``exc.stablefs_target``, so that
+the caller can name the folder in one line.
 """
 
 from __future__ import annotations
@@ -18,10 +25,25 @@ import contextlib
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar, Token
 from pathlib import Path
 
 __all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text"]
+
+#: called with the final path before every atomic write (set while a run folder is open)
+_WRITE_GUARD: ContextVar[Callable[[Path], None] | None] = ContextVar(
+    "stablefs_write_guard", default=None)
+
+
+def set_write_guard(guard: Callable[[Path], None]) -> Token:
+    """Show every following atomic write to ``guard`` first (it may raise to refuse it)."""
+    return _WRITE_GUARD.set(guard)
+
+
+def reset_write_guard(token: Token) -> None:
+    """Undo :func:`set_write_guard`."""
+    _WRITE_GUARD.reset(token)
 
 
 def _current_umask() -> int:
@@ -117,17 +139,25 @@ def atomic_path(path: str | os.PathLike[str], *, fsync: bool = True) -> Iterator
     ...     df.to_parquet(tmp)
     """
     final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _new_temp(final)
+    guard = _WRITE_GUARD.get()
+    if guard is not None:
+        guard(final)
+    tmp = None
     try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _new_temp(final)
         yield tmp
         os.chmod(tmp, _final_mode(final))
         if fsync:
             _fsync_file(tmp)
         os.replace(tmp, final)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+    except BaseException as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        if isinstance(exc, OSError) and getattr(exc, "stablefs_target", None) is None:
+            with contextlib.suppress(AttributeError):
+                exc.stablefs_target = final
         raise
     if fsync:
         _fsync_dir(final.parent)

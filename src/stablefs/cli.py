@@ -6,6 +6,7 @@ Ctrl-C ends with status 130 and keeps every finished fit for a resumed rerun.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import logging
 import re
@@ -575,10 +576,14 @@ def main(argv=None) -> int:
     _ARGV = list(sys.argv[1:] if argv is None else argv)
     saved = warnings.showwarning
     handler = _setup_logging()
+    saved_xfsz = _ignore_file_size_signal()
     try:
         cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
     except StablefsError as exc:
         click.echo(f"stablefs: error: {exc}", err=True)
+        return 2
+    except OSError as exc:  # a failed write or read outside a run folder's own handling
+        click.echo(f"stablefs: error: {_os_error_line(exc)}", err=True)
         return 2
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("stablefs: interrupted; finished fits are kept: rerun the same command "
@@ -592,7 +597,41 @@ def main(argv=None) -> int:
     finally:
         warnings.showwarning = saved
         logging.getLogger("stablefs").removeHandler(handler)
+        _restore_file_size_signal(saved_xfsz)
     return 0
+
+
+def _ignore_file_size_signal():
+    """Ignore SIGXFSZ, so that a write past a file-size limit (``ulimit -f``) fails with EFBIG
+    and gets one line, instead of the signal killing the process without a word."""
+    import signal
+
+    if not hasattr(signal, "SIGXFSZ"):
+        return None
+    try:
+        return signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    except ValueError:  # not the main thread: leave it
+        return None
+
+
+def _restore_file_size_signal(previous) -> None:
+    import signal
+
+    if previous is not None:
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGXFSZ, previous)
+
+
+def _os_error_line(exc: OSError) -> str:
+    """One line for an ``OSError``: what failed, on which file, why."""
+    from stablefs._rundir import describe_os_error
+
+    cause, fix = describe_os_error(exc)
+    target = getattr(exc, "stablefs_target", None)
+    if target is not None:
+        return f"writing {target} failed: {cause}; {fix}, or write elsewhere."
+    where = f" ({exc.filename})" if exc.filename else ""
+    return f"{cause}{where}; {fix}."
 
 
 if __name__ == "__main__":  # pragma: no cover

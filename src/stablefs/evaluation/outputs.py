@@ -28,18 +28,35 @@ def write_selections(selections: pd.DataFrame, out_dir: Path) -> Path:
 
 
 def read_selections(out_dir) -> pd.DataFrame:
-    """Read back what :func:`write_selections` stored (either format)."""
+    """Read back what :func:`write_selections` stored.
+
+    ``selections.parquet`` is read as written. The ``selections.npz`` of older runs is read
+    only when it holds plain arrays: arrays of Python objects would need unpickling, which could
+    run code planted in a shared folder, so they are refused in one line.
+    """
     out_dir = Path(out_dir)
     if (out_dir / "selections.parquet").exists():
         df = pd.read_parquet(out_dir / "selections.parquet")
         for col in ("ranking", "scores", "train"):
             df[col] = df[col].map(np.asarray)
         return df
-    with np.load(out_dir / "selections.npz", allow_pickle=True) as z:
+    from stablefs._errors import StablefsError
+    from stablefs._stored import StoredFileError, read_arrays
+
+    path = out_dir / "selections.npz"
+    try:
+        z = read_arrays(path)
         return pd.DataFrame({
             "method": z["method"], "resample": z["resample"], "fit_time": z["fit_time"],
-            "train": list(z["train"]), "ranking": list(z["ranking"]), "scores": list(z["scores"]),
+            "train": list(z["train"]), "ranking": list(z["ranking"]),
+            "scores": list(z["scores"]),
         })
+    except (StoredFileError, KeyError, ValueError) as exc:
+        raise StablefsError(
+            f"{path} cannot be read safely ({exc}); older runs stored Python objects there, "
+            "which stablefs does not unpickle: rerun the comparison to write "
+            "selections.parquet."
+        ) from None
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
@@ -106,7 +123,11 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
                                   stability=result.stability, frequencies=result.frequencies,
                                   selections=result.selections, feature_names=feature_names,
                                   signature=signature))
-    # run.json last: its presence (with "finished") marks a complete run
+    # run.json last: its presence (with "finished") marks a complete run; it names stablefs
+    # and lists every file written, the files --force may delete (stablefs._rundir)
+    from stablefs._rundir import TOOL, manifest
+
     paths["run.json"] = out_dir / "run.json"
-    atomic_write_text(paths["run.json"], json.dumps(run_info, indent=2, default=str))
+    info = {"tool": TOOL, **run_info, "files": manifest(out_dir, paths.values())}
+    atomic_write_text(paths["run.json"], json.dumps(info, indent=2, default=str))
     return paths

@@ -136,10 +136,23 @@ class _FitCache:
     """Finished fits under ``<cache_dir>/<key>/``, where the key covers everything that decides
     a fit's result except the method (data, resamples, seed, sizes, classifiers, imputation,
     stablefs version); each file is one (method, resample). Fits of different configurations
-    can therefore never mix, and adding a method to a run reuses the fits of the others."""
+    can therefore never mix, and adding a method to a run reuses the fits of the others.
 
-    def __init__(self, cache_dir, config: dict):
+    Each fit is an ``.npz`` of plain arrays (:mod:`stablefs._stored`; never a pickle, so a
+    planted file cannot run code): the ranking, the scores, the fit time, the metrics as a
+    ``k x metric`` table, and the method and resample it belongs to. A file that does not parse,
+    or whose content does not match the fit the run expects (members, dtypes, shapes, method,
+    resample, sizes, classifiers), is recomputed; :meth:`warn` then says so in one line.
+    """
+
+    def __init__(self, cache_dir, config: dict, n_features: int = 0, sizes=(),
+                 classifiers=()):
         self.dir = None
+        self.n_features = int(n_features)
+        self.sizes = [int(k) for k in sizes]
+        self.classifiers = [str(c) for c in classifiers]
+        #: ``(file, reason)`` of every stored fit that was not reused
+        self.rejected: list[tuple[Path, str]] = []
         if cache_dir is None:
             return
         key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode())
@@ -147,27 +160,93 @@ class _FitCache:
 
     def _path(self, method_key: str, resample: int) -> Path:
         slug = hashlib.sha1(method_key.encode()).hexdigest()[:12]
-        return self.dir / f"{slug}-{resample:05d}.pkl"
+        return self.dir / f"{slug}-{resample:05d}.npz"
 
-    def load(self, method_key: str, resample: int):
+    def _expect(self, n_sizes: int) -> dict:
+        p = self.n_features
+        return {"ranking": ("i", (p,)), "scores": ("f", (p,)), "fit_time": ("f", ()),
+                "metric_k": ("iu", (n_sizes,)), "metric_names": ("U", (None,)),
+                "metric_values": ("f", (n_sizes, None)), "method_key": ("U", ()),
+                "resample": ("i", ())}
+
+    def load(self, method_key: str, resample: Resample):
+        """The stored fit of ``(method_key, resample)``, or ``None`` (missing, or not usable:
+        then recorded in :attr:`rejected`)."""
         if self.dir is None:
             return None
-        path = self._path(method_key, resample)
-        if not path.exists():
+        path = self._path(method_key, resample.index)
+        if not path.is_file():
             return None
+        from stablefs._stored import StoredFileError, read_arrays
+
+        n_sizes = len(self.sizes) if len(resample.test) else 0
         try:
-            return joblib.load(path)
-        except Exception:  # a damaged file is recomputed, never trusted
-            path.unlink(missing_ok=True)
+            z = read_arrays(path, self._expect(n_sizes))
+            return self._decode(z, method_key, resample.index)
+        except StoredFileError as exc:  # recomputed, never trusted
+            self.rejected.append((path, str(exc)))
             return None
+
+    def _decode(self, z: dict, method_key: str, resample: int) -> dict:
+        from stablefs._stored import StoredFileError
+
+        def fail(why):
+            raise StoredFileError(why)
+
+        if z["method_key"].item() != method_key:
+            fail(f"it holds a fit of method {z['method_key'].item()!r}, not {method_key!r}")
+        if int(z["resample"]) != resample:
+            fail(f"it holds resample {int(z['resample'])}, not {resample}")
+        if z["ranking"].dtype != np.int32 or z["scores"].dtype != np.float64:
+            fail("its ranking or scores have another dtype than the runner writes")
+        ks = [int(k) for k in z["metric_k"]]
+        names = [str(n) for n in z["metric_names"]]
+        values = z["metric_values"]
+        if ks:  # a resample with a test part: the metrics of every size and classifier
+            if ks != self.sizes:
+                fail(f"its sizes {ks} are not this run's {self.sizes}")
+            owner = [max((c for c in self.classifiers if n.endswith(f"_{c}")), key=len,
+                         default=None) for n in names]
+            if (len(set(names)) != len(names) or None in owner
+                    or set(owner) != set(self.classifiers) or values.shape[1] != len(names)):
+                fail(f"its metrics {names} are not those of the classifiers "
+                     f"{self.classifiers}")
+        metrics = {int(k): {n: float(v) for n, v in zip(names, row)}
+                   for k, row in zip(z["metric_k"], values)}
+        return {"fit_time": float(z["fit_time"]), "ranking": z["ranking"],
+                "scores": z["scores"], "metrics": metrics}
 
     def save(self, method_key: str, resample: int, result: dict) -> None:
         if self.dir is None:
             return
-        from stablefs._io import atomic_path
+        from stablefs._stored import write_arrays
 
-        with atomic_path(self._path(method_key, resample), fsync=False) as tmp:
-            joblib.dump(result, tmp)
+        metrics = result["metrics"]
+        names = list(next(iter(metrics.values()))) if metrics else []
+        if any(list(m) != names for m in metrics.values()):  # pragma: no cover - invariant
+            raise ValueError("every k must record the same metrics")
+        write_arrays(self._path(method_key, resample), {
+            "ranking": np.asarray(result["ranking"], dtype=np.int32),
+            "scores": np.asarray(result["scores"], dtype=np.float64),
+            "fit_time": np.float64(result["fit_time"]),
+            "metric_k": np.asarray(list(metrics), dtype=np.int64),
+            "metric_names": np.asarray(names, dtype=str),
+            "metric_values": np.asarray([[m[n] for n in names] for m in metrics.values()],
+                                        dtype=np.float64).reshape(len(metrics), len(names)),
+            "method_key": np.asarray(method_key, dtype=str),
+            "resample": np.int64(resample)})
+
+    def warn(self) -> None:
+        """One warning line for every stored fit that was recomputed instead of reused."""
+        if not self.rejected:
+            return
+        import logging
+
+        path, why = self.rejected[0]
+        more = (f" (and {len(self.rejected) - 1} more)" if len(self.rejected) > 1 else "")
+        logging.getLogger("stablefs").warning(
+            f"{len(self.rejected)} stored fit(s) in {self.dir} could not be used and are "
+            f"recomputed: {path.name}: {why}{more}.")
 
 
 def check_n_jobs(n_jobs, n_tasks: int | None = None) -> int:
@@ -491,7 +570,7 @@ def run_experiment(
     }
     if prep.standardize or prep.prefilter:  # absent when unused: earlier caches keep their key
         fit_config.update(standardize=prep.standardize, prefilter=prep.prefilter)
-    cache = _FitCache(cache_dir, fit_config)
+    cache = _FitCache(cache_dir, fit_config, n_features, sizes, classifiers)
     method_keys = {name: _method_key(name, t) for name, t in templates.items()}
 
     def build(name, r):
@@ -508,11 +587,12 @@ def run_experiment(
     todo = []
     for res in resamples:
         for name in names:
-            cached = cache.load(method_keys[name], res.index)
+            cached = cache.load(method_keys[name], res)
             if cached is not None:
                 done[(name, res.index)] = cached
             else:
                 todo.append((name, res))
+    cache.warn()
 
     bar = None
     if progress:

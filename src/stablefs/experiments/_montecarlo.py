@@ -23,8 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from stablefs._io import atomic_path
-
 __all__ = ["TaskCache", "run_units", "unit_seed", "units_backend"]
 
 #: where :func:`run_units` sends its units: ``"loky"`` (local processes) or ``"dask"``
@@ -52,38 +50,77 @@ def unit_seed(seed: int, *key: int) -> np.random.SeedSequence:
 class TaskCache:
     """Finished units on disk: one ``.npz`` of named arrays per unit.
 
+    The files hold plain arrays only and are read with :func:`stablefs._stored.read_arrays`
+    (never unpickled, headers checked before allocation), so a planted file cannot run code.
+    Each file also records the unit it belongs to (member ``__unit__``, ``"study:key"``); a file
+    that does not parse or belongs to another unit is recomputed, and :meth:`warn` says so in
+    one line.
+
     Parameters
     ----------
     folder : path-like
         The cache folder; created on the first save.
     """
 
+    _UNIT = "__unit__"
+
     def __init__(self, folder):
         self.folder = Path(folder)
         #: units found on disk (finished by an earlier, interrupted run)
         self.hits = 0
+        #: ``(file, reason)`` of stored units that were not reused (since the last warning)
+        self.rejected: list[tuple[Path, str]] = []
 
     def _path(self, study: str, key: Sequence[int]) -> Path:
         tag = re.sub(r"[^A-Za-z0-9_]+", "_", study)
         return self.folder / f"{tag}-{'-'.join(str(int(k)) for k in key)}.npz"
 
+    @staticmethod
+    def _unit(study: str, key: Sequence[int]) -> str:
+        return f"{study}:{'-'.join(str(int(k)) for k in key)}"
+
     def load(self, study: str, key: Sequence[int]) -> dict[str, np.ndarray] | None:
-        """The saved result of a unit, or ``None`` (also for an unreadable file)."""
+        """The saved result of a unit, or ``None`` (missing, or not usable: then recorded in
+        :attr:`rejected`)."""
+        from stablefs._stored import StoredFileError, read_arrays
+
         path = self._path(study, key)
         if not path.is_file():
             return None
         try:
-            with np.load(path, allow_pickle=False) as data:
-                result = {k: data[k] for k in data.files}
-        except (OSError, ValueError, EOFError):
+            result = read_arrays(path)
+            unit = result.pop(self._UNIT, None)  # absent in files of earlier versions
+            if unit is not None and (unit.shape != () or unit.dtype.kind != "U"
+                                     or unit.item() != self._unit(study, key)):
+                raise StoredFileError(f"it holds unit {unit.tolist()!r}, not "
+                                      f"{self._unit(study, key)!r}")
+        except StoredFileError as exc:
+            self.rejected.append((path, str(exc)))
             return None
         self.hits += 1
         return result
 
     def save(self, study: str, key: Sequence[int], result: dict[str, np.ndarray]) -> None:
         """Save a unit's result atomically (a crash never leaves a truncated file)."""
-        with atomic_path(self._path(study, key), fsync=False) as tmp:
-            np.savez_compressed(tmp, **result)
+        from stablefs._stored import write_arrays
+
+        if self._UNIT in result:
+            raise ValueError(f"{self._UNIT!r} is reserved for the unit's identity")
+        write_arrays(self._path(study, key),
+                     {**result, self._UNIT: np.asarray(self._unit(study, key))}, compress=True)
+
+    def warn(self) -> None:
+        """One warning line for the stored units recomputed since the last call."""
+        if not self.rejected:
+            return
+        import logging
+
+        path, why = self.rejected[0]
+        more = f" (and {len(self.rejected) - 1} more)" if len(self.rejected) > 1 else ""
+        logging.getLogger("stablefs").warning(
+            f"{len(self.rejected)} stored unit(s) in {self.folder} could not be used and are "
+            f"recomputed: {path.name}: {why}{more}.")
+        self.rejected = []
 
 
 @contextmanager
@@ -177,6 +214,8 @@ def run_units(
             todo.append(i)
         else:
             results[i] = hit
+    if cache is not None:
+        cache.warn()
     bar = None
     if progress and keys:
         from tqdm.auto import tqdm

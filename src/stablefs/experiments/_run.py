@@ -128,7 +128,7 @@ def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs:
                                      cache=cache)
         elapsed = time.perf_counter() - t0
         run_info = {
-            "experiment": experiment.name, "title": experiment.title,
+            "tool": "stablefs", "experiment": experiment.name, "title": experiment.title,
             "citation": experiment.citation, "config_name": config_name, "config": cfg,
             "seed": seed, "n_jobs": n_jobs, "backend": backend,
             "scheduler": scheduler, "command": command,

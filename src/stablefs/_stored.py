@@ -1,0 +1,151 @@
+"""Arrays that a run stores and reads back (resume state, caches), as NumPy ``.npz`` files
+that can never execute code (``docs/DESIGN.md``, "Safety").
+
+A run folder is something people copy, share and download, so whatever a run reads back from
+it is untrusted. Files are written by :func:`write_arrays` (plain ``.npy`` members, no object
+arrays) and read back by :func:`read_arrays`, which never unpickles (``allow_pickle=False``)
+and checks every member's header *before* it allocates: the dtype (no Python objects), the
+shape against what the caller expects, and that the declared size is the size the zip
+directory gives for the member, so a header that declares 10^12 values is refused rather than
+allocated. Anything that does not parse or does not match raises :class:`StoredFileError`;
+callers recompute what such a file held.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import struct
+import zipfile
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import numpy.lib.format as npy_format
+
+__all__ = ["StoredFileError", "read_arrays", "write_arrays"]
+
+
+class StoredFileError(ValueError):
+    """A stored file that does not parse, or whose content is not what the run expects."""
+
+
+#: ``name -> (dtype kinds, shape)``; a kind string such as ``"iu"`` (``numpy.dtype.kind``
+#: letters), a shape tuple whose ``None`` entries match any length, or ``None`` for any shape
+Expectation = Mapping[str, tuple[str, tuple | None]]
+
+
+def _header(fh, name: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+    version = npy_format.read_magic(fh)
+    if version == (1, 0):
+        return npy_format.read_array_header_1_0(fh)
+    if version == (2, 0):
+        return npy_format.read_array_header_2_0(fh)
+    raise StoredFileError(f"member {name!r} has an unsupported .npy version {version}")
+
+
+def _check(name: str, shape, dtype: np.dtype, expect: Expectation | None) -> None:
+    if dtype.hasobject:
+        raise StoredFileError(f"member {name!r} stores Python objects")
+    if expect is None:
+        return
+    kinds, want = expect[name]
+    if dtype.kind not in kinds:
+        raise StoredFileError(f"member {name!r} has dtype {dtype}, expected kind {kinds!r}")
+    if want is not None and (len(shape) != len(want) or any(
+            w is not None and s != w for s, w in zip(shape, want))):
+        raise StoredFileError(f"member {name!r} has shape {shape}, expected {want}")
+
+
+def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file, read without unpickling and checked before allocation.
+
+    Parameters
+    ----------
+    path : path-like
+    expect : mapping, optional
+        ``{name: (kinds, shape)}``. When given, the file must hold exactly these members, each
+        of a dtype whose ``kind`` is in ``kinds`` and of the given shape (``None`` entries match
+        any length; a shape of ``None`` matches any shape).
+
+    Returns
+    -------
+    dict of str to ndarray
+
+    Raises
+    ------
+    StoredFileError
+        The file is not an ``.npz`` of plain arrays, or does not match ``expect``.
+    """
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = {}
+            for info in zf.infolist():
+                if not info.filename.endswith(".npy"):
+                    raise StoredFileError(f"member {info.filename!r} is not a .npy array")
+                infos[info.filename[:-4]] = info
+            if expect is not None and set(infos) != set(expect):
+                raise StoredFileError(
+                    f"holds {sorted(infos)}, expected {sorted(expect)}")
+            total = sum(info.file_size for info in infos.values())
+            memory = available_memory()
+            if memory is not None and total > memory:
+                raise StoredFileError(
+                    f"declares {total} bytes, more than the {memory} bytes of memory available")
+            out = {}
+            for name, info in infos.items():
+                with zf.open(info) as fh:
+                    shape, fortran, dtype = _header(fh, name)
+                    _check(name, shape, dtype, expect)
+                    declared = math.prod(shape) * dtype.itemsize
+                    if declared != info.file_size - fh.tell():
+                        raise StoredFileError(
+                            f"member {name!r} declares {declared} bytes of data but holds "
+                            f"{info.file_size - fh.tell()}")
+                    data = fh.read(declared)
+                    if len(data) != declared:
+                        raise StoredFileError(f"member {name!r} is truncated")
+                    array = np.frombuffer(data, dtype=dtype).copy()
+                    out[name] = array.reshape(shape, order="F" if fortran else "C")
+            return out
+    except StoredFileError:
+        raise
+    except (OSError, EOFError, ValueError, KeyError, TypeError, OverflowError, MemoryError,
+            RuntimeError, zipfile.BadZipFile, NotImplementedError, zlib.error,
+            struct.error) as exc:
+        # RuntimeError: zipfile's encrypted members; NotImplementedError: unknown compression
+        raise StoredFileError(f"does not parse ({type(exc).__name__}: {exc})") from None
+
+
+def write_arrays(path, arrays: Mapping[str, np.ndarray], *, compress: bool = False) -> Path:
+    """Write ``arrays`` as an ``.npz`` atomically (:func:`stablefs._io.atomic_path`).
+
+    Object arrays are refused (they would need a pickle to be read back).
+    """
+    from stablefs._io import atomic_path
+
+    arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    for name, a in arrays.items():
+        if a.dtype.hasobject:
+            raise TypeError(f"array {name!r} holds Python objects; store plain arrays")
+    final = Path(path)
+    with atomic_path(final, fsync=False) as tmp, open(tmp, "wb") as fh:
+        (np.savez_compressed if compress else np.savez)(fh, **arrays)
+    return final
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux ``MemAvailable``; elsewhere the
+    free physical pages), or ``None`` when the platform does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - e.g. Windows
+        return None
