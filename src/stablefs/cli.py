@@ -18,6 +18,7 @@ import click
 
 from stablefs import __version__
 from stablefs._errors import StablefsError
+from stablefs._escape import printable
 
 DEFAULT_DATA = "synthetic:han2012"
 DEFAULT_METHODS = "relieff,iw-relieff,en-relieff"
@@ -75,7 +76,14 @@ def parse_sizes(text: str | None, n_features: int) -> list[int]:
                 f"the range {part!r} is empty: its end {b} is below its start {a} "
                 f"(write {b}:{a}{':' + str(step) if len(bounds) == 3 else ''})."
             )
-        out.extend(range(a, b + 1, step))
+        # the ends are checked arithmetically before the range is expanded, so that
+        # -k 1:10000000000 is one line, not a list of ten billion sizes
+        last = a + (b - a) // step * step
+        from stablefs._validation import check_n_features_to_select
+
+        for end in (a, last):
+            check_n_features_to_select(end, n_features)
+        out.extend(range(a, last + 1, step))
     return check_sizes(out, n_features)
 
 
@@ -307,16 +315,17 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     folder = RunFolder(out_dir, config, force=force)
     if folder.check() == "reuse":
         if not quiet:
-            click.echo(f"{ds!r}\n{out_dir} holds this finished run (same configuration): "
-                       "nothing refitted; add --force to recompute.", err=True)
-        click.echo(_summary_table(read_result(out_dir)))
+            click.echo(printable(f"{ds!r}\n{out_dir}") + " holds this finished run (same "
+                       "configuration): nothing refitted; add --force to recompute.", err=True)
+        click.echo(printable(_summary_table(read_result(out_dir))))
         return
     if progress is None:
         progress = sys.stderr.isatty() and not quiet
     started = _dt.datetime.now().astimezone()
     if not quiet:
-        click.echo(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
-                   f"k = {', '.join(map(str, size_list))}; output {out_dir}", err=True)
+        click.echo(printable(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
+                             f"k = {', '.join(map(str, size_list))}; output {out_dir}"),
+                   err=True)
     t0 = time.perf_counter()
     with folder:
         result = run_experiment(
@@ -344,7 +353,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         paths = save_result(result, out_dir, run_info, report=not no_report, X=ds.X, y=ds.y,
                             feature_names=ds.feature_names)
         folder.complete()
-    click.echo(_summary_table(result))
+    click.echo(printable(_summary_table(result)))
     if not quiet:
         reused = result.info["fits_reused"]
         note = f" (resumed: {reused} fits reused)" if reused else ""
@@ -415,6 +424,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     import numpy as np
     import pandas as pd
 
+    from stablefs._escape import escape_frame
     from stablefs._io import atomic_write_text
     from stablefs._validation import check_n_features_to_select
     from stablefs.evaluation.runner import check_n_jobs
@@ -468,11 +478,11 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
                    err=True)
     table = table.sort_values("rank").reset_index(drop=True)
     if out:
-        atomic_write_text(Path(out), table.to_csv(index=False))
+        atomic_write_text(Path(out), escape_frame(table).to_csv(index=False))
         if not quiet:
             click.echo(f"wrote {len(table)} ranked features to {out}", err=True)
     else:
-        click.echo(table.head(k).to_string(index=False))
+        click.echo(printable(table.head(k).to_string(index=False)))
 
 
 @cli.command()
@@ -537,7 +547,7 @@ class _OneLine(logging.Formatter):
     """``stablefs: warning: ...`` on one line, never a source line."""
 
     def format(self, record: logging.LogRecord) -> str:
-        msg = " ".join(record.getMessage().split())
+        msg = printable(" ".join(record.getMessage().split()), keep_newlines=False)
         if record.levelno >= logging.WARNING:
             return f"stablefs: {record.levelname.lower()}: {msg}"
         return f"stablefs: {msg}"
@@ -575,12 +585,14 @@ def main(argv=None) -> int:
     _ARGV = list(sys.argv[1:] if argv is None else argv)
     saved = warnings.showwarning
     handler = _setup_logging()
+    previous_sigterm = _sigterm_as_interrupt()
     try:
         cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
     except StablefsError as exc:
-        click.echo(f"stablefs: error: {exc}", err=True)
+        click.echo(f"stablefs: error: {printable(exc, keep_newlines=False)}", err=True)
         return 2
     except (click.exceptions.Abort, KeyboardInterrupt):
+        _stop_workers()
         click.echo("stablefs: interrupted; finished fits are kept: rerun the same command "
                    "to resume.", err=True)
         return 130
@@ -590,9 +602,42 @@ def main(argv=None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     finally:
+        _restore_sigterm(previous_sigterm)
         warnings.showwarning = saved
         logging.getLogger("stablefs").removeHandler(handler)
     return 0
+
+
+def _sigterm_as_interrupt():
+    """Make SIGTERM (``kill PID``, a batch system ending a job) take the Ctrl-C path: it raises
+    :class:`KeyboardInterrupt` in the main thread, so finished fits are kept, the worker
+    processes are ended and the exit status is 130. Returns the previous handler (``None`` when
+    not in the main thread, where signal handlers cannot be set)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)
+
+
+def _restore_sigterm(previous) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_workers() -> None:
+    """End the worker processes of joblib's reusable loky executor at once (an interrupted
+    run leaves no process behind). Nothing happens when no executor was started."""
+    from stablefs._processes import kill_loky_workers
+
+    kill_loky_workers()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import numbers
+import os
 import time
 import zlib
 from contextlib import nullcontext
@@ -33,6 +34,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from stablefs._errors import StablefsError
+from stablefs._processes import exit_with_parent
 from stablefs._validation import check_sizes
 from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
 from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking, median_impute
@@ -233,7 +235,11 @@ def check_backend(backend: str, scheduler: str | None = None) -> None:
 def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
     check_backend(backend, scheduler)
     if backend == "loky":
-        return nullcontext()
+        if n_jobs == 1:
+            return nullcontext()
+        # every loky worker ends when this process dies, even by SIGKILL (stablefs._processes)
+        return joblib.parallel_config(backend="loky", initializer=exit_with_parent,
+                                      initargs=(os.getpid(),))
     from dask.distributed import Client
 
     if scheduler:
@@ -526,7 +532,8 @@ def run_experiment(
             with _backend_context(backend, workers, scheduler):
                 parallel = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")
                 jobs = (joblib.delayed(_run_one)(name, build(name, res.index), X, y, res, sizes,
-                                                 classifiers, prep) for name, res in todo)
+                                                 classifiers, prep, parent=os.getpid())
+                        for name, res in todo)
                 for name, index, result in parallel(jobs):
                     cache.save(method_keys[name], index, result)
                     done[(name, index)] = result
@@ -556,7 +563,8 @@ def run_experiment(
     return result
 
 
-def _run_one(name, selector, X, y, res, sizes, classifiers, prep=None):
+def _run_one(name, selector, X, y, res, sizes, classifiers, prep=None, parent=None):
+    exit_with_parent(parent)  # a worker whose parent was killed ends (stablefs._processes)
     return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers, prep)
 
 
