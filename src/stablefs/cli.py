@@ -235,6 +235,10 @@ def cli():
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --backend dask; "
                    "default: a local cluster).")
+@click.option("--scheduler-timeout", type=float, default=30.0, show_default=True,
+              metavar="SECONDS",
+              help="Time a --scheduler gets to complete the Dask handshake before the run is "
+                   "refused.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the resamples, every randomised method and synthetic data.")
 @click.option("--progress/--no-progress", default=None,
@@ -243,8 +247,9 @@ def cli():
 @with_data_options
 @_verbosity
 def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, classifiers, measures,
-            out, force, n_jobs, backend, scheduler, seed, progress, no_report, label, labels,
-            transpose, missing, drop_missing, drop_nominal, encode_nominal, quiet, verbose):
+            out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, progress, no_report,
+            label, labels, transpose, missing, drop_missing, drop_nominal, encode_nominal, quiet,
+            verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
     DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz, .h5ad), a registry name (colon,
@@ -291,7 +296,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     proto = Protocol.parse(protocol, repeats)
     if out is not None:
         RunFolder(out, {}).check_path()  # a file, an unwritable place: refused before any work
-    check_backend(backend, scheduler)  # Dask installed, the scheduler reachable
+    check_backend(backend, scheduler, scheduler_timeout)  # Dask installed, scheduler answers
     ds = _load(data, opts, seed)
     size_list = parse_sizes(sizes, ds.n_features)
     check_measures_defined(measure_list, size_list, ds.n_features)
