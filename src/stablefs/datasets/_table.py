@@ -51,6 +51,7 @@ from stablefs.datasets._finish import (
     split_fields,
     warn,
 )
+from stablefs.datasets._limits import scan_text_values
 
 TABLE_SEPARATORS = {".csv": ",", ".tsv": "\t", ".txt": None}
 SUPPORTED = ".csv, .tsv, .txt (each optionally .gz), .arff, .npz, .h5ad"
@@ -521,6 +522,8 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
     if not sniff.lines:
         raise StablefsError(f"{path}: is empty (no header and no data rows).")
     sep = guess_separator(sniff.lines[0], suffix)
+    # a table that cannot fit in memory (a gzip bomb, a huge file) is refused before parsing
+    scan_text_values(path, sniff.compressed, sep)
     meta: dict = {"format": suffix.lstrip(".") + (".gz" if sniff.compressed else "")}
     if options.transpose:
         return _read_transposed(path, sniff, sep, options, meta, engine)
