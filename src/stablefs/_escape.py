@@ -13,13 +13,15 @@ not evaluate. Two choices:
   runs nothing, while quoting it would turn data into text;
 * the column names (the header row) follow the same rule.
 
-Every CSV/TSV/GMT that stablefs writes for people goes through :func:`escape_frame` or
-:func:`escape_cell` (``signature.csv``, ``signature.gmt``, ``frequencies.csv``,
-``results.csv``, ``stability.csv``, ``comparisons.csv``, ``stablefs select --out``, the tables
-and ``claims.csv`` of ``stablefs reproduce``). Files that programs read back keep the raw
-names: ``selections.parquet`` (and the fit cache) hold the feature names exactly as the data
-file gave them, and so does the converted registry cache ``<name>.csv.gz``, which is data, not a
-report.
+:func:`unescape_cell` gives a program the raw text back. Every CSV/TSV/GMT that stablefs writes
+for people goes through :func:`csv_text` or :func:`escape_cell` (``signature.csv``,
+``signature.gmt``, ``frequencies.csv``, ``results.csv``, ``stability.csv``,
+``comparisons.csv``, ``stablefs select --out``, the tables and ``claims.csv`` of ``stablefs
+reproduce``). What programs read back keeps the raw names: the
+rankings of ``selections.parquet`` index the data's columns in file order (the names are the
+data file's own, ``stablefs.datasets.load(...).feature_names``), the Python API returns the raw
+names, and the converted registry cache ``<name>.csv.gz`` is data, not a report, and is
+written raw.
 
 **Terminals.** :func:`printable` replaces control characters (ANSI escape sequences, carriage
 returns, bidirectional overrides) in text bound for a terminal with visible ``\\x..`` escapes,
@@ -32,7 +34,8 @@ import re
 
 import pandas as pd
 
-__all__ = ["FORMULA_TRIGGERS", "escape_cell", "escape_frame", "printable"]
+__all__ = ["FORMULA_TRIGGERS", "csv_text", "escape_cell", "escape_frame", "printable",
+           "unescape_cell"]
 
 #: First characters that make a spreadsheet evaluate (or hide) a cell (OWASP, "CSV Injection").
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -44,20 +47,38 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def _needs_quote(text: str) -> bool:
+    body = text.lstrip("'")
+    return body.startswith(FORMULA_TRIGGERS) and not _PLAIN_NUMBER.fullmatch(body)
+
+
 def escape_cell(value):
     """``value`` made safe for a spreadsheet cell.
 
     A ``str`` that starts with one of :data:`FORMULA_TRIGGERS` and is not a plain number gets a
     leading ``'`` (OWASP); any other value, including every non-string, is returned unchanged.
+    A text that already starts with quotes before such a character (``'=x``) gets one more, so
+    that :func:`unescape_cell` gives back every raw text exactly.
 
     >>> escape_cell('=HYPERLINK("http://x","y")')
     '\\'=HYPERLINK("http://x","y")'
     >>> escape_cell("-1.5"), escape_cell("-2+3"), escape_cell(-2.0), escape_cell("BRCA1")
     ('-1.5', "'-2+3", -2.0, 'BRCA1')
     """
-    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS) \
-            and not _PLAIN_NUMBER.fullmatch(value):
+    if isinstance(value, str) and _needs_quote(value):
         return "'" + value
+    return value
+
+
+def unescape_cell(value):
+    """The raw text of a cell written by :func:`escape_cell` (for programs that read the CSV,
+    TSV or GMT files back): one leading ``'`` is removed where :func:`escape_cell` added it.
+
+    >>> unescape_cell("'=HYPERLINK(1)"), unescape_cell("''=x"), unescape_cell("'quoted")
+    ('=HYPERLINK(1)', "'=x", "'quoted")
+    """
+    if isinstance(value, str) and value.startswith("'") and _needs_quote(value[1:]):
+        return value[1:]
     return value
 
 
@@ -78,6 +99,30 @@ def escape_frame(df: pd.DataFrame) -> pd.DataFrame:
         out.isetitem(i, series.map(escape_cell, na_action="ignore"))
     out.columns = [escape_cell(c) for c in df.columns]
     return out
+
+
+def csv_text(df: pd.DataFrame, **to_csv) -> str:
+    """``df`` as CSV text (``DataFrame.to_csv`` keywords; ``index=False`` by default) with its
+    text cells escaped (:func:`escape_frame`).
+
+    Python's ``csv`` writer quotes a cell holding the line terminator (``\n``) but not one
+    holding a lone carriage return, which most readers (pandas, spreadsheets) take as the end
+    of a row: a feature named ``"a\rb"`` would split its row in two. When a text cell holds a
+    ``\r``, every text cell is quoted (``csv.QUOTE_NONNUMERIC``); other tables are written
+    exactly as ``to_csv`` writes them.
+    """
+    import csv
+
+    out = escape_frame(df)
+    to_csv.setdefault("index", False)
+    cells = [c for c in out.columns if isinstance(c, str)]
+    for i in range(out.shape[1]):
+        series = out.iloc[:, i]
+        if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+            cells.extend(v for v in series if isinstance(v, str))
+    if any("\r" in c for c in cells):
+        to_csv.setdefault("quoting", csv.QUOTE_NONNUMERIC)
+    return out.to_csv(**to_csv)
 
 
 def printable(text, *, keep_newlines: bool = True) -> str:

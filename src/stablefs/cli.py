@@ -429,7 +429,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     import numpy as np
     import pandas as pd
 
-    from stablefs._escape import escape_frame
+    from stablefs._escape import csv_text
     from stablefs._io import atomic_write_text
     from stablefs._validation import check_n_features_to_select
     from stablefs.evaluation.runner import check_n_jobs
@@ -483,7 +483,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
                    err=True)
     table = table.sort_values("rank").reset_index(drop=True)
     if out:
-        atomic_write_text(Path(out), escape_frame(table).to_csv(index=False))
+        atomic_write_text(Path(out), csv_text(table))
         if not quiet:
             click.echo(f"wrote {len(table)} ranked features to {out}", err=True)
     else:

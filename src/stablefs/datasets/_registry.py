@@ -545,7 +545,7 @@ class CappedDownloader:
             declared = response.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > self.max_bytes:
                 raise _DownloadRefused(f"the server announces {int(declared):,} bytes, more "
-                                       f"than the {self.max_bytes:,} of the registry's file")
+                                       f"than the {self.max_bytes:,} bytes of the registry's file")
             bar = None
             if self.progressbar:
                 from tqdm.auto import tqdm

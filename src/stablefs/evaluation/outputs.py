@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stablefs._escape import escape_frame
+from stablefs._escape import csv_text
 from stablefs._io import atomic_path, atomic_write_text
 from stablefs._pandas_compat import EXACT_FLOATS
 from stablefs.evaluation.runner import ExperimentResult
@@ -47,7 +47,7 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
     """Write a tidy table; floats keep their shortest round-trip repr (``repr``), so
     :func:`read_csv` gives back the same numbers bit for bit. Text cells a spreadsheet would run
     as a formula are escaped (:func:`stablefs._escape.escape_frame`)."""
-    atomic_write_text(path, escape_frame(df).to_csv(index=False, lineterminator="\n"))
+    atomic_write_text(path, csv_text(df, lineterminator="\n"))
     return path
 
 

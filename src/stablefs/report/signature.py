@@ -23,7 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from stablefs._errors import StablefsError
-from stablefs._escape import escape_cell, escape_frame
+from stablefs._escape import csv_text, escape_cell
 from stablefs._io import atomic_write_text
 from stablefs.stability.frequency import in_consensus
 
@@ -214,7 +214,7 @@ def write_signature(out_dir, signature: pd.DataFrame, *, data_name: str | None =
     """
     out_dir = Path(out_dir)
     csv = atomic_write_text(out_dir / "signature.csv",
-                            escape_frame(signature).to_csv(index=False, lineterminator="\n"))
+                            csv_text(signature, lineterminator="\n"))
     gmt = atomic_write_text(out_dir / "signature.gmt",
                             signature_gmt(signature, data_name=data_name))
     return {"signature.csv": csv, "signature.gmt": gmt}
