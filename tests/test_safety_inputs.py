@@ -493,6 +493,22 @@ def test_real_scheduler_passes_the_handshake():
         check_scheduler(cluster.scheduler_address, timeout=10.0)
 
 
+def test_handshake_check_works_inside_a_running_event_loop(silent_server):
+    distributed = pytest.importorskip("distributed")
+    import asyncio
+
+    from stablefs.evaluation.runner import check_scheduler
+
+    async def in_a_notebook():
+        with pytest.raises(StablefsError):
+            check_scheduler(silent_server, timeout=1.0)
+        with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp",
+                                      dashboard_address=None) as cluster:
+            check_scheduler(cluster.scheduler_address, timeout=10.0)
+
+    asyncio.run(in_a_notebook())
+
+
 def test_cli_scheduler_timeout_option(silent_server, tmp_path, capsys):
     pytest.importorskip("distributed")
     out = tmp_path / "run"

@@ -294,7 +294,15 @@ def _dask_handshake(address: str, timeout: float, silent: str, shown: str) -> No
         await comm.close()
 
     try:
-        asyncio.run(handshake())
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # the usual case: no event loop in this thread
+            asyncio.run(handshake())
+        else:  # inside a running loop (a notebook): run the handshake in its own thread
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(asyncio.run, handshake()).result()
     except (asyncio.TimeoutError, TimeoutError):
         raise StablefsError(silent) from None
     except (OSError, ValueError, TypeError, EOFError) as exc:
