@@ -365,7 +365,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         click.echo(f"\nwall time {elapsed:.1f} s{note}; wrote "
                    + ", ".join(sorted(str(Path(p).name) for k, p in paths.items()
                                       if not isinstance(p, list)))
-                   + f" in {out_dir}/", err=True)
+                   + f" in {printable(out_dir)}/", err=True)
 
 
 #: the arguments of the running command (set by :func:`main`), for run.json and the report
@@ -485,7 +485,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     if out:
         atomic_write_text(Path(out), csv_text(table))
         if not quiet:
-            click.echo(f"wrote {len(table)} ranked features to {out}", err=True)
+            click.echo(f"wrote {len(table)} ranked features to {printable(out)}", err=True)
     else:
         click.echo(printable(table.head(k).to_string(index=False)))
 
