@@ -19,6 +19,7 @@ import click
 
 from stablefs import __version__
 from stablefs._errors import StablefsError
+from stablefs._escape import printable
 
 DEFAULT_DATA = "synthetic:han2012"
 DEFAULT_METHODS = "relieff,iw-relieff,en-relieff"
@@ -76,7 +77,14 @@ def parse_sizes(text: str | None, n_features: int) -> list[int]:
                 f"the range {part!r} is empty: its end {b} is below its start {a} "
                 f"(write {b}:{a}{':' + str(step) if len(bounds) == 3 else ''})."
             )
-        out.extend(range(a, b + 1, step))
+        # the ends are checked arithmetically before the range is expanded, so that
+        # -k 1:10000000000 is one line, not a list of ten billion sizes
+        last = a + (b - a) // step * step
+        from stablefs._validation import check_n_features_to_select
+
+        for end in (a, last):
+            check_n_features_to_select(end, n_features)
+        out.extend(range(a, last + 1, step))
     return check_sizes(out, n_features)
 
 
@@ -228,6 +236,10 @@ def cli():
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --backend dask; "
                    "default: a local cluster).")
+@click.option("--scheduler-timeout", type=float, default=30.0, show_default=True,
+              metavar="SECONDS",
+              help="Time a --scheduler gets to complete the Dask handshake before the run is "
+                   "refused.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the resamples, every randomised method and synthetic data.")
 @click.option("--progress/--no-progress", default=None,
@@ -236,8 +248,9 @@ def cli():
 @with_data_options
 @_verbosity
 def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, classifiers, measures,
-            out, force, n_jobs, backend, scheduler, seed, progress, no_report, label, labels,
-            transpose, missing, drop_missing, drop_nominal, encode_nominal, quiet, verbose):
+            out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, progress, no_report,
+            label, labels, transpose, missing, drop_missing, drop_nominal, encode_nominal, quiet,
+            verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
     DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz, .h5ad), a registry name (colon,
@@ -284,7 +297,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     proto = Protocol.parse(protocol, repeats)
     if out is not None:
         RunFolder(out, {}).check_path()  # a file, an unwritable place: refused before any work
-    check_backend(backend, scheduler)  # Dask installed, the scheduler reachable
+    check_backend(backend, scheduler, scheduler_timeout)  # Dask installed, scheduler answers
     ds = _load(data, opts, seed)
     size_list = parse_sizes(sizes, ds.n_features)
     check_measures_defined(measure_list, size_list, ds.n_features)
@@ -308,16 +321,17 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     folder = RunFolder(out_dir, config, force=force)
     if folder.check() == "reuse":
         if not quiet:
-            click.echo(f"{ds!r}\n{out_dir} holds this finished run (same configuration): "
-                       "nothing refitted; add --force to recompute.", err=True)
-        click.echo(_summary_table(read_result(out_dir)))
+            click.echo(printable(f"{ds!r}\n{out_dir}") + " holds this finished run (same "
+                       "configuration): nothing refitted; add --force to recompute.", err=True)
+        click.echo(printable(_summary_table(read_result(out_dir))))
         return
     if progress is None:
         progress = sys.stderr.isatty() and not quiet
     started = _dt.datetime.now().astimezone()
     if not quiet:
-        click.echo(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
-                   f"k = {', '.join(map(str, size_list))}; output {out_dir}", err=True)
+        click.echo(printable(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
+                             f"k = {', '.join(map(str, size_list))}; output {out_dir}"),
+                   err=True)
     t0 = time.perf_counter()
     with folder:
         result = run_experiment(
@@ -345,14 +359,14 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         paths = save_result(result, out_dir, run_info, report=not no_report, X=ds.X, y=ds.y,
                             feature_names=ds.feature_names)
         folder.complete()
-    click.echo(_summary_table(result))
+    click.echo(printable(_summary_table(result)))
     if not quiet:
         reused = result.info["fits_reused"]
         note = f" (resumed: {reused} fits reused)" if reused else ""
         click.echo(f"\nwall time {elapsed:.1f} s{note}; wrote "
                    + ", ".join(sorted(str(Path(p).name) for k, p in paths.items()
                                       if not isinstance(p, list)))
-                   + f" in {out_dir}/", err=True)
+                   + f" in {printable(out_dir)}/", err=True)
 
 
 #: the arguments of the running command (set by :func:`main`), for run.json and the report
@@ -416,6 +430,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     import numpy as np
     import pandas as pd
 
+    from stablefs._escape import csv_text
     from stablefs._io import atomic_write_text
     from stablefs._validation import check_n_features_to_select
     from stablefs.evaluation.runner import check_n_jobs
@@ -469,11 +484,11 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
                    err=True)
     table = table.sort_values("rank").reset_index(drop=True)
     if out:
-        atomic_write_text(Path(out), table.to_csv(index=False))
+        atomic_write_text(Path(out), csv_text(table))
         if not quiet:
-            click.echo(f"wrote {len(table)} ranked features to {out}", err=True)
+            click.echo(f"wrote {len(table)} ranked features to {printable(out)}", err=True)
     else:
-        click.echo(table.head(k).to_string(index=False))
+        click.echo(printable(table.head(k).to_string(index=False)))
 
 
 @cli.command()
@@ -538,7 +553,7 @@ class _OneLine(logging.Formatter):
     """``stablefs: warning: ...`` on one line, never a source line."""
 
     def format(self, record: logging.LogRecord) -> str:
-        msg = " ".join(record.getMessage().split())
+        msg = printable(" ".join(record.getMessage().split()), keep_newlines=False)
         if record.levelno >= logging.WARNING:
             return f"stablefs: {record.levelname.lower()}: {msg}"
         return f"stablefs: {msg}"
@@ -577,15 +592,17 @@ def main(argv=None) -> int:
     saved = warnings.showwarning
     handler = _setup_logging()
     saved_xfsz = _ignore_file_size_signal()
+    previous_sigterm = _sigterm_as_interrupt()
     try:
         cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
     except StablefsError as exc:
-        click.echo(f"stablefs: error: {exc}", err=True)
+        click.echo(f"stablefs: error: {printable(exc, keep_newlines=False)}", err=True)
         return 2
     except OSError as exc:  # a failed write or read outside a run folder's own handling
         click.echo(f"stablefs: error: {_os_error_line(exc)}", err=True)
         return 2
     except (click.exceptions.Abort, KeyboardInterrupt):
+        _stop_workers()
         click.echo("stablefs: interrupted; finished fits are kept: rerun the same command "
                    "to resume.", err=True)
         return 130
@@ -595,6 +612,7 @@ def main(argv=None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     finally:
+        _restore_sigterm(previous_sigterm)
         warnings.showwarning = saved
         logging.getLogger("stablefs").removeHandler(handler)
         _restore_file_size_signal(saved_xfsz)
@@ -632,6 +650,38 @@ def _os_error_line(exc: OSError) -> str:
         return f"writing {target} failed: {cause}; {fix}, or write elsewhere."
     where = f" ({exc.filename})" if exc.filename else ""
     return f"{cause}{where}; {fix}."
+
+
+def _sigterm_as_interrupt():
+    """Make SIGTERM (``kill PID``, a batch system ending a job) take the Ctrl-C path: it raises
+    :class:`KeyboardInterrupt` in the main thread, so finished fits are kept, the worker
+    processes are ended and the exit status is 130. Returns the previous handler (``None`` when
+    not in the main thread, where signal handlers cannot be set)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)
+
+
+def _restore_sigterm(previous) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_workers() -> None:
+    """End the worker processes of joblib's reusable loky executor at once (an interrupted
+    run leaves no process behind). Nothing happens when no executor was started."""
+    from stablefs._processes import kill_loky_workers
+
+    kill_loky_workers()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -561,4 +561,10 @@ def split_fields(line: str, sep: str | None) -> list[str]:
     """Fields of one text line: ``csv`` rules (``"`` quotes) for a separator, else whitespace."""
     if sep is None:
         return line.split()
-    return next(csv.reader([line], delimiter=sep), [])
+    try:
+        return next(csv.reader([line], delimiter=sep), [])
+    except csv.Error as exc:  # a bare carriage return (old Mac line ends), a NUL, ...
+        raise StablefsError(
+            f"cannot split the line {show(line[:60])} into fields ({exc}): save the file as "
+            "plain text with LF or CRLF line ends."
+        ) from None

@@ -54,6 +54,7 @@ from stablefs.datasets._finish import (
     warn,
 )
 from stablefs.datasets._inmemory import DEFAULT_MAX_DENSE_BYTES, read_anndata
+from stablefs.datasets._limits import check_fits, scan_text_values
 from stablefs.datasets._table import (
     SUPPORTED,
     TABLE_SEPARATORS,
@@ -78,6 +79,10 @@ __all__ = [
     "read_table",
     "split_suffix",
 ]
+
+#: memory per value while an ARFF file is parsed (a Python string, its place in a row list
+#: and in an object array, the float64 column and matrix), besides 3 bytes per byte of text
+ARFF_BYTES_PER_VALUE = 80
 
 _DROP_NOMINAL_HINT = "drop_nominal=True (CLI --drop-nominal)"
 _ENCODE_NOMINAL_HINT = "encode_nominal=True (CLI --encode-nominal)"
@@ -228,6 +233,11 @@ def _parse_arff(path: Path, text: str):
                 in_data = True
                 if not attrs:
                     raise StablefsError(f"{path}: has no @attribute declarations before @data.")
+                # every row becomes a list of one entry per declared attribute, even a sparse
+                # row that lists none: rows x attributes is a declared size
+                n_rows = len(lines) - lineno
+                check_fits(n_rows * len(attrs) * 24, str(path),
+                           f"{n_rows:,} rows of {len(attrs):,} declared attributes")
             elif low.startswith("@end"):
                 continue
             else:
@@ -338,6 +348,9 @@ def read_arff(path: Path, options: ReadOptions) -> Dataset:
     suffix, gz = split_suffix(path)
     head = read_head(path, gz)
     decode_head(path, head)
+    # the whole text, its lines and one Python string per value are held while parsing
+    scan_text_values(path, is_gzip(path, gz), ",", bytes_per_value=ARFF_BYTES_PER_VALUE,
+                     bytes_per_text_byte=3, what="reading this ARFF file")
     try:
         if is_gzip(path, gz):
             with gzip.open(path, "rb") as fh:
@@ -476,6 +489,48 @@ def _is_float(v: str) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
+def npz_declared_arrays(path: Path) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Shape and dtype of every array of an ``.npz`` archive, read from the ``.npy`` headers
+    alone (:func:`numpy.lib.format.read_array_header_1_0` / ``_2_0``): nothing is allocated.
+    A damaged archive or header is a one-line StablefsError."""
+    from numpy.lib import format as npy
+
+    out: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if not info.filename.endswith(".npy"):
+                    continue
+                with zf.open(info) as fh:
+                    version = npy.read_magic(fh)
+                    if version == (1, 0):
+                        shape, _, dtype = npy.read_array_header_1_0(fh)
+                    elif version == (2, 0):
+                        shape, _, dtype = npy.read_array_header_2_0(fh)
+                    else:
+                        shape, _, dtype = npy._read_array_header(fh, version)
+                out[info.filename[:-4]] = (tuple(int(d) for d in shape), np.dtype(dtype))
+    except Exception as exc:  # noqa: BLE001 - a header is parsed by tokenize, zipfile, ...
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StablefsError(f"{path}: is not a valid .npz archive ({first[:200]}).") from None
+    return out
+
+
+def check_npz_sizes(path: Path) -> None:
+    """Refuse an ``.npz`` whose arrays, as their headers declare them, cannot be loaded in the
+    memory available: every array's bytes, plus two float64 copies of ``X`` (the conversion
+    and the checks), before any array is read."""
+    arrays = npz_declared_arrays(path)
+    total = 0
+    for shape, dtype in arrays.values():
+        total += int(np.prod(shape, dtype=object)) * max(1, dtype.itemsize)
+    if "X" in arrays:
+        total += 2 * 8 * int(np.prod(arrays["X"][0], dtype=object))
+    declared = ", ".join(f"{k} {'x'.join(map(str, s)) or 'scalar'} {d}"
+                         for k, (s, d) in list(arrays.items())[:4])
+    check_fits(total, str(path), f"the arrays its headers declare ({declared})")
+
+
 def read_npz(path: Path, options: ReadOptions) -> Dataset:
     """Read a NumPy ``.npz`` archive with arrays ``X``, ``y`` and optional ``feature_names`` and
     ``sample_names``.
@@ -486,6 +541,7 @@ def read_npz(path: Path, options: ReadOptions) -> Dataset:
     """
     external = options.labels is not None
     ykey = "y" if options.label is None else str(options.label)
+    check_npz_sizes(path)
     try:
         with np.load(path, allow_pickle=False) as z:
             keys = list(z.files)
@@ -573,6 +629,39 @@ def read_npz(path: Path, options: ReadOptions) -> Dataset:
 # --------------------------------------------------------------------------------------------
 
 
+def check_h5ad_sizes(path: Path) -> None:
+    """Refuse an ``.h5ad`` file whose datasets, as the HDF5 file declares them, cannot be
+    loaded in the memory available (``anndata.read_h5ad`` reads every one), plus ``X`` as
+    dense float64, before anything is read. Needs ``h5py`` (installed with ``anndata``)."""
+    try:
+        import h5py  # noqa: PLC0415
+    except ImportError:
+        return
+    total = 0
+    try:
+        with h5py.File(path, "r") as f:
+            def visit(_name, obj):
+                nonlocal total
+                if isinstance(obj, h5py.Dataset):
+                    total += int(np.prod(obj.shape, dtype=object)) * max(1, obj.dtype.itemsize)
+
+            f.visititems(visit)
+            x = f.get("X")
+            shape = None
+            if isinstance(x, h5py.Dataset):
+                shape = x.shape
+            elif x is not None:
+                shape = x.attrs.get("shape", x.attrs.get("h5sparse_shape"))
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StablefsError(f"{path}: is not a readable .h5ad file ({first[:200]}).") from None
+    what = "the datasets it declares"
+    if shape is not None and len(shape) == 2:
+        total += 8 * int(shape[0]) * int(shape[1])
+        what += f" (X {int(shape[0])} x {int(shape[1])}, as dense float64)"
+    check_fits(total, str(path), what)
+
+
 def read_h5ad(path: Path, options: ReadOptions) -> Dataset:
     """Read an AnnData ``.h5ad`` file (needs the optional ``anndata`` package).
 
@@ -588,6 +677,7 @@ def read_h5ad(path: Path, options: ReadOptions) -> Dataset:
             f"{path}: reading .h5ad files needs the optional anndata package: "
             "pip install anndata (or pip install stablefs[anndata])."
         ) from None
+    check_h5ad_sizes(path)
     try:
         adata = anndata.read_h5ad(path)
     except Exception as exc:  # noqa: BLE001 - h5py raises many types

@@ -484,8 +484,101 @@ def _reason(exc: BaseException) -> str:
     return first if len(first) <= 120 else first[:117] + "..."
 
 
+#: total seconds a download may take (``STABLEFS_DOWNLOAD_TIMEOUT`` changes it)
+DOWNLOAD_DEADLINE = 600.0
+DOWNLOAD_DEADLINE_ENV = "STABLEFS_DOWNLOAD_TIMEOUT"
+#: seconds one wait for bytes may take, within the total deadline
+_READ_TIMEOUT = 30.0
+
+
+class _DownloadRefused(Exception):
+    """The server sent more than the registry declares, or took longer than the deadline."""
+
+
+def download_deadline() -> float:
+    """:data:`DOWNLOAD_DEADLINE`, or the seconds ``STABLEFS_DOWNLOAD_TIMEOUT`` gives."""
+    text = os.environ.get(DOWNLOAD_DEADLINE_ENV, "").strip()
+    if not text:
+        return DOWNLOAD_DEADLINE
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value != value or value == float("inf"):
+        raise StablefsError(f"{DOWNLOAD_DEADLINE_ENV}={text!r}: give a positive number of "
+                            "seconds, e.g. 600.")
+    return value
+
+
+class CappedDownloader:
+    """A pooch downloader with a size cap and a total deadline.
+
+    ``requests`` bounds each wait for bytes (``timeout``), not the whole transfer: a server
+    that sends one byte every few seconds would never time out, and one that sends endless
+    bytes would fill the disk. This downloader reads whatever has arrived (``read1``), stops
+    as soon as more than ``max_bytes`` arrived (the registry's declared size of the file) or
+    ``deadline`` seconds have passed since the request, and then pooch never sees a file.
+    """
+
+    def __init__(self, max_bytes: int, deadline: float, progressbar: bool = False):
+        self.max_bytes = int(max_bytes)
+        self.deadline = float(deadline)
+        self.progressbar = progressbar
+
+    def __call__(self, url, output_file, pooch_obj=None, check_only=False):
+        import time
+
+        import requests
+
+        start = time.monotonic()
+
+        def left() -> float:
+            remaining = self.deadline - (time.monotonic() - start)
+            if remaining <= 0:
+                raise _DownloadRefused(f"it took more than {self.deadline:g} s, the deadline "
+                                       f"({DOWNLOAD_DEADLINE_ENV} changes it)")
+            return remaining
+
+        wait = min(_READ_TIMEOUT, left())
+        with requests.get(url, stream=True, timeout=(wait, wait)) as response:
+            response.raise_for_status()
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > self.max_bytes:
+                raise _DownloadRefused(f"the server announces {int(declared):,} bytes, more "
+                                       f"than the {self.max_bytes:,} bytes of the registry's file")
+            bar = None
+            if self.progressbar:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=self.max_bytes, unit="B", unit_scale=True, leave=False)
+            raw = response.raw
+            got = 0
+            close = not hasattr(output_file, "write")
+            fh = open(output_file, "wb") if close else output_file  # noqa: SIM115
+            try:
+                while True:
+                    left()
+                    chunk = raw.read1(1 << 16) if hasattr(raw, "read1") else raw.read(1 << 12)
+                    if not chunk:
+                        break
+                    got += len(chunk)
+                    if got > self.max_bytes:
+                        raise _DownloadRefused(f"the server sent more than the "
+                                               f"{self.max_bytes:,} bytes of the registry's file")
+                    fh.write(chunk)
+                    if bar is not None:
+                        bar.update(len(chunk))
+            finally:
+                if close:
+                    fh.close()
+                if bar is not None:
+                    bar.close()
+
+
 def _download(entry: RegistryEntry, data_home=None) -> Path:
-    """Download ``<name>.RData`` into the cache with pooch (sha256-checked); return its path."""
+    """Download ``<name>.RData`` into the cache with pooch (sha256-checked), capped at the
+    registry's size of the file and within :func:`download_deadline` seconds in all
+    (:class:`CappedDownloader`); return its path."""
     import pooch
     import requests
 
@@ -501,14 +594,22 @@ def _download(entry: RegistryEntry, data_home=None) -> Path:
     logger = pooch.get_logger()
     level = logger.level
     logger.setLevel("WARNING")  # the CLI prints its own line per set
+    downloader = CappedDownloader(entry.size, download_deadline(),
+                                  bool(getattr(sys.stderr, "isatty", lambda: False)()))
     try:
         path = pooch.retrieve(
             url,
             known_hash=f"sha256:{entry.sha256}",
             fname=entry.filename,
             path=cache,
-            progressbar=bool(getattr(sys.stderr, "isatty", lambda: False)()),
+            downloader=downloader,
         )
+    except _DownloadRefused as exc:
+        raise StablefsError(
+            f"the download of {entry.label} from {url} was stopped ({exc}) and nothing was "
+            f"kept: {_where_to_put(entry, data_home)}, or set {REGISTRY_URL_ENV} to a mirror "
+            "of the pinned files."
+        ) from None
     except requests.exceptions.RequestException as exc:
         raise StablefsError(
             f"could not download {entry.label} from {url} ({_reason(exc)}): "

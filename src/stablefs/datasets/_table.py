@@ -51,6 +51,7 @@ from stablefs.datasets._finish import (
     split_fields,
     warn,
 )
+from stablefs.datasets._limits import scan_text_values
 
 TABLE_SEPARATORS = {".csv": ",", ".tsv": "\t", ".txt": None}
 SUPPORTED = ".csv, .tsv, .txt (each optionally .gz), .arff, .npz, .h5ad"
@@ -397,9 +398,12 @@ def coerce_text(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
             continue
         numeric = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
         if numeric or (isinstance(v, str) and _STRICT_NUMBER.match(v)):
-            out[i] = float(v)
-        else:
-            text[i] = True
+            try:
+                out[i] = float(v)
+                continue
+            except ValueError:  # blanks float() does not strip, e.g. "1.5\x1c"
+                pass
+        text[i] = True
     return out, text
 
 
@@ -521,6 +525,8 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
     if not sniff.lines:
         raise StablefsError(f"{path}: is empty (no header and no data rows).")
     sep = guess_separator(sniff.lines[0], suffix)
+    # a table that cannot fit in memory (a gzip bomb, a huge file) is refused before parsing
+    scan_text_values(path, sniff.compressed, sep)
     meta: dict = {"format": suffix.lstrip(".") + (".gz" if sniff.compressed else "")}
     if options.transpose:
         return _read_transposed(path, sniff, sep, options, meta, engine)
@@ -532,6 +538,9 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
             "from a column of the data file (label=) or from a sample sheet (labels=), not both."
         )
     fields = split_fields(sniff.lines[0], sep)
+    if not fields:
+        raise StablefsError(f"{path}: its first line has no fields (only blanks or control "
+                            "characters): is this a text table?")
     n_cols = len(fields)
     stripped = [f.strip() for f in fields]
     position = _as_position(label)

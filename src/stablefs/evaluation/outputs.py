@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from stablefs._escape import csv_text
 from stablefs._io import atomic_path, atomic_write_text
 from stablefs._pandas_compat import EXACT_FLOATS
 from stablefs.evaluation.runner import ExperimentResult
@@ -61,8 +62,9 @@ def read_selections(out_dir) -> pd.DataFrame:
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
     """Write a tidy table; floats keep their shortest round-trip repr (``repr``), so
-    :func:`read_csv` gives back the same numbers bit for bit."""
-    atomic_write_text(path, df.to_csv(index=False, lineterminator="\n"))
+    :func:`read_csv` gives back the same numbers bit for bit. Text cells a spreadsheet would run
+    as a formula are escaped (:func:`stablefs._escape.escape_frame`)."""
+    atomic_write_text(path, csv_text(df, lineterminator="\n"))
     return path
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import numbers
+import os
 import time
 import zlib
 from contextlib import nullcontext
@@ -33,6 +34,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from stablefs._errors import StablefsError
+from stablefs._processes import exit_with_parent
 from stablefs._validation import check_sizes
 from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
 from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking, median_impute
@@ -265,11 +267,34 @@ def check_n_jobs(n_jobs, n_tasks: int | None = None) -> int:
     return n
 
 
-def check_scheduler(address: str, timeout: float = 5.0) -> None:
-    """Fail fast (within ``timeout`` seconds) when a Dask scheduler cannot be reached."""
+#: seconds a Dask scheduler gets to complete its handshake (CLI ``--scheduler-timeout``)
+SCHEDULER_TIMEOUT = 30.0
+
+#: the largest first message accepted from a scheduler before the Dask handshake (a Dask
+#: handshake is a few hundred bytes; an HTTP or other server's first bytes read as a length of
+#: exabytes, which distributed would try to allocate)
+_MAX_HANDSHAKE_BYTES = 1 << 20
+
+
+def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
+    """Refuse, within ``timeout`` seconds in total, a Dask scheduler address that does not
+    complete a Dask handshake (one line naming the address).
+
+    Three steps share one deadline: a TCP connection; a *protocol sniff* (a Dask scheduler
+    speaks first, sending its handshake as one frame of ``<8-byte length><frames>``; the length
+    must be at most 1 MiB and the frame must arrive whole, so that an HTTP server or a listener
+    that accepts but never answers cannot make distributed allocate the exabytes its first
+    bytes would declare); then distributed's own handshake (``distributed.comm.connect``).
+    ``tls://`` and other schemes skip the sniff (their bytes are encrypted) and rely on the
+    deadline of the handshake alone.
+    """
     import socket
+    import struct
     from urllib.parse import urlparse
 
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
+        raise StablefsError(f"--scheduler-timeout must be a positive number of seconds, not "
+                            f"{timeout}.")
     text = address if "://" in address else f"tcp://{address}"
     parsed = urlparse(text)
     try:
@@ -281,19 +306,95 @@ def check_scheduler(address: str, timeout: float = 5.0) -> None:
             f"cannot read the scheduler address {address!r}: use HOST:PORT or "
             "tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786."
         )
+    deadline = time.monotonic() + float(timeout)
+    silent = (f"the Dask scheduler at {address} did not complete a handshake within "
+              f"{float(timeout):g} s (it accepts connections but does not answer as a Dask "
+              "scheduler): check the address and port (the scheduler's, usually 8786, not its "
+              "dashboard's), or allow more time with --scheduler-timeout SECONDS.")
+
+    def left() -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise StablefsError(silent)
+        return remaining
+
     try:
-        with socket.create_connection((host, port), timeout=timeout):
-            pass
+        sock = socket.create_connection((host, port), timeout=left())
+    except TimeoutError:
+        raise StablefsError(silent) from None
     except OSError as exc:
         raise StablefsError(
             f"the Dask scheduler at {address} cannot be reached ({exc.strerror or exc}): start "
             "it, or drop --scheduler to run on a local cluster."
         ) from None
+    with sock:
+        if parsed.scheme == "tcp":
+            try:
+                head = _recv_exactly(sock, 8, left)
+                (size,) = struct.unpack("<Q", head)
+                if not 8 <= size <= _MAX_HANDSHAKE_BYTES:
+                    raise StablefsError(
+                        f"{address} answered, but not as a Dask scheduler (its first bytes "
+                        f"{head!r} are not a Dask handshake): give the scheduler's address "
+                        "(tcp://HOST:8786 by default)."
+                    )
+                _recv_exactly(sock, size, left)
+            except (TimeoutError, ConnectionError, OSError) as exc:
+                if isinstance(exc, TimeoutError) or deadline <= time.monotonic():
+                    raise StablefsError(silent) from None
+                raise StablefsError(
+                    f"the Dask scheduler at {address} closed the connection during the "
+                    f"handshake ({exc.strerror or exc}): check that it is a Dask scheduler."
+                ) from None
+    _dask_handshake(text, left(), silent, address)
 
 
-def check_backend(backend: str, scheduler: str | None = None) -> None:
+def _recv_exactly(sock, n: int, left) -> bytes:
+    """``n`` bytes from ``sock``, each wait bounded by what is left of the deadline."""
+    chunks, got = [], 0
+    while got < n:
+        sock.settimeout(left())
+        chunk = sock.recv(min(n - got, 1 << 16))
+        if not chunk:
+            raise ConnectionError("connection closed")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _dask_handshake(address: str, timeout: float, silent: str, shown: str) -> None:
+    """distributed's own connection and handshake to ``address``, within ``timeout`` s."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def handshake():
+        comm = await asyncio.wait_for(connect(address, timeout=timeout), timeout)
+        await comm.close()
+
+    try:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # the usual case: no event loop in this thread
+            asyncio.run(handshake())
+        else:  # inside a running loop (a notebook): run the handshake in its own thread
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(asyncio.run, handshake()).result()
+    except (asyncio.TimeoutError, TimeoutError):
+        raise StablefsError(silent) from None
+    except (OSError, ValueError, TypeError, EOFError) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise StablefsError(f"the Dask scheduler at {shown} failed the Dask handshake "
+                            f"({first}): check the address.") from None
+
+
+def check_backend(backend: str, scheduler: str | None = None,
+                  scheduler_timeout: float = SCHEDULER_TIMEOUT) -> None:
     """Refuse, before any work, an unknown backend, a scheduler without ``"dask"``, a missing
-    Dask installation or an unreachable scheduler (one line each)."""
+    Dask installation or a scheduler that does not complete a Dask handshake within
+    ``scheduler_timeout`` seconds (one line each; :func:`check_scheduler`)."""
     if backend not in ("loky", "dask"):
         raise StablefsError(f"unknown backend {backend!r}: choose loky or dask.")
     if scheduler and backend != "dask":
@@ -306,13 +407,17 @@ def check_backend(backend: str, scheduler: str | None = None) -> None:
                 "--backend dask needs Dask: pip install 'stablefs[dask]'."
             ) from None
     if scheduler:
-        check_scheduler(scheduler)
+        check_scheduler(scheduler, scheduler_timeout)
 
 
 def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
     check_backend(backend, scheduler)
     if backend == "loky":
-        return nullcontext()
+        if n_jobs == 1:
+            return nullcontext()
+        # every loky worker ends when this process dies, even by SIGKILL (stablefs._processes)
+        return joblib.parallel_config(backend="loky", initializer=exit_with_parent,
+                                      initargs=(os.getpid(),))
     from dask.distributed import Client
 
     if scheduler:
@@ -606,7 +711,8 @@ def run_experiment(
             with _backend_context(backend, workers, scheduler):
                 parallel = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")
                 jobs = (joblib.delayed(_run_one)(name, build(name, res.index), X, y, res, sizes,
-                                                 classifiers, prep) for name, res in todo)
+                                                 classifiers, prep, parent=os.getpid())
+                        for name, res in todo)
                 for name, index, result in parallel(jobs):
                     cache.save(method_keys[name], index, result)
                     done[(name, index)] = result
@@ -636,7 +742,8 @@ def run_experiment(
     return result
 
 
-def _run_one(name, selector, X, y, res, sizes, classifiers, prep=None):
+def _run_one(name, selector, X, y, res, sizes, classifiers, prep=None, parent=None):
+    exit_with_parent(parent)  # a worker whose parent was killed ends (stablefs._processes)
     return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers, prep)
 
 

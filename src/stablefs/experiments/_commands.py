@@ -69,6 +69,10 @@ def experiments():
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --backend dask; "
                    "default: a local cluster of --n-jobs workers).")
+@click.option("--scheduler-timeout", type=float, default=30.0, show_default=True,
+              metavar="SECONDS",
+              help="Time a --scheduler gets to complete the Dask handshake before the run is "
+                   "refused.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of every random draw (training sets, test set, bootstrap).")
 @click.option("--force", is_flag=True,
@@ -76,8 +80,8 @@ def experiments():
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar [default: when stderr is a terminal].")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors and the claims table.")
-def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, seed, force,
-              progress, quiet):
+def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, scheduler_timeout,
+              seed, force, progress, quiet):
     """Run EXPERIMENT, a named experiment of a paper, and check the paper's claims.
 
     Writes claims.csv (the paper's statement, our numbers, the verdict), tables/*.csv,
@@ -96,7 +100,7 @@ def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, see
     exp = get_experiment(experiment)
     check_n_jobs(n_jobs)
     check_seed(seed)
-    check_backend(backend, scheduler)
+    check_backend(backend, scheduler, scheduler_timeout)
     base = exp.quick_config() if quick else exp.default_config()
     changes = parse_overrides(exp.Config, overrides)
     config = config_from(base, changes)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from stablefs._escape import csv_text
 from stablefs._io import atomic_write_bytes, atomic_write_text
 from stablefs.experiments._base import VERDICTS, Claim, Experiment, Outcome
 
@@ -42,7 +43,7 @@ def claims_frame(claims: Sequence[Claim]) -> pd.DataFrame:
 
 
 def _csv(df: pd.DataFrame, path: Path) -> Path:
-    return atomic_write_text(path, df.to_csv(index=False, float_format="%.10g"))
+    return atomic_write_text(path, csv_text(df, float_format="%.10g"))
 
 
 def _render_figure(spec) -> tuple[bytes, bytes]:

@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from stablefs._errors import StablefsError
+from stablefs._escape import csv_text, escape_cell
 from stablefs._io import atomic_write_text
 from stablefs.stability.frequency import in_consensus
 
@@ -182,12 +183,16 @@ def signature_table(frequencies: pd.DataFrame, X, y, feature_names,
 
 
 def _gmt_field(text) -> str:
-    return " ".join(str(text).split())  # no tab or newline inside a GMT field
+    # no tab or newline inside a GMT field; a leading formula character is escaped (OWASP)
+    return escape_cell(" ".join(str(text).split()))
 
 
 def signature_gmt(signature: pd.DataFrame, *, data_name: str | None = None) -> str:
     """The signatures as a GMT gene set file: one line per (method, k) with a consensus,
-    ``name<TAB>description<TAB>gene<TAB>gene...``; the name is ``<method>_k<k>``."""
+    ``name<TAB>description<TAB>gene<TAB>gene...``; the name is ``<method>_k<k>``.
+
+    A field that a spreadsheet would run as a formula (a gene named ``=cmd()``) gets a leading
+    ``'`` (:func:`stablefs._escape.escape_cell`); ``selections.parquet`` keeps the raw names."""
     lines = []
     for (method, k), d in signature.groupby(["method", "k"], sort=False):
         kk = f"{float(k):g}"
@@ -202,13 +207,14 @@ def signature_gmt(signature: pd.DataFrame, *, data_name: str | None = None) -> s
 def write_signature(out_dir, signature: pd.DataFrame, *, data_name: str | None = None
                     ) -> dict[str, Path]:
     """Write a :func:`signature_table` as ``signature.csv`` and ``signature.gmt`` into
-    ``out_dir`` (atomically).
+    ``out_dir`` (atomically). Text cells that a spreadsheet would run as a formula are escaped
+    with a leading ``'`` (OWASP; :mod:`stablefs._escape`).
 
     Returns ``{"signature.csv": Path, "signature.gmt": Path}``.
     """
     out_dir = Path(out_dir)
     csv = atomic_write_text(out_dir / "signature.csv",
-                            signature.to_csv(index=False, lineterminator="\n"))
+                            csv_text(signature, lineterminator="\n"))
     gmt = atomic_write_text(out_dir / "signature.gmt",
                             signature_gmt(signature, data_name=data_name))
     return {"signature.csv": csv, "signature.gmt": gmt}

@@ -1245,17 +1245,36 @@ class KNNPart(RulePart, _WidthMixin):
 
 
 class CallablePart:
-    """A user criterion ``criterion(X_subset, y) -> error``; the value is the error itself."""
+    """A user criterion ``criterion(X_subset, y) -> error``; the value is the error itself.
+
+    The **empty subset** is never passed to the callable (a scikit-learn model cannot be fitted
+    on zero features): its value is the error of the majority-class rule on ``y``
+    (:func:`majority_error`), the error of a classifier that sees no feature, which is also
+    what the built-in resubstitution criteria give the empty set. An exception raised by the
+    callable is reported as one :class:`~stablefs.StablefsError` line naming the subset size
+    and the exception.
+    """
 
     kind = "callable"
 
     def __init__(self, X, y, fn: Callable):
         self.X, self.y, self.fn = X, y, fn
+        self._empty = majority_error(y)
 
     def value(self, cols) -> float:
         cols = np.asarray(cols, dtype=np.int64)
+        if cols.size == 0:
+            return self._empty
         try:
-            v = float(self.fn(self.X[:, cols], self.y))
+            out = self.fn(self.X[:, cols], self.y)
+        except Exception as exc:  # noqa: BLE001 - the user's code: reported, not hidden
+            first = (str(exc).strip().splitlines() or [""])[0]
+            raise StablefsError(
+                f"the criterion callable raised {type(exc).__name__} on a subset of "
+                f"{cols.size} feature(s) (columns {_first_columns(cols)}): {first}"
+            ) from exc
+        try:
+            v = float(out)
         except (TypeError, ValueError) as exc:
             raise StablefsError(
                 f"the criterion callable must return one number (an error, lower is better): "
@@ -1272,9 +1291,15 @@ class CallablePart:
         cols = list(np.asarray(cols, dtype=np.int64))
         return np.array([self.value(np.array(cols + [int(j)], dtype=np.int64)) for j in cands])
 
+
     def values_remove(self, cols):
         cols = np.asarray(cols, dtype=np.int64)
         return np.array([self.value(np.delete(cols, i)) for i in range(cols.size)])
+
+
+def _first_columns(cols, limit: int = 5) -> str:
+    shown = ", ".join(str(int(c)) for c in cols[:limit])
+    return shown + (", ..." if cols.size > limit else "")
 
 
 # ------------------------------------------------------------------------------- criterion

@@ -1,0 +1,69 @@
+"""Ending worker processes when a run is interrupted (``docs/security.md``, "Processes").
+
+``stablefs compare --n-jobs N`` runs its fits in joblib's reusable loky executor. Ctrl-C and
+SIGTERM (:func:`stablefs.cli.main` turns SIGTERM into :class:`KeyboardInterrupt`) end the
+main process's work; :func:`kill_loky_workers` then ends the workers at once instead of
+leaving them idle until loky's own timeout. After a SIGKILL of the parent no code of the parent
+runs, and loky's workers do not watch their parent on POSIX: a busy worker finishes its task
+and then idles for loky's timeout (300 s). :func:`exit_with_parent`, called by every task,
+starts (once per worker process) a thread that checks every second that the process that
+submitted the task is still the parent, and ends the worker when it is not. Once the workers
+are gone, the resource trackers (children of the dead parent too) see their pipes close and
+release the shared-memory folders and semaphores under ``/dev/shm`` (tested in
+``tests/test_safety_processes.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+
+__all__ = ["exit_with_parent", "kill_loky_workers"]
+
+#: seconds between two checks of the parent process in a worker
+PARENT_POLL_SECONDS = 1.0
+
+_watching: set[int] = set()
+_lock = threading.Lock()
+
+
+def kill_loky_workers() -> None:
+    """Shut down joblib's reusable loky executor with ``kill_workers=True``, if one runs."""
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # pragma: no cover - joblib always ships loky
+        return
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is None:
+        return
+    # an executor already broken or shut down has nothing left to end
+    with contextlib.suppress(Exception):
+        executor.shutdown(wait=True, kill_workers=True)
+
+
+def exit_with_parent(parent_pid: int | None, *, interval: float = PARENT_POLL_SECONDS) -> None:
+    """In a worker process of ``parent_pid``: end this process when its parent dies.
+
+    Does nothing in the parent itself (a task run in-process, ``n_jobs=1``), in a process
+    whose parent is another one (a worker of a remote Dask cluster), or when the watch already
+    runs. The watch is a daemon thread that wakes every ``interval`` seconds and calls
+    :func:`os._exit` (exit status 1) once the parent is no longer ``parent_pid`` (the process
+    was re-parented because its parent died, even by SIGKILL).
+    """
+    if parent_pid is None:
+        return
+    me = os.getpid()
+    with _lock:
+        if me in _watching or me == parent_pid or os.getppid() != parent_pid:
+            return
+        _watching.add(me)
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="stablefs-parent-watch", daemon=True).start()

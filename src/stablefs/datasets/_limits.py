@@ -1,0 +1,189 @@
+"""Sizes checked before anything is allocated (``docs/security.md``, "Limits").
+
+A data file can declare or inflate to far more than the machine holds: a 6 MB ``.csv.gz`` of
+zeros inflates to 4 GB of text (16 GB of float64), an ``.npz`` header can declare 10^12 values,
+a sparse ARFF file can declare a million attributes for rows that hold none. Each reader
+estimates the memory the load would need **before** it allocates it and compares it with the
+memory available; a load that cannot fit is refused with one line that names the size.
+
+The estimate
+    ``bytes per value × values``, with the values counted from the file (separators and line
+    ends of the inflated text, streamed in 1 MiB pieces and never kept; the shapes an ``.npz``
+    or ``.h5ad`` declares; rows × declared attributes of an ARFF file). Bytes per value: 16
+    for text tables (the float64 matrix and one working copy), 24 plus the text for ARFF
+    (rows of Python strings), the declared arrays plus two float64 copies of ``X`` for
+    ``.npz``. Streaming stops as soon as the estimate exceeds the limit, so a bomb is refused
+    after inflating at most that much, not all of it.
+The limit
+    the memory available to this process: ``MemAvailable`` of ``/proc/meminfo``, lowered to
+    what the cgroup (a container, a batch job) still allows, or ``os.sysconf`` where there is
+    no ``/proc``. The environment variable ``STABLEFS_MEMORY_LIMIT`` (bytes, or with a suffix:
+    ``512M``, ``8G``) replaces it, e.g. to allow a load on a machine whose free memory is
+    misreported, or to refuse early in tests. Where nothing can be measured, nothing is refused.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import zlib
+from pathlib import Path
+
+from stablefs._errors import StablefsError
+
+__all__ = ["MEMORY_LIMIT_ENV", "available_memory", "check_fits", "format_bytes",
+           "scan_text_values"]
+
+MEMORY_LIMIT_ENV = "STABLEFS_MEMORY_LIMIT"
+
+#: bytes of memory per value of a text table: the float64 matrix and one working copy
+TABLE_BYTES_PER_VALUE = 16
+
+_CHUNK = 1 << 20
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def format_bytes(n: float) -> str:
+    """``1536`` -> ``"1.5 KiB"``; powers of 1024."""
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"  # pragma: no cover
+
+
+def _parse_limit(text: str) -> int:
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", text.upper())
+    if not m or float(m.group(1)) <= 0:
+        raise StablefsError(
+            f"{MEMORY_LIMIT_ENV}={text!r}: give a number of bytes, e.g. 8G, 512M or 1000000."
+        )
+    return int(float(m.group(1)) * _UNITS[m.group(2)])
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _cgroup_room() -> int | None:
+    """What the cgroup (v2, else v1) still allows: limit minus usage; None without a limit."""
+    for limit_file, usage_file in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+         "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+    ):
+        try:
+            limit_text = Path(limit_file).read_text().strip()
+            if limit_text == "max":
+                return None
+            limit = int(limit_text)
+            usage = int(Path(usage_file).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if limit >= 1 << 60:  # cgroup v1's "no limit"
+            return None
+        return max(0, limit - usage)
+    return None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory a load may use: ``STABLEFS_MEMORY_LIMIT`` if set, else the smaller of
+    ``MemAvailable`` and the cgroup's room, else ``os.sysconf`` (available pages); ``None``
+    where none can be measured."""
+    text = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+    if text:
+        return _parse_limit(text)
+    found = [v for v in (_meminfo_available(), _cgroup_room()) if v is not None]
+    if not found:
+        try:
+            found = [os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")]
+        except (ValueError, OSError, AttributeError):
+            return None
+    return min(found)
+
+
+def _refusal(where: str, what: str, need: int, room: int) -> StablefsError:
+    source = (f"{MEMORY_LIMIT_ENV}" if os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+              else "available")
+    return StablefsError(
+        f"{where}: {what} would need about {format_bytes(need)} of memory, more than the "
+        f"{format_bytes(room)} {source} ({MEMORY_LIMIT_ENV} sets the limit): use a machine with "
+        "more memory, or keep fewer features first (e.g. a prefilter of the most variable "
+        "genes) and load that file."
+    )
+
+
+def check_fits(need: int, where: str, what: str, room: int | None = None) -> None:
+    """Refuse (one line) a load that would need ``need`` bytes when less is available."""
+    room = available_memory() if room is None else room
+    if room is not None and need > room:
+        raise _refusal(where, what, int(need), room)
+
+
+def scan_text_values(path: Path, compressed: bool, sep: str | None, *,
+                     bytes_per_value: int = TABLE_BYTES_PER_VALUE,
+                     bytes_per_text_byte: int = 0, what: str = "reading this table") -> None:
+    """Count the values of a (possibly gzip-compressed) text file by streaming it, and refuse
+    it once ``bytes_per_value × values + bytes_per_text_byte × text bytes`` exceeds the memory
+    available.
+
+    Values are counted as separators plus line ends (``sep`` ``None``: runs of blanks). An
+    uncompressed file whose size alone bounds the estimate below the limit is not read. Only
+    one 1 MiB piece of the inflated text is held at a time, and the scan stops at the first
+    piece past the limit.
+    """
+    room = available_memory()
+    if room is None:
+        return
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # the reader reports it
+    # at most one value per two bytes ("0,"): an uncompressed file this small cannot exceed it
+    if not compressed and (size // 2 + 1) * bytes_per_value + size * bytes_per_text_byte <= room:
+        return
+    values = text = 0
+    seps = [b"\n"] + ([sep.encode()] if sep else [])
+    try:
+        with (gzip.open(path, "rb") if compressed else open(path, "rb")) as fh:  # noqa: SIM115
+            previous_blank = True
+            while True:
+                chunk = fh.read(_CHUNK)
+                if not chunk:
+                    break
+                text += len(chunk)
+                if sep is None:
+                    values += _blank_runs(chunk, previous_blank)
+                    previous_blank = chunk[-1:] in (b" ", b"\t")
+                    values += chunk.count(b"\n")
+                else:
+                    values += sum(chunk.count(s) for s in seps)
+                need = values * bytes_per_value + text * bytes_per_text_byte
+                if need > room:
+                    kind = "inflates to more than" if compressed else "holds more than"
+                    raise _refusal(
+                        str(path),
+                        f"{what} ({kind} {format_bytes(text)} of text, at least {values:,} "
+                        "values so far)", need, room)
+    except (OSError, EOFError, zlib.error):
+        return  # a damaged file: the reader gives its own one-line error
+
+
+def _blank_runs(chunk: bytes, previous_blank: bool) -> int:
+    """Number of runs of spaces/tabs that follow a non-blank byte (field ends)."""
+    import numpy as np
+
+    a = np.frombuffer(chunk, dtype=np.uint8)
+    blank = (a == 32) | (a == 9)
+    starts = blank[1:] & ~blank[:-1]
+    first = int(bool(blank[0]) and not previous_blank)
+    return int(np.count_nonzero(starts)) + first
