@@ -11,8 +11,9 @@ eqs. 4.2-4.3 and 5.1-5.3; Kononenko 1994) are two loops over pairs of samples:
 How they are fast, and why they give the same result on every run:
 
 - Distances: for one instance ``i``, eight later instances ``l`` at a time keep their running
-  sums in registers while a block of :data:`FEATURE_BLOCK` features (of the transposed data,
-  so the eight values of a feature are contiguous) is added, one feature after the other. The
+  sums in registers while a block of :data:`FEATURE_BLOCK` features is added, one feature
+  after the other, from a transposed copy of the block (so the eight values of a feature are
+  contiguous; the copy is the kernel's only temporary, ``FEATURE_BLOCK x n``). The
   compiler turns the eight sums into SIMD operations across ``l`` without reassociating any
   sum: every ``D[i, l]`` is the plain left-to-right sum over the features, bit for bit what
   :func:`scipy.spatial.distance.pdist` returns (tested), so the nearest hits and misses are
@@ -35,20 +36,29 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: features per block of the distance kernel (``FEATURE_BLOCK x n`` float64 stay in L2)
+#: features per block of the distance kernel (its transposed copy, ``FEATURE_BLOCK x n``
+#: float64, stays in L2)
 FEATURE_BLOCK = 64
 #: features per block of the weighted-sum kernels (an accumulator of this size stays in L1)
 SUM_BLOCK = 256
 
 
 @njit(cache=True, nogil=True)
-def _cityblock_upper(XT, out):  # pragma: no cover - compiled
-    # out[i, l] (l > i) += sum_j |XT[j, i] - XT[j, l]| over feature blocks, in feature order.
-    # Eight entries of a row are held in registers over a block (a tile the compiler turns into
-    # SIMD operations across l); each entry still adds its features one after the other.
-    p, n = XT.shape
-    for start in range(0, p, FEATURE_BLOCK):
-        stop = min(p, start + FEATURE_BLOCK)
+def _cityblock_upper(X, out):  # pragma: no cover - compiled
+    # out[i, l] (l > i) += sum_j |X[i, j] - X[l, j]| over feature blocks, in feature order.
+    # A block of features is first copied transposed into XT (FEATURE_BLOCK x n, in cache), so
+    # that eight entries of a row can be held in registers over the block (a tile the compiler
+    # turns into SIMD operations across l); each entry still adds its features one after the
+    # other.
+    n, p = X.shape
+    XT = np.empty((FEATURE_BLOCK, n))
+    for base in range(0, p, FEATURE_BLOCK):
+        width = min(p, base + FEATURE_BLOCK) - base
+        for i in range(n):
+            for j in range(width):
+                XT[j, i] = X[i, base + j]
+        start = 0
+        stop = width
         for i in range(n - 1):
             l0 = i + 1
             while l0 + 8 <= n:
@@ -100,11 +110,11 @@ def cityblock_distances(X: np.ndarray) -> np.ndarray:
     -------
     ndarray of shape (n_samples, n_samples)
     """
-    XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
-    n = XT.shape[1]
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
     D = np.zeros((n, n))
-    if n > 1 and XT.shape[0] > 0:
-        _cityblock_upper(XT, D)
+    if n > 1 and X.shape[1] > 0:
+        _cityblock_upper(X, D)
     iu = np.triu_indices(n, 1)
     D.T[iu] = D[iu]
     return D
@@ -196,4 +206,43 @@ def member_pair_abs_diff_sums(X: np.ndarray, a: np.ndarray, b: np.ndarray, start
                           np.ascontiguousarray(starts, dtype=np.int64),
                           np.ascontiguousarray(members, dtype=np.int64),
                           np.ascontiguousarray(coefs, dtype=np.float64), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _coefficient_sums(X, C, out):  # pragma: no cover - compiled
+    n, p = X.shape
+    for base in range(0, p, SUM_BLOCK):
+        stop = min(p, base + SUM_BLOCK)
+        for i in range(n):
+            xi = X[i]
+            row = out[i]
+            for ell in range(n):
+                c = C[i, ell]
+                if c == 0.0:
+                    continue
+                xl = X[ell]
+                for j in range(base, stop):
+                    row[j] += c * abs(xi[j] - xl[j])
+
+
+def coefficient_abs_diff_sums(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``out[i, j] = sum_l C[i, l] |x_ij - x_lj|`` (Han 2012, eq. 4.3 with the weights ``C``).
+
+    Every ``out[i, j]`` adds its terms in the order of ``l`` (zero coefficients skipped), over
+    blocks of :data:`SUM_BLOCK` features that stay in cache; memory: the output.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    C : ndarray of shape (n_samples, n_samples)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    out = np.zeros(X.shape)
+    if X.size:
+        _coefficient_sums(X, np.ascontiguousarray(C, dtype=np.float64), out)
     return out

@@ -20,7 +20,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, has_fit_parameter
 
 from stablefs._errors import StablefsError
-from stablefs._threads import limit_threads
 from stablefs._validation import check_classes, rank_from_scores
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import (
@@ -135,51 +134,13 @@ def neighbor_distance_weights(
 def coefficient_abs_diff(X: np.ndarray, C: np.ndarray) -> np.ndarray:
     """``out[i, j] = sum_l C[i, l] |x_ij - x_lj|`` (eq. 4.3 of Han 2012 with the weights ``C``).
 
-    O(n^2 p) through the identity ``|a - b| = a + b - 2 min(a, b)``:
-
-    ``out = r x + C X - 2 (sum_l C[i, l] min(x_ij, x_lj))``, with ``r_i = sum_l C[i, l]``,
-
-    where ``C X`` is one matrix product and the last term, the only O(n^2 p) one, costs one
-    ``minimum`` and one vector-matrix product per instance and feature block (two passes over
-    ``n x width`` elements, against subtract, absolute value and product for ``|x_i - x_l|``).
-    Columns are centred within each block (``|a - b|`` and the identity are shift-invariant),
-    so the terms that cancel are no larger than the spread of the data. Blocks of
-    ``n x width`` stay within :data:`~stablefs.selectors._neighbors.BLOCK_ELEMENTS` (cache
-    sized); memory is the output plus a few blocks. One BLAS thread (the products are small;
-    threads only contend on a shared machine). The result equals the direct sum up to
-    rounding (about 1e-15 on min-max scaled data).
+    O(n^2 p) in one fused pass of the compiled kernel
+    :func:`stablefs.selectors._relief_kernels.coefficient_abs_diff_sums` (terms added in the
+    order of ``l``, zero weights skipped, feature blocks in cache); memory: the output.
     """
-    X = np.asarray(X, dtype=np.float64)
-    C = np.ascontiguousarray(C, dtype=np.float64)
-    n, p = X.shape
-    out = np.empty((n, p))
-    if n == 0 or p == 0:
-        return out
-    width = max(1, min(p, BLOCK_ELEMENTS // max(n, 1)))
-    buf = np.empty(n * width)
-    mins = np.empty(n * width)
-    with limit_threads(1, user_api="blas"):  # small products: threads only contend
-        _min_pass(X, C, out, buf, mins, width)
-    return out
+    from stablefs.selectors._relief_kernels import coefficient_abs_diff_sums
 
-
-def _min_pass(X, C, out, buf, mins, width) -> None:
-    n, p = X.shape
-    r = C.sum(axis=1)[:, None]
-    for start in range(0, p, width):
-        cols = X[:, start : start + width]
-        cols = cols - cols.mean(axis=0)  # n x width, C-contiguous
-        w = cols.shape[1]
-        T = buf[: n * w].reshape(n, w)
-        S = mins[: n * w].reshape(n, w)
-        for i in range(n):  # S[i] = sum_l C[i, l] min(x_i, x_l)
-            np.minimum(cols, cols[i], out=T)
-            np.dot(C[i], T, out=S[i])
-        acc = C @ cols
-        acc += r * cols
-        S *= 2.0
-        acc -= S
-        out[:, start : start + w] = acc
+    return coefficient_abs_diff_sums(X, C)
 
 
 def distance_weighted_margin_vectors(
