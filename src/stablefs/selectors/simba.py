@@ -233,11 +233,11 @@ class Simba(BaseSelector):
         Xp, yp, wp, keep = positive_weight_subset(X, y, sample_weight)
         omega = wp * wp.size  # 1 each for equal weights
         if self.instance_weighting == "logistic":
-            from stablefs.stabilizers.logistic import logistic_instance_weights
+            from stablefs.selectors._logistic_weights import logistic_instance_weights
 
             omega = omega * logistic_instance_weights(Xp, yp, scale=self.scale)
         elif self.instance_weighting == "margin":
-            from stablefs.stabilizers.margin import margin_instance_weights
+            from stablefs.selectors._margin_weights import margin_instance_weights
 
             omega = omega * margin_instance_weights(Xp, yp, scale=self.scale)
         if self.weight_scale == "mean":
