@@ -90,3 +90,20 @@ def test_coefficient_sums_equal_the_direct_sum(seed, n, p):
     C = rng.normal(size=(n, n)) * (rng.random((n, n)) < 0.7)
     ref = np.einsum("il,ilj->ij", C, np.abs(X[:, None, :] - X[None, :, :]))
     assert_allclose(coefficient_abs_diff_sums(X, C), ref, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 20), p=st.integers(1, 300),
+       squared=st.booleans())
+def test_weighted_distances_to_one_row(seed, n, p, squared):
+    from stablefs.selectors._relief_kernels import weighted_distances_to
+
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, p))
+    f = rng.random(p)
+    i = int(rng.integers(n))
+    diff = X - X[i]
+    ref = (diff * diff) @ f if squared else np.abs(diff) @ f
+    out = weighted_distances_to(X, i, f, np.empty(n), squared=squared)
+    assert_allclose(out, ref, rtol=1e-12, atol=1e-14)
+    assert out[i] == 0.0

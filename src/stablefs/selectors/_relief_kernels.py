@@ -246,3 +246,56 @@ def coefficient_abs_diff_sums(X: np.ndarray, C: np.ndarray) -> np.ndarray:
     if X.size:
         _coefficient_sums(X, np.ascontiguousarray(C, dtype=np.float64), out)
     return out
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _weighted_l1_to(X, i, f, out):  # pragma: no cover - compiled
+    n, p = X.shape
+    xi = X[i]
+    for ell in range(n):
+        xl = X[ell]
+        s = 0.0
+        for j in range(p):
+            s += f[j] * abs(xl[j] - xi[j])
+        out[ell] = s
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _weighted_sq_to(X, i, w2, out):  # pragma: no cover - compiled
+    n, p = X.shape
+    xi = X[i]
+    for ell in range(n):
+        xl = X[ell]
+        s = 0.0
+        for j in range(p):
+            d = xl[j] - xi[j]
+            s += w2[j] * (d * d)
+        out[ell] = s
+
+
+def weighted_distances_to(X: np.ndarray, i: int, weights: np.ndarray, out: np.ndarray, *,
+                          squared: bool = False) -> np.ndarray:
+    """Weighted distances of every row of ``X`` to row ``i``, into ``out``, in one pass.
+
+    ``out[l] = sum_j weights_j |x_lj - x_ij|`` (the feature-weighted Manhattan distance of the
+    iterative ReliefF variants), or with ``squared=True``
+    ``out[l] = sum_j weights_j (x_lj - x_ij)^2`` (Simba's squared weighted Euclidean distance,
+    ``weights = w^2``). The sum over features may be reassociated (SIMD), as a BLAS
+    dot product is: equal to the NumPy form to round-off.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), C-contiguous float64
+    i : int
+    weights : ndarray of shape (n_features,)
+    out : ndarray of shape (n_samples,)
+
+    Returns
+    -------
+    out
+    """
+    if squared:
+        _weighted_sq_to(X, int(i), weights, out)
+    else:
+        _weighted_l1_to(X, int(i), weights, out)
+    return out
