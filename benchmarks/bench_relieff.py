@@ -192,6 +192,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-skrebate", action="store_true", help="no skrebate timing")
     parser.add_argument("--no-fast-select", action="store_true",
                         help="no fast-select comparison (it is in the bench extra)")
+    parser.add_argument("--wide", action="store_true",
+                        help="also a synthetic 100 x 22,283 set (the width of an HG-U133A "
+                             "array; no such set is in the shared data) against fast-select")
     parser.add_argument("--no-memory", action="store_true",
                         help="skip the 200 x 50,000 memory measurement")
     parser.add_argument("--no-compare", action="store_true",
@@ -239,6 +242,12 @@ def main(argv=None) -> int:
         print(f"{name:8} {f'{shape[0]} x {shape[1]}':>12} {ours_t:13.4f} {theirs_t:13.2f} "
               f"{ratio:8.0f}x {rho:9.5f}")
 
+    if args.wide and not args.no_fast_select:
+        rng = np.random.default_rng(0)
+        yw = np.repeat([0, 1], 50)
+        Xw = rng.normal(size=(100, 22_283))
+        Xw[:, :50] += 0.8 * yw[:, None]  # 50 relevant genes
+        bench_fast_select("synthetic", Xw, yw, repeats)
     if not (args.no_memory or args.quick):
         bench_memory()
     X, y = load("lung", folder) if "lung" in names or args.quick else (None, None)
