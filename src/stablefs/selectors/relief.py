@@ -213,7 +213,8 @@ def distance_weighted_relieff_scores(
     total = np.zeros(p)
     dist = np.empty(n)
     ones = np.ones(p)
-    from stablefs.selectors._relief_kernels import weighted_distances_to
+    from stablefs.selectors._relief_kernels import weighted_distances_to  # Numba, on first use
+
     for t, i in enumerate(order):
         if schedule == "constant" or t == 0:
             f = ones

@@ -115,7 +115,7 @@ def simba_weights(
     rng = check_random_state(random_state)
     w = np.ones(p)
     dist = np.empty(n)
-    from stablefs.selectors._relief_kernels import weighted_distances_to
+    from stablefs.selectors._relief_kernels import weighted_distances_to  # Numba, on first use
 
     same_of = [codes == c for c in range(int(codes.max()) + 1)]
     t = 0
