@@ -1,4 +1,4 @@
-"""Benchmark: stablefs ReliefF vs skrebate's ReliefF, and margin instance weights on Lung.
+"""Benchmark: stablefs ReliefF vs skrebate's and fast-select's ReliefF; margin weights on Lung.
 
 Run from the project root::
 
@@ -99,6 +99,65 @@ def bench_ensemble(X: np.ndarray, y: np.ndarray, repeats: int) -> None:
           f"member-by-member / shared: {best['En member-by-member'][0] / en_cpu:.2f}x (CPU)")
 
 
+def relative_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest difference of two score vectors relative to the largest |score| of ``b``."""
+    return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
+
+
+def bench_fast_select(name: str, X: np.ndarray, y: np.ndarray, repeats: int) -> None:
+    """stablefs ReliefF against fast-select's (Numba, float32, fast-math) on the same data,
+    interleaved (one of each per round), warm (compiled code loaded), best of ``repeats``.
+    fast-select's ``n_jobs=1`` is the like-for-like figure (stablefs uses one thread);
+    ``n_jobs=-1`` (its default, every core) is printed beside it."""
+    from fast_select import ReliefF as FastReliefF
+
+    fits = {
+        "stablefs": lambda: ReliefF(n_neighbors=10).fit(X, y).scores_,
+        "fast-select n_jobs=1": lambda: FastReliefF(
+            n_neighbors=10, n_features_to_select=10, n_jobs=1, backend="cpu").fit(
+                X, y).feature_importances_,
+        "fast-select n_jobs=-1": lambda: FastReliefF(
+            n_neighbors=10, n_features_to_select=10, n_jobs=-1, backend="cpu").fit(
+                X, y).feature_importances_,
+    }
+    scores = {key: fn() for key, fn in fits.items()}  # warm-up: compiled code loaded
+    best = dict.fromkeys(fits, np.inf)
+    best_cpu = dict.fromkeys(fits, np.inf)
+    for _ in range(repeats):
+        for key, fn in fits.items():
+            cpu, wall = cpu_and_wall(fn)
+            best[key] = min(best[key], wall)
+            best_cpu[key] = min(best_cpu[key], cpu)
+    ours = scores["stablefs"]
+    theirs = np.asarray(scores["fast-select n_jobs=1"], dtype=float)
+    rho = float(np.corrcoef(np.argsort(np.argsort(ours)), np.argsort(np.argsort(theirs)))[0, 1])
+    print(f"\n{name} {X.shape[0]} x {X.shape[1]}, ReliefF k = 10, warm, best of {repeats} "
+          f"(interleaved), load {os.getloadavg()[0]:.1f}")
+    for key, t in best.items():
+        print(f"  {key:22} wall {t:8.4f} s ({t / best['stablefs']:5.2f}x stablefs)   "
+              f"CPU {best_cpu[key]:8.4f} s ({best_cpu[key] / best_cpu['stablefs']:5.2f}x)")
+    print(f"  scores: Spearman {rho:.10f}, max relative difference "
+          f"{relative_gap(theirs, ours):.2e} (fast-select float32)")
+
+
+def bench_memory(n: int = 200, p: int = 50_000) -> None:
+    """Peak memory allocated during a ReliefF fit on ``n x p`` float64 data, against the size of
+    X (NumPy allocations through ``tracemalloc``; the compiled kernels allocate only their
+    accumulators, of one feature block)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, p))
+    y = np.repeat([0, 1], [n // 2, n - n // 2])
+    ReliefF(n_neighbors=10).fit(X[:, :100], y)  # compiled code loaded outside the trace
+    tracemalloc.start()
+    ReliefF(n_neighbors=10).fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"\nReliefF on {n} x {p}: peak allocation during the fit {peak / 2**20:.0f} MiB = "
+          f"{peak / X.nbytes:.2f}x X ({X.nbytes / 2**20:.0f} MiB; target <= 2x)")
+
+
 def bench_compare(folder: Path, n_jobs: int) -> None:
     """Wall and CPU time (this process's children) of the Lung comparison of issue 9 item 5."""
     with tempfile.TemporaryDirectory() as out:
@@ -130,7 +189,14 @@ def main(argv=None) -> int:
                         help="comma-separated data sets (default colon,lung)")
     parser.add_argument("--quick", action="store_true",
                         help="Colon only, one repeat each (skips the minutes-long skrebate Lung)")
-    parser.add_argument("--no-skrebate", action="store_true", help="time stablefs only")
+    parser.add_argument("--no-skrebate", action="store_true", help="no skrebate timing")
+    parser.add_argument("--no-fast-select", action="store_true",
+                        help="no fast-select comparison (it is in the bench extra)")
+    parser.add_argument("--wide", action="store_true",
+                        help="also a synthetic 100 x 22,283 set (the width of an HG-U133A "
+                             "array; no such set is in the shared data) against fast-select")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="skip the 200 x 50,000 memory measurement")
     parser.add_argument("--no-compare", action="store_true",
                         help="skip the 20-split Lung comparison (about 30-60 s)")
     parser.add_argument("--compare-jobs", type=int, default=2,
@@ -165,6 +231,8 @@ def main(argv=None) -> int:
             rho = float(np.corrcoef(np.argsort(np.argsort(ours.scores_)),
                                     np.argsort(np.argsort(fitted.feature_importances_)))[0, 1])
         rows.append((name, X.shape, ours_t, theirs_t, rho))
+        if not args.no_fast_select:
+            bench_fast_select(name, X, y, repeats)
 
     print()
     print(f"{'data':8} {'n x p':>12} {'stablefs (s)':>13} {'skrebate (s)':>13} "
@@ -174,6 +242,14 @@ def main(argv=None) -> int:
         print(f"{name:8} {f'{shape[0]} x {shape[1]}':>12} {ours_t:13.4f} {theirs_t:13.2f} "
               f"{ratio:8.0f}x {rho:9.5f}")
 
+    if args.wide and not args.no_fast_select:
+        rng = np.random.default_rng(0)
+        yw = np.repeat([0, 1], 50)
+        Xw = rng.normal(size=(100, 22_283))
+        Xw[:, :50] += 0.8 * yw[:, None]  # 50 relevant genes
+        bench_fast_select("synthetic", Xw, yw, repeats)
+    if not (args.no_memory or args.quick):
+        bench_memory()
     X, y = load("lung", folder) if "lung" in names or args.quick else (None, None)
     if X is not None:
         margin_instance_weights(X[:, :100], y)  # warm-up

@@ -17,6 +17,7 @@ from scipy.stats import pearsonr
 from sklearn.cluster import MeanShift
 from sklearn.feature_selection import f_classif
 
+from stablefs import make_selector
 from stablefs._errors import StablefsError
 from stablefs.selectors import DGF, DRAGS, KMeansGroups, TTest
 from stablefs.selectors.dense_groups import dense_feature_groups, mean_shift, merge_peaks
@@ -374,8 +375,10 @@ def test_drags_representative_by_pearson_correlation():
 def test_drags_relevance_option_and_errors():
     X, y, _ = relevant_blocks(seed=1)
     a = DRAGS(relevance=TTest()).fit(X, y)
-    b = DRAGS(relevance="ttest").fit(X, y)
+    b = make_selector("drags(relevance='ttest')").fit(X, y)  # a method string inside one
     np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    with pytest.raises(StablefsError, match="make_selector"):
+        DRAGS(relevance="ttest").fit(X, y)  # the selectors layer reads no method strings
     t = TTest().fit(X, y).scores_
     np.testing.assert_allclose(a.group_scores_, [t[g].mean() for g in a.groups_])
     from sklearn.linear_model import LogisticRegression

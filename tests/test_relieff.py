@@ -201,13 +201,20 @@ def test_scores_on_bad_parameters():
         ReliefF().fit(X, y, sample_weight=(y == 1).astype(float))
 
 
-def test_memory_blocks_do_not_change_the_result(monkeypatch):
-    import stablefs.selectors._neighbors as nb
+def test_compiled_kernels_equal_the_numpy_computation():
+    """The Numba kernels (distances, fused sums) against the NumPy/SciPy computation they
+    replaced: pdist, stable argsort, ``coef @ |Xs[a] - Xs[b]|``."""
+    from scipy.spatial.distance import pdist, squareform
 
-    X, y = _continuous(3, sizes=(15, 15), p=40)
-    full = relieff_scores(X, y, n_neighbors=4)
-    monkeypatch.setattr(nb, "BLOCK_ELEMENTS", 50)
-    assert_allclose(relieff_scores(X, y, n_neighbors=4), full, rtol=1e-12)
+    from stablefs.selectors._neighbors import minmax_scale
+    from stablefs.selectors.relieff import _relieff_pairs
+
+    X, y = _continuous(3, sizes=(15, 12, 9), p=300)
+    Xs = minmax_scale(X)
+    inst, nbrs, coefs = _relieff_pairs(squareform(pdist(Xs, "cityblock")), y,
+                                       np.full(y.size, 1 / y.size), 4, "instance")
+    ref = coefs @ np.abs(Xs[inst] - Xs[nbrs])
+    assert_allclose(relieff_scores(X, y, n_neighbors=4), ref, rtol=1e-12, atol=1e-15)
 
 
 @settings(max_examples=25, deadline=None)

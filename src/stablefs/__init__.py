@@ -6,7 +6,6 @@ The package follows the data flow of ``docs/DESIGN.md``: :mod:`stablefs.datasets
 """
 
 from stablefs._errors import StablefsError
-from stablefs._version import __version__
 
 
 def make_selector(spec: str, **overrides):
@@ -17,6 +16,16 @@ def make_selector(spec: str, **overrides):
     from stablefs.methods import make_selector as _make
 
     return _make(spec, **overrides)
+
+
+def __getattr__(name: str):
+    """``stablefs.__version__``, read on first use: ``importlib.metadata`` takes a noticeable
+    share of the command line's start-up."""
+    if name == "__version__":
+        from stablefs._version import __version__
+
+        return __version__
+    raise AttributeError(f"module 'stablefs' has no attribute {name!r}")
 
 
 __all__ = ["StablefsError", "__version__", "make_selector"]

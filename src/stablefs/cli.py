@@ -17,7 +17,6 @@ from pathlib import Path
 
 import click
 
-from stablefs import __version__
 from stablefs._errors import StablefsError
 from stablefs._escape import printable
 
@@ -117,6 +116,19 @@ def _input_fingerprints(ds, opts: dict) -> dict:
     return files
 
 
+def _stablefs_version() -> str:
+    """The installed version, read on first use (``importlib.metadata`` is slow to import)."""
+    from stablefs._version import __version__
+
+    return __version__
+
+
+def _print_version(ctx: click.Context, _param, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"stablefs, version {_stablefs_version()}")
+        ctx.exit()
+
+
 def _versions() -> dict:
     import joblib
     import numpy
@@ -124,9 +136,10 @@ def _versions() -> dict:
     import scipy
     import sklearn
 
-    return {"stablefs": __version__, "python": sys.version.split()[0], "numpy": numpy.__version__,
-            "scipy": scipy.__version__, "scikit-learn": sklearn.__version__,
-            "pandas": pandas.__version__, "joblib": joblib.__version__}
+    return {"stablefs": _stablefs_version(), "python": sys.version.split()[0],
+            "numpy": numpy.__version__, "scipy": scipy.__version__,
+            "scikit-learn": sklearn.__version__, "pandas": pandas.__version__,
+            "joblib": joblib.__version__}
 
 
 def _default_out(name: str) -> Path:
@@ -190,7 +203,8 @@ def _check_seed(seed: int) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "--version", prog_name="stablefs")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Show the version and exit.")
 def cli():
     """Stable feature selection: stable selectors, stability measures, and comparisons of
     stability and accuracy on your own data."""
@@ -314,7 +328,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         "n_samples": ds.n_samples, "n_features": ds.n_features,
         "methods": method_list, "sizes": size_list, "protocol": proto.__dict__,
         "classifiers": classifier_list, "measures": measure_list, "seed": seed,
-        "impute": impute, "report": not no_report, "stablefs": __version__,
+        "impute": impute, "report": not no_report, "stablefs": _stablefs_version(),
     }
     if standardize or prefilter:  # absent when unused, so earlier runs keep their key
         config.update(standardize=standardize, prefilter=prefilter)

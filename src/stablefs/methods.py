@@ -238,6 +238,9 @@ def make_selector(spec: str, **overrides):
         estimator = info.load()(estimator, **dict(info.defaults))
     chain = _chain(estimator)
     for key, value in params.items():
+        if isinstance(value, str) and any(key in getattr(obj, "_selector_params", ())
+                                          for obj in chain):
+            value = make_selector(value)  # e.g. drags(relevance='ttest')
         if not _assign(chain, key, value):
             valid = sorted({p for obj in chain for p in obj.get_params(deep=False)} - {"selector"})
             raise StablefsError(

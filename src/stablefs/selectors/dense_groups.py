@@ -622,8 +622,9 @@ class DRAGS(BaseSelector):
         dense groups. More than there are groups selects further members (warning).
     relevance : estimator, str or None, default=None
         Univariate relevance: a selector whose ``fit(X, y[, sample_weight])`` sets
-        ``scores_`` (higher = more relevant), or a method string such as ``"ttest"``;
-        None = :class:`~stablefs.selectors.FStatistic` (the paper's choice).
+        ``scores_`` (higher = more relevant); None = :class:`~stablefs.selectors.FStatistic`
+        (the paper's choice). In a method string it may be a method string itself
+        (``"drags(relevance='ttest')"``); in Python, pass ``stablefs.make_selector("ttest")``.
     n_neighbors, bandwidth, kernel, truncate, drop_sparse, standardize, self_neighbor, tol,
     max_iter, n_jobs
         The DGF parameters, see :class:`DGF`.
@@ -671,6 +672,10 @@ class DRAGS(BaseSelector):
     >>> drags.transform(X).shape
     (40, 1)
     """
+
+    #: parameters that take a selector: a method string given to one inside a method string is
+    #: built by :func:`stablefs.methods.make_selector`
+    _selector_params = ("relevance",)
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
@@ -739,18 +744,24 @@ class DRAGS(BaseSelector):
 
 
 def relevance_scores(relevance, X, y, sample_weight) -> np.ndarray:
-    """Per-feature relevance from a selector (clone fitted on the data), a method string, or
-    the F-statistic when ``relevance`` is None."""
+    """Per-feature relevance from a selector (clone fitted on the data), or the F-statistic
+    when ``relevance`` is None.
+
+    A method string is resolved one layer up, where method strings live: in a method string
+    (``"drags(relevance='ttest')"``) :func:`stablefs.methods.make_selector` turns it into the
+    selector (the class lists ``relevance`` in ``_selector_params``); given directly, it is
+    refused with a one-line error that says so."""
     if relevance is None:
         from stablefs.selectors.univariate import anova_f
 
         return anova_f(X, y, sample_weight)
     if isinstance(relevance, str):
-        from stablefs.methods import make_selector
-
-        est = make_selector(relevance)
-    else:
-        est = clone(relevance)
+        raise StablefsError(
+            f"relevance = {relevance!r}: give a selector, e.g. "
+            f"stablefs.make_selector({relevance!r}); a method string is read inside a method "
+            f"string such as \"drags(relevance='{relevance}')\"."
+        )
+    est = clone(relevance)
     try:
         est.fit(X, y, sample_weight=sample_weight)
     except TypeError:

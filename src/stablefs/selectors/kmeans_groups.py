@@ -53,8 +53,9 @@ class KMeansGroups(BaseSelector):
     representative : {"correlation", "centroid"}, default="correlation"
         The member with the highest mean Pearson correlation to the other members (the DRAGS
         rule), or the member closest to the cluster centre.
-    relevance : estimator, str or None, default=None
-        Univariate relevance as in :class:`~stablefs.selectors.DRAGS` (None: the F-statistic).
+    relevance : estimator or None, default=None
+        Univariate relevance as in :class:`~stablefs.selectors.DRAGS` (None: the F-statistic;
+        a method string only inside a method string).
     standardize : bool, default=True
         Standardise each feature on the training samples (as DGF).
     max_iter : int, default=300
@@ -99,6 +100,9 @@ class KMeansGroups(BaseSelector):
     >>> [int(j) // 5 for j in km.groups_[0]], int(km.representatives_[0]) // 5
     ([1, 1, 1, 1, 1], 1)
     """
+
+    #: parameters that take a selector (see :class:`~stablefs.selectors.DRAGS`)
+    _selector_params = ("relevance",)
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,

@@ -17,7 +17,6 @@ from stablefs._errors import StablefsError
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import number, plain, whole
 from stablefs.selectors._neighbors import (
-    BLOCK_ELEMENTS,
     minmax_scale,
     pairwise_distances,
     positive_weight_subset,
@@ -212,10 +211,10 @@ def distance_weighted_relieff_scores(
     order = _instances(n, m_draw, check_random_state(random_state), shuffle=True)
     m = order.size
     total = np.zeros(p)
-    rows = max(1, min(n, BLOCK_ELEMENTS // max(p, 1)))
-    buf = np.empty((rows, p))
     dist = np.empty(n)
     ones = np.ones(p)
+    from stablefs.selectors._relief_kernels import weighted_distances_to  # Numba, on first use
+
     for t, i in enumerate(order):
         if schedule == "constant" or t == 0:
             f = ones
@@ -227,11 +226,7 @@ def distance_weighted_relieff_scores(
                 ct = (t / m) ** a
                 f = (wbar - 1.0) * (ct / (ct + s)) + 1.0
         xi = Xs[i]
-        for start in range(0, n, rows):  # cache-sized row blocks
-            blk = buf[: min(rows, n - start)]
-            np.subtract(Xs[start : start + rows], xi, out=blk)
-            np.abs(blk, out=blk)
-            np.dot(blk, f, out=dist[start : start + rows])
+        weighted_distances_to(Xs, i, f, dist)  # one fused pass (compiled)
         dist[i] = np.inf
         ci = codes[i]
         nbrs, coefs = [], []

@@ -2,8 +2,9 @@
 
 Seed 000 eq. 5.1 (two classes) and eq. 5.3 (instance-weighted); Kononenko's multi-class
 update with class priors (seed 002 digest sec. 3.5). The cost is O(n^2 p) for the distances
-plus O(n K C p) for the scores, with no Python loop over features and temporaries bounded by
-:data:`stablefs.selectors._neighbors.BLOCK_ELEMENTS`.
+plus O(n K C p) for the scores, both in compiled kernels
+(:mod:`stablefs.selectors._relief_kernels`) with no Python loop over features and no
+temporary larger than the distance matrix.
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from stablefs._errors import StablefsError
-from stablefs._threads import limit_threads
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import StrOptions, number, plain, whole
 from stablefs.selectors._neighbors import (
-    BLOCK_ELEMENTS,
     minmax_scale,
     nearest_in_class,
     pairwise_distances,
@@ -197,8 +196,10 @@ def relieff_scores_resamples(
       matrix exactly (the same rows, the same kernel);
     - a member's (instance, neighbour) pairs are merged onto distinct sample pairs (the copies
       of a sample have the same neighbours and the same differences), and the pairs of all
-      members are gathered once: the scores of every member are one matrix product
-      ``C |X_a - X_b|`` per block of features, rescaled by each member's feature ranges.
+      members are visited once: the compiled kernel forms ``|X_a - X_b|`` of a pair for a
+      block of features and adds it to every member that holds the pair
+      (:func:`~stablefs.selectors._relief_kernels.member_pair_abs_diff_sums`); each member's
+      sums are then divided by its own feature ranges.
 
     Parameters
     ----------
@@ -255,23 +256,11 @@ def relieff_scores_resamples(
     C = np.zeros((m, unique_keys.size))
     np.add.at(C, (np.concatenate(member_of), which), np.concatenate(coef_of))
     ua, ub = unique_keys // X.shape[0], unique_keys % X.shape[0]
-    scores = np.empty((m, p))
-    n_pairs = unique_keys.size
-    width = max(1, min(p, BLOCK_ELEMENTS // max(n_pairs, 1)))
-    buf_a = np.empty(n_pairs * width)
-    buf_b = np.empty(n_pairs * width)
-    # small products (members x pairs x block): one BLAS thread, no spin-waiting threads
-    with limit_threads(1, user_api="blas"):
-        for start in range(0, p, width):
-            cols = X[:, start:start + width]
-            wd = cols.shape[1]
-            da = buf_a[: n_pairs * wd].reshape(n_pairs, wd)
-            db = buf_b[: n_pairs * wd].reshape(n_pairs, wd)
-            np.take(cols, ua, axis=0, out=da)
-            np.take(cols, ub, axis=0, out=db)
-            np.subtract(da, db, out=da)
-            np.abs(da, out=da)
-            scores[:, start:start + wd] = C @ da
+    from stablefs.selectors._relief_kernels import member_pair_abs_diff_sums
+
+    pair, member = np.nonzero(C.T)  # by pair, members ascending: the kernel's sparse rows
+    starts = np.searchsorted(pair, np.arange(unique_keys.size + 1))
+    scores = member_pair_abs_diff_sums(X, ua, ub, starts, member, C[member, pair], m)
     scores /= np.vstack(spans)
     return scores
 

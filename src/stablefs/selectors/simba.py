@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from stablefs._errors import StablefsError
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import StrOptions, number, plain, whole
-from stablefs.selectors._neighbors import BLOCK_ELEMENTS, minmax_scale, positive_weight_subset
+from stablefs.selectors._neighbors import minmax_scale, positive_weight_subset
 
 _UTILITIES = ("linear", "sigmoid")
 _STRATEGIES = ("normal", "sample", "order")
@@ -102,8 +102,8 @@ def simba_weights(
     - The sole member of a class has no hit: the hit term is 0 (and ``||x - h||_w = 0`` in
       the margin).
     - Ties in distance go to the lower sample index.
-    - Cost O(T n p) time; the distances are computed over row blocks of at most
-      :data:`~stablefs.selectors._neighbors.BLOCK_ELEMENTS` elements (one buffer).
+    - Cost O(T n p) time; each instance's distances to all others are one fused pass of a
+      compiled kernel (:func:`~stablefs.selectors._relief_kernels.weighted_distances_to`).
     """
     X = np.asarray(X, dtype=np.float64)
     Xs = minmax_scale(X) if scale else np.ascontiguousarray(X)
@@ -114,20 +114,16 @@ def simba_weights(
         raise StablefsError("instance_weights must be one positive finite number per sample.")
     rng = check_random_state(random_state)
     w = np.ones(p)
-    rows = max(1, min(n, BLOCK_ELEMENTS // max(p, 1)))
-    buf = np.empty((rows, p))
     dist = np.empty(n)
+    from stablefs.selectors._relief_kernels import weighted_distances_to  # Numba, on first use
+
     same_of = [codes == c for c in range(int(codes.max()) + 1)]
     t = 0
     for _ in range(n_passes):
         for i in _visit_order(strategy, omega, rng):
             w2 = w * w
             xi = Xs[i]
-            for start in range(0, n, rows):  # cache-sized row blocks: 5x faster than n x p
-                blk = buf[: min(rows, n - start)]
-                np.subtract(Xs[start : start + rows], xi, out=blk)
-                np.square(blk, out=blk)
-                np.dot(blk, w2, out=dist[start : start + rows])
+            weighted_distances_to(Xs, i, w2, dist, squared=True)  # one fused pass (compiled)
             np.sqrt(dist, out=dist)
             dist[i] = np.inf
             same = same_of[codes[i]]
@@ -233,11 +229,11 @@ class Simba(BaseSelector):
         Xp, yp, wp, keep = positive_weight_subset(X, y, sample_weight)
         omega = wp * wp.size  # 1 each for equal weights
         if self.instance_weighting == "logistic":
-            from stablefs.stabilizers.logistic import logistic_instance_weights
+            from stablefs.selectors._logistic_weights import logistic_instance_weights
 
             omega = omega * logistic_instance_weights(Xp, yp, scale=self.scale)
         elif self.instance_weighting == "margin":
-            from stablefs.stabilizers.margin import margin_instance_weights
+            from stablefs.selectors._margin_weights import margin_instance_weights
 
             omega = omega * margin_instance_weights(Xp, yp, scale=self.scale)
         if self.weight_scale == "mean":

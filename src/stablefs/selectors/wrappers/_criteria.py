@@ -31,7 +31,7 @@ whose cost is linear in the number of candidates:
   distances, so the nearest in ``S + {j}`` is among them unless a bound check fails; those
   pairs are computed in full: :meth:`_WidthMixin._kth_add`).
 - **Linear SVM**: one libsvm solve per candidate
-  (:func:`stablefs.evaluation.error_estimators.linear_svm`, bit for bit scikit-learn's
+  (:func:`stablefs.selectors.wrappers._error_estimators.linear_svm`, bit for bit scikit-learn's
   ``SVC(kernel="linear", C=1)`` without its per-call validation), widths and closed-form terms
   for all candidates at once (:class:`SVMPart`). The SVM has no exact incremental update that
   reproduces libsvm's tolerance-1e-3 solution, so the solves stay.
@@ -42,8 +42,9 @@ whose cost is linear in the number of candidates:
 
 Any other rule (a scikit-learn classifier) or a user callable is evaluated candidate by
 candidate (:class:`RulePart`); so is an LDA candidate whose bordered covariance is singular
-(the Moore-Penrose pseudo-inverse of :func:`stablefs.evaluation.error_estimators.fit_lda` then
-decides). The incremental values equal the refit ones to round-off (tested).
+(the Moore-Penrose pseudo-inverse of
+:func:`stablefs.selectors.wrappers._error_estimators.fit_lda` then decides). The incremental
+values equal the refit ones to round-off (tested).
 """
 
 from __future__ import annotations
@@ -58,14 +59,14 @@ from scipy.special import ndtr
 from stablefs._errors import StablefsError
 
 if TYPE_CHECKING:
-    from stablefs.evaluation.error_estimators import Rule
+    from stablefs.selectors.wrappers._error_estimators import Rule
 
 
 _CHI: dict[int, float] = {}
 
 
 def _chi_median(dim: int) -> float:
-    """:func:`stablefs.evaluation.error_estimators.chi_median`, memoised here."""
+    """:func:`stablefs.selectors.wrappers._error_estimators.chi_median`, memoised here."""
     out = _CHI.get(dim)
     if out is None:
         out = _CHI[dim] = _ee().chi_median(dim)
@@ -73,12 +74,12 @@ def _chi_median(dim: int) -> float:
 
 
 def _ee():
-    """:mod:`stablefs.evaluation.error_estimators`, imported on first use: importing the
-    ``stablefs.evaluation`` package at module level would close an import cycle (evaluation
-    runner -> method strings -> selectors -> wrappers)."""
-    from stablefs.evaluation import error_estimators
+    """:mod:`stablefs.selectors.wrappers._error_estimators` (the estimators' kernels, beside
+    the criteria), imported on first use: it loads libsvm and scikit-learn's neighbours, which
+    a process that never builds a criterion does not need."""
+    from stablefs.selectors.wrappers import _error_estimators
 
-    return error_estimators
+    return _error_estimators
 
 
 #: elements per temporary tensor (candidates are processed in chunks of this size)
@@ -594,7 +595,7 @@ class LDAPart(RulePart, _WidthMixin):
 
     def _base(self, cols):
         """``S_SS^{-1}`` of the pooled covariance on ``cols`` (None when it is singular to
-        :data:`~stablefs.evaluation.error_estimators.PINV_RTOL`: the pseudo-inverse refits
+        :data:`~stablefs.selectors.wrappers._error_estimators.PINV_RTOL`: the pseudo-inverse refits
         decide); the last one is kept (a floating search asks for the same subset twice)."""
         key = cols.tobytes()
         if self._base_memo is not None and self._base_memo[0] == key:
@@ -802,7 +803,7 @@ class LDAPart(RulePart, _WidthMixin):
 
 class SVMPart(RulePart, _WidthMixin):
     """The two-class linear SVM (C = 1) under (semi-)bolstering: one libsvm solve per
-    candidate (:func:`stablefs.evaluation.error_estimators.linear_svm`, the solver and
+    candidate (:func:`stablefs.selectors.wrappers._error_estimators.linear_svm`, the solver and
     arrays of :class:`sklearn.svm.SVC` without its per-call validation), then the signed
     distances, the kernel widths (:meth:`_WidthMixin._dhat_add`) and the closed-form terms
     ``Phi(-s_i / sigma_i)`` of all candidates at once. Cross-validation parts count errors

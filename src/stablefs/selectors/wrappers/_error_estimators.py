@@ -1,0 +1,679 @@
+"""Error estimators for small samples: resubstitution, cross-validation, leave-one-out, and
+bolstered / semi-bolstered resubstitution.
+
+Xiao, Hua and Dougherty (2007, sec. 3 and App. B) estimate the error of a designed classifier by
+k-fold cross-validation (eq. B.3) and leave-one-out (eq. B.4), and select features with SFS and
+SFFS whose criterion is the *bolstered* resubstitution error for LDA and the linear SVM and the
+*semi-bolstered* resubstitution error for 3NN (citing Sima et al. 2005). The paper does not
+define these estimators; we follow Braga-Neto and Dougherty (2004), as digested in
+``reproduction-targets.md`` sec. 5.5:
+
+- each training point ``x_i`` is replaced by a spherical Gaussian kernel
+  ``N(x_i, sigma_{y_i}^2 I_p)`` and the estimate is the mean over points of the kernel's mass on
+  the wrong side of the designed classifier,
+
+  ``eps_bol = (1/n) sum_i P_{Z ~ N(x_i, sigma_{y_i}^2 I)}(g(Z) != y_i)``;
+
+- the kernel width of class ``y`` is ``sigma_y = d_y / alpha_p``, where ``d_y`` is the mean,
+  over the class-``y`` points, of the Euclidean distance to the nearest *other* class-``y``
+  point, and ``alpha_p = sqrt(F^{-1}_{chi^2_p}(1/2))`` is the median of the chi distribution
+  with ``p`` degrees of freedom (:func:`chi_median`, :func:`bolstering_widths`);
+- for a linear rule ``g(x) = 1`` iff ``a^T x + b > 0`` the probability is closed form: with the
+  signed distance ``s_i = (2 y_i - 1)(a^T x_i + b) / ||a||`` (positive when ``x_i`` is classified
+  correctly) the term is ``Phi(-s_i / sigma_{y_i})``. LDA and the linear SVM use it;
+- any other rule (kNN, multi-class rules, a scikit-learn classifier) is bolstered by Monte
+  Carlo with ``n_draws`` draws per point (``M = 10`` by default, the value of the original
+  bolstering papers; the seed does not state it);
+- *semi-bolstered* resubstitution bolsters only the correctly classified points; each
+  misclassified training point contributes 1.
+
+The classification rules are the seed's, without feature scaling (the seed states none):
+LDA with the pooled covariance and the sample class proportions as priors, the K-nearest-
+neighbour rule with Euclidean distance and majority vote, and the linear SVM with C = 1
+(libsvm through :class:`sklearn.svm.SVC`). Every estimator also takes a scikit-learn classifier.
+
+Conventions, where the papers are silent:
+
+- a feature subset with no features is the majority-class rule (ties: the lowest label), the
+  error of "no information" used for ``J(empty set)`` by the wrappers (seed-002 spec sec. 3.3);
+- LDA with a singular pooled covariance uses its Moore-Penrose pseudo-inverse (eigenvalues
+  below ``1e-10`` of the largest are dropped); with a full-rank covariance this is the
+  ordinary inverse;
+- kNN neighbours are ordered by distance, ties by the lower training index; vote ties go to
+  the lowest label;
+- a point on an LDA or SVM boundary (``a^T x + b = 0``) is assigned the first class;
+- a class with a single point has no nearest other point: its kernel width is 0 (the point
+  is not bolstered).
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtr
+
+from stablefs._errors import StablefsError
+
+__all__ = [
+    "RULES",
+    "bolstered_error",
+    "bolstering_widths",
+    "chi_median",
+    "cv_error",
+    "loo_error",
+    "make_rule",
+    "resubstitution_error",
+    "semi_bolstered_error",
+    "stratified_folds",
+]
+
+#: classification rules known by name (the seeds' rules, no feature scaling)
+RULES = {
+    "lda": "linear discriminant analysis: pooled covariance, sample class proportions as priors",
+    "Knn": "K-nearest neighbours, Euclidean, majority vote (e.g. '1nn', '3nn')",
+    "svm": "linear support vector machine, C = 1 (libsvm), no scaling",
+}
+
+#: eigenvalues of the pooled covariance below this fraction of the largest are dropped
+PINV_RTOL = 1e-10
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+@functools.lru_cache(maxsize=4096)
+def chi_median(p: int) -> float:
+    """Median of the chi distribution with ``p`` degrees of freedom, ``alpha_p``.
+
+    ``alpha_p = sqrt(F^{-1}_{chi^2_p}(0.5))``; the bolstering kernel width of Braga-Neto and
+    Dougherty (2004) is the class's mean nearest-neighbour distance divided by it
+    (``reproduction-targets.md`` sec. 5.5: alpha_1 = 0.67449, alpha_2 = 1.17741).
+
+    Parameters
+    ----------
+    p : int
+        Dimension (number of features), at least 1.
+
+    Returns
+    -------
+    float
+    """
+    if p < 1:
+        raise StablefsError(f"chi_median needs p >= 1 degrees of freedom, not {int(p)}.")
+    from scipy.stats import chi2  # scipy.stats is slow to import: only when a width is needed
+
+    return float(np.sqrt(chi2.ppf(0.5, int(p))))
+
+
+def _encode(y) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, codes)`` with ``codes`` in ``0..g-1``."""
+    classes, codes = np.unique(np.asarray(y), return_inverse=True)
+    return classes, codes.astype(np.int64)
+
+
+def _check_xy(X, y, *, min_classes: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[:, None]
+    if X.ndim != 2:
+        raise StablefsError(f"X must be a 2-D array (samples x features), not {X.ndim}-D.")
+    y = np.asarray(y)
+    if y.shape != (X.shape[0],):
+        raise StablefsError(
+            f"y has {y.size} labels for {X.shape[0]} samples: give one label per sample."
+        )
+    if X.shape[0] < 2:
+        raise StablefsError(f"{X.shape[0]} sample: an error estimate needs at least 2.")
+    if not np.all(np.isfinite(X)):
+        raise StablefsError("X contains NaN or infinite values: impute or drop them first.")
+    classes, codes = _encode(y)
+    if classes.size < min_classes:
+        raise StablefsError(
+            f"the labels contain a single class ({str(classes[0])}): error estimation "
+            "needs two classes."
+        )
+    return X, classes, codes
+
+
+def _rng(random_state) -> np.random.Generator:
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31))
+    raise StablefsError(
+        f"random_state must be an int, None or a numpy Generator, not "
+        f"{type(random_state).__name__}."
+    )
+
+
+# -------------------------------------------------------------------------------- rules
+
+
+@dataclass
+class _Fitted:
+    """A designed classifier on class codes ``0..g-1``.
+
+    ``linear`` is ``(a, b)`` with ``g(x) = 1`` iff ``a^T x + b > 0`` for a two-class linear
+    rule (None otherwise); ``predict`` returns codes.
+    """
+
+    n_classes: int
+    linear: tuple[np.ndarray, float] | None = None
+    model: object = None
+    kind: str = ""
+    X: np.ndarray | None = None
+    codes: np.ndarray | None = None
+    k: int = 0
+    constant: int = -1
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        Z = np.asarray(Z, dtype=float)
+        if self.constant >= 0:
+            return np.full(Z.shape[0], self.constant, dtype=np.int64)
+        if self.kind == "lda":
+            if self.linear is not None:
+                a, b = self.linear
+                return (Z @ a + b > 0).astype(np.int64)
+            W, M, c = self.model
+            return np.argmax(Z @ (W @ M.T) + c, axis=1).astype(np.int64)
+        if self.kind == "knn":
+            return knn_predict(self.X, self.codes, Z, self.k, self.n_classes)
+        if self.kind == "svm":
+            if self.linear is not None:
+                a, b = self.linear
+                return (Z @ a + b > 0).astype(np.int64)
+            return self.model.predict(Z).astype(np.int64)
+        return np.asarray(self.model.predict(Z)).astype(np.int64)
+
+
+def majority_code(codes: np.ndarray, n_classes: int) -> int:
+    """The most frequent class code (ties: the lowest)."""
+    return int(np.argmax(np.bincount(codes, minlength=n_classes)))
+
+
+def pooled_covariance(X: np.ndarray, codes: np.ndarray, n_classes: int):
+    """Class means ``(g, p)`` and the pooled within-class covariance ``S`` (``n - g`` dof)."""
+    n, p = X.shape
+    means = np.zeros((n_classes, p))
+    S = np.zeros((p, p))
+    for c in range(n_classes):
+        Xc = X[codes == c]
+        if Xc.shape[0] == 0:
+            continue
+        means[c] = Xc.mean(axis=0)
+        D = Xc - means[c]
+        S += D.T @ D
+    dof = max(n - int(np.count_nonzero(np.bincount(codes, minlength=n_classes))), 1)
+    return means, S / dof
+
+
+def sym_pinv(S: np.ndarray) -> np.ndarray:
+    """Pseudo-inverse of a symmetric positive semi-definite matrix (relative cut-off
+    :data:`PINV_RTOL`); the ordinary inverse when ``S`` is well conditioned."""
+    if S.shape[0] == 0:
+        return S.copy()
+    vals, vecs = np.linalg.eigh(S)
+    top = vals[-1] if vals.size else 0.0
+    if not top > 0:
+        return np.zeros_like(S)
+    keep = vals > PINV_RTOL * top
+    inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
+    return (vecs * inv) @ vecs.T
+
+
+def fit_lda(X: np.ndarray, codes: np.ndarray, n_classes: int) -> _Fitted:
+    """Linear discriminant analysis (pooled covariance, sample proportions as priors).
+
+    Two classes: ``g(x) = 1`` iff ``a^T x + b > 0`` with ``a = S^+ (m_1 - m_0)`` and
+    ``b = -a^T (m_0 + m_1)/2 + log(n_1/n_0)`` (Xiao, Hua and Dougherty 2007, sec. 3: the rule
+    must be available in closed form for bolstering). More classes: the largest discriminant
+    ``x^T S^+ m_c - m_c^T S^+ m_c / 2 + log pi_c``.
+    """
+    counts = np.bincount(codes, minlength=n_classes)
+    if X.shape[1] == 0 or np.count_nonzero(counts) < 2:
+        return _Fitted(n_classes, kind="lda", constant=majority_code(codes, n_classes))
+    means, S = pooled_covariance(X, codes, n_classes)
+    W = sym_pinv(S)
+    with np.errstate(divide="ignore"):
+        logp = np.log(counts / counts.sum())
+    if n_classes == 2:
+        a = W @ (means[1] - means[0])
+        b = float(-a @ (means[0] + means[1]) / 2.0 + logp[1] - logp[0])
+        return _Fitted(2, linear=(a, b), kind="lda")
+    quad = np.einsum("cp,pq,cq->c", means, W, means)
+    c = -0.5 * quad + logp
+    return _Fitted(n_classes, kind="lda", model=(W, means, c))
+
+
+def knn_predict(Xtr: np.ndarray, codes: np.ndarray, Z: np.ndarray, k: int,
+                n_classes: int) -> np.ndarray:
+    """K-nearest-neighbour majority vote (Euclidean; distance ties by lower training index,
+    vote ties to the lowest class).
+
+    Squared distances are sums of exact squared differences (not ``|z|^2 + |x|^2 - 2 z.x``),
+    so that duplicated points tie exactly. With two classes and an odd ``K`` the vote compares
+    the ``(K + 1)/2``-th smallest distance of each class (class 1 wins iff its order statistic
+    is smaller), which equals the majority of the ``K`` nearest; equal order statistics are
+    resolved by the sorted neighbour list."""
+    ntr, p = Xtr.shape
+    k = min(int(k), ntr)
+    out = np.empty(Z.shape[0], dtype=np.int64)
+    perm = np.argsort(codes, kind="stable")
+    n0 = int(np.count_nonzero(codes == 0))
+    r = (k + 1) // 2
+    two = n_classes == 2 and k % 2 == 1 and 0 < n0 < ntr
+    Xp = Xtr[perm] if two else Xtr
+    narrow = p <= 64
+    step = max(1, 2**21 // max(1, ntr * (1 if narrow else p)))
+    for start in range(0, Z.shape[0], step):
+        Zc = Z[start:start + step]
+        if narrow:
+            D = np.zeros((Zc.shape[0], ntr))
+            for f in range(p):
+                d = np.subtract.outer(Zc[:, f], Xp[:, f])
+                D += d * d
+        else:
+            D = np.square(Zc[:, None, :] - Xp[None, :, :]).sum(axis=2)
+        if two:
+            q0 = (np.partition(D[:, :n0], r - 1, axis=1)[:, r - 1] if n0 >= r
+                  else np.full(D.shape[0], np.inf))
+            q1 = (np.partition(D[:, n0:], r - 1, axis=1)[:, r - 1] if ntr - n0 >= r
+                  else np.full(D.shape[0], np.inf))
+            pred = (q1 < q0).astype(np.int64)
+            tie = q1 == q0
+            if tie.any():
+                inv = np.empty_like(perm)
+                inv[perm] = np.arange(ntr)
+                rows = D[tie][:, inv]
+                order = np.argsort(rows, axis=1, kind="stable")[:, :k]
+                pred[tie] = np.argmax(
+                    (codes[order][:, :, None] == np.arange(n_classes)).sum(axis=1), axis=1)
+            out[start:start + step] = pred
+        else:
+            order = np.argsort(D, axis=1, kind="stable")[:, :k]
+            votes = (codes[order][:, :, None] == np.arange(n_classes)).sum(axis=1)
+            out[start:start + step] = np.argmax(votes, axis=1)
+    return out
+
+
+def linear_svm(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(a, b)`` of the two-class linear SVM with C = 1 (``g(x) = 1`` iff ``a^T x + b > 0``),
+    the seed-004 rule (Xiao, Hua and Dougherty 2007, sec. 3; ``reproduction-targets.md``
+    sec. 5.4: C = 1, libsvm's default, no scaling), bit for bit
+    ``SVC(kernel="linear", C=1.0).fit(X, codes)``'s ``coef_[0]`` and ``intercept_[0]``.
+
+    libsvm is called directly with the arguments :class:`sklearn.svm.SVC` passes it (C-SVC,
+    tolerance 1e-3, shrinking, no class or sample weights), skipping scikit-learn's parameter
+    and input validation, which costs about ten times libsvm's own solve on the small problems
+    of a wrapper search (one fit per candidate subset). The SVM is solved exactly as before:
+    the same solver on the same arrays. If scikit-learn's private libsvm binding is not
+    available (a future version), :class:`~sklearn.svm.SVC` is used.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    codes : ndarray of int
+        Class codes 0 and 1, both present.
+
+    Returns
+    -------
+    a : ndarray of shape (n_features,)
+    b : float
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    fns = _libsvm_fns()
+    if fns is None:  # pragma: no cover - a future scikit-learn
+        from sklearn.svm import SVC
+
+        svc = SVC(kernel="linear", C=1.0).fit(X, codes)
+        return svc.coef_[0].copy(), float(svc.intercept_[0])
+    fit, quiet = fns
+    quiet(0)                       # SVC sets libsvm's console output before every fit
+    y = np.asarray(codes, dtype=np.float64, order="C")
+    # gamma is not used by the linear kernel (SVC passes 1 / (p Var X), "scale")
+    _, sv, _, dual, intercept, *_ = fit(
+        X, y, svm_type=0, sample_weight=_EMPTY, class_weight=_ONES2, kernel="linear", C=1.0,
+        nu=0.5, probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200,
+        coef0=0.0, gamma=1.0, epsilon=0.0, max_iter=-1, random_seed=0)
+    coef = (-dual) @ sv            # SVC flips the signs of a two-class model
+    return coef[0].copy(), float(-intercept[0])
+
+
+_EMPTY = np.empty(0, dtype=np.float64)
+_ONES2 = np.ones(2, dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=1)
+def _libsvm_fns():
+    """scikit-learn's libsvm ``fit`` and ``set_verbosity_wrap``, or None."""
+    try:
+        from sklearn.svm import _libsvm
+
+        return _libsvm.fit, _libsvm.set_verbosity_wrap
+    except (ImportError, AttributeError):  # pragma: no cover - a future scikit-learn
+        return None
+
+
+def _knn_k(name: str) -> int | None:
+    key = name.strip().lower()
+    if key.endswith("nn") and key[:-2].isdigit() and int(key[:-2]) >= 1:
+        return int(key[:-2])
+    return None
+
+
+class Rule:
+    """A classification rule by name (``"lda"``, ``"Knn"``, ``"svm"``) or a scikit-learn
+    classifier; :meth:`fit` designs it on ``(X, codes)``."""
+
+    def __init__(self, classifier="lda"):
+        self.spec = classifier
+        if isinstance(classifier, str):
+            key = classifier.strip().lower()
+            if key == "lda":
+                self.kind, self.k = "lda", 0
+            elif key == "svm":
+                self.kind, self.k = "svm", 0
+            elif _knn_k(key) is not None:
+                self.kind, self.k = "knn", _knn_k(key)
+            else:
+                raise StablefsError(
+                    f"unknown classifier {classifier!r}: choose 'lda', 'svm' or 'Knn' such as "
+                    "'3nn' (or pass a scikit-learn classifier)."
+                )
+        elif hasattr(classifier, "fit") and hasattr(classifier, "predict"):
+            self.kind, self.k = "sklearn", 0
+        else:
+            raise StablefsError(
+                f"classifier {classifier!r} is neither a name ('lda', 'svm', 'Knn') nor a "
+                "scikit-learn classifier (with fit and predict)."
+            )
+
+    @property
+    def name(self) -> str:
+        if self.kind == "knn":
+            return f"{self.k}nn"
+        return self.kind if self.kind != "sklearn" else type(self.spec).__name__
+
+    def fit(self, X: np.ndarray, codes: np.ndarray, n_classes: int) -> _Fitted:
+        counts = np.bincount(codes, minlength=n_classes)
+        if X.shape[1] == 0 or np.count_nonzero(counts) < 2:
+            return _Fitted(n_classes, kind=self.kind, constant=majority_code(codes, n_classes))
+        if self.kind == "lda":
+            return fit_lda(X, codes, n_classes)
+        if self.kind == "knn":
+            return _Fitted(n_classes, kind="knn", X=X, codes=codes, k=self.k)
+        if self.kind == "svm":
+            if n_classes == 2 and np.count_nonzero(counts) == 2:
+                a, b = linear_svm(X, codes)
+                return _Fitted(2, kind="svm", linear=(a, b))
+            from sklearn.svm import SVC
+
+            svc = SVC(kernel="linear", C=1.0).fit(X, codes)
+            if n_classes == 2 and len(svc.classes_) == 2:
+                return _Fitted(2, kind="svm", linear=(svc.coef_[0].copy(),
+                                                      float(svc.intercept_[0])))
+            return _Fitted(n_classes, kind="svm", model=svc)
+        from sklearn.base import clone
+
+        model = clone(self.spec).fit(X, codes)
+        return _Fitted(n_classes, kind="sklearn", model=model)
+
+
+def make_rule(classifier="lda") -> Rule:
+    """The classification rule named ``classifier`` (see :data:`RULES`) or wrapping a
+    scikit-learn classifier."""
+    return classifier if isinstance(classifier, Rule) else Rule(classifier)
+
+
+# --------------------------------------------------------------------- kernel widths
+
+
+def nearest_same_class_distance(X: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """Per point, the Euclidean distance to the nearest *other* point of its class (``inf``
+    for a point alone in its class)."""
+    out = np.full(X.shape[0], np.inf)
+    for c in range(n_classes):
+        idx = np.flatnonzero(codes == c)
+        if idx.size < 2:
+            continue
+        Xc = X[idx]
+        D = np.square(Xc[:, None, :] - Xc[None, :, :]).sum(axis=2)
+        np.fill_diagonal(D, np.inf)
+        out[idx] = np.sqrt(D.min(axis=1))
+    return out
+
+
+def bolstering_widths(X, y) -> np.ndarray:
+    """Kernel width ``sigma_{y_i}`` of every point (Braga-Neto and Dougherty 2004).
+
+    ``sigma_y = d_y / alpha_p`` with ``d_y`` the mean distance of the class-``y`` points to
+    their nearest other class-``y`` point and ``alpha_p`` = :func:`chi_median` of the number of
+    features ``p`` (``reproduction-targets.md`` sec. 5.5). A class with one point gets 0.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    X, classes, codes = _check_xy(X, y)
+    return _widths(X, codes, classes.size)
+
+
+def _widths(X: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
+    if X.shape[1] == 0:
+        return np.zeros(X.shape[0])
+    nn = nearest_same_class_distance(X, codes, n_classes)
+    sig = np.zeros(n_classes)
+    for c in range(n_classes):
+        v = nn[codes == c]
+        v = v[np.isfinite(v)]
+        sig[c] = v.mean() if v.size else 0.0
+    return sig[codes] / chi_median(X.shape[1])
+
+
+def linear_bolstered_terms(margin: np.ndarray, sigma: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``P(g(Z) != y_i)`` for a linear rule: ``Phi(-s_i / sigma_i)``.
+
+    ``margin`` is the signed distance ``s_i`` (positive when correctly classified; a point on
+    the boundary belongs to class 0, so ``s = 0`` is an error for class 1 only). A zero width
+    gives the resubstitution indicator.
+    """
+    out = np.empty_like(margin)
+    pos = sigma > 0
+    out[pos] = ndtr(-margin[pos] / sigma[pos])
+    z = ~pos
+    out[z] = ((margin[z] < 0) | ((margin[z] == 0) & (codes[z] == 1))).astype(float)
+    return out
+
+
+# -------------------------------------------------------------------------- estimators
+
+
+def resubstitution_error(X, y, classifier="lda") -> float:
+    """Apparent error: the rule designed on ``(X, y)`` and tested on the same points.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    classifier : str or scikit-learn classifier
+        ``"lda"``, ``"svm"``, ``"Knn"`` (e.g. ``"3nn"``; the point itself is one of its
+        neighbours) or a classifier.
+
+    Returns
+    -------
+    float
+    """
+    X, classes, codes = _check_xy(X, y)
+    rule = make_rule(classifier)
+    fitted = rule.fit(X, codes, classes.size)
+    return float(np.mean(fitted.predict(X) != codes))
+
+
+def stratified_folds(y, n_folds: int, random_state=None) -> np.ndarray:
+    """Fold label (``0..n_folds-1``) of every sample: folds as even as possible, each with the
+    class proportions as close as possible (Xiao, Hua and Dougherty 2007, Algorithm 1 step d).
+
+    The samples of each class are shuffled and dealt to the folds in turn, the deal continuing
+    from one class to the next, so that fold sizes differ by at most one (N = 50 with 25 + 25
+    and 10 folds gives ten folds of 5, each with 2 or 3 of a class).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    n_folds : int
+        Between 2 and ``n_samples`` (``n_samples`` is leave-one-out).
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples,)
+    """
+    y = np.asarray(y)
+    n = y.shape[0]
+    if isinstance(n_folds, bool) or not isinstance(n_folds, numbers.Integral):
+        raise StablefsError(f"n_folds must be a whole number, not {n_folds!r}.")
+    if not 2 <= int(n_folds) <= n:
+        raise StablefsError(
+            f"{int(n_folds)} folds for {n} samples: choose between 2 and {n} (= leave-one-out)."
+        )
+    rng = _rng(random_state)
+    _, codes = _encode(y)
+    fold = np.empty(n, dtype=np.int64)
+    pos = 0
+    for c in range(codes.max() + 1):
+        idx = np.flatnonzero(codes == c)
+        idx = idx[rng.permutation(idx.size)]
+        fold[idx] = (pos + np.arange(idx.size)) % n_folds
+        pos = (pos + idx.size) % n_folds
+    return fold
+
+
+def _cv_from_folds(X, codes, n_classes, fold, rule) -> float:
+    errors = 0
+    for f in np.unique(fold):
+        test = fold == f
+        fitted = rule.fit(X[~test], codes[~test], n_classes)
+        errors += int(np.count_nonzero(fitted.predict(X[test]) != codes[test]))
+    return errors / X.shape[0]
+
+
+def cv_error(X, y, classifier="lda", n_folds: int = 10, random_state=None, folds=None) -> float:
+    """Stratified k-fold cross-validation error, errors pooled over the folds (Xiao, Hua and
+    Dougherty 2007, eq. B.3: total errors / n; one partition, not repeated).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    classifier : str or scikit-learn classifier
+    n_folds : int, default=10
+    random_state : int, Generator or None
+        Seeds the partition (:func:`stratified_folds`).
+    folds : array-like of int, optional
+        A ready partition (fold label per sample); overrides ``n_folds``.
+
+    Returns
+    -------
+    float
+    """
+    X, classes, codes = _check_xy(X, y)
+    rule = make_rule(classifier)
+    if folds is None:
+        folds = stratified_folds(codes, n_folds, random_state)
+    return _cv_from_folds(X, codes, classes.size, np.asarray(folds), rule)
+
+
+def loo_error(X, y, classifier="lda") -> float:
+    """Leave-one-out error (Xiao, Hua and Dougherty 2007, eq. B.4)."""
+    X, classes, codes = _check_xy(X, y)
+    return _cv_from_folds(X, codes, classes.size, np.arange(X.shape[0]), make_rule(classifier))
+
+
+def _bolster(X, y, classifier, n_draws, random_state, noise, semi) -> float:
+    X, classes, codes = _check_xy(X, y)
+    n, p = X.shape
+    g = classes.size
+    rule = make_rule(classifier)
+    fitted = rule.fit(X, codes, g)
+    if p == 0 or fitted.constant >= 0:
+        return float(np.mean(fitted.predict(X) != codes))
+    sigma = _widths(X, codes, g)
+    wrong = fitted.predict(X) != codes
+    if fitted.linear is not None:
+        a, b = fitted.linear
+        norm = float(np.sqrt(a @ a))
+        if norm == 0.0:
+            terms = wrong.astype(float)
+        else:
+            margin = (2 * codes - 1) * (X @ a + b) / norm
+            terms = linear_bolstered_terms(margin, sigma, codes)
+    else:
+        if noise is None:
+            if isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral) \
+                    or n_draws < 1:
+                raise StablefsError(f"n_draws = {n_draws!r}: use a whole number >= 1.")
+            noise = _rng(random_state).standard_normal((n, int(n_draws), p))
+        noise = np.asarray(noise, dtype=float)
+        if noise.ndim != 3 or noise.shape[0] != n or noise.shape[2] != p:
+            raise StablefsError(
+                f"noise has shape {noise.shape}; it must be (n_samples, n_draws, n_features) "
+                f"= ({n}, M, {p})."
+            )
+        M = noise.shape[1]
+        Z = (X[:, None, :] + sigma[:, None, None] * noise).reshape(n * M, p)
+        pred = fitted.predict(Z).reshape(n, M)
+        terms = np.mean(pred != codes[:, None], axis=1)
+    if semi:
+        terms = np.where(wrong, 1.0, terms)
+    return float(np.mean(terms))
+
+
+def bolstered_error(X, y, classifier="lda", *, n_draws: int = 10, random_state=None,
+                    noise=None) -> float:
+    """Bolstered resubstitution error (Braga-Neto and Dougherty 2004), the SFS/SFFS criterion
+    of Xiao, Hua and Dougherty (2007, sec. 3) for LDA and the linear SVM.
+
+    ``(1/n) sum_i P(g(Z) != y_i)`` with ``Z ~ N(x_i, sigma_{y_i}^2 I)``, ``sigma`` from
+    :func:`bolstering_widths`. Closed form ``Phi(-s_i/sigma_i)`` for two-class LDA and linear
+    SVM (``s_i`` the signed distance to the hyperplane); Monte Carlo with ``n_draws`` draws per
+    point for other rules.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    classifier : str or scikit-learn classifier, default="lda"
+    n_draws : int, default=10
+        Monte-Carlo draws per point (rules without a closed form).
+    random_state : int, Generator or None
+        Seeds the draws.
+    noise : array of shape (n_samples, n_draws, n_features), optional
+        Standard normal draws to use instead (common random numbers: the wrappers draw them
+        once per feature so that every subset sees the same noise on a given feature).
+
+    Returns
+    -------
+    float
+    """
+    return _bolster(X, y, classifier, n_draws, random_state, noise, semi=False)
+
+
+def semi_bolstered_error(X, y, classifier="3nn", *, n_draws: int = 10, random_state=None,
+                         noise=None) -> float:
+    """Semi-bolstered resubstitution error (Braga-Neto and Dougherty 2004), the SFS/SFFS
+    criterion of Xiao, Hua and Dougherty (2007, sec. 3) for 3NN: only the correctly classified
+    training points are bolstered; each misclassified one contributes 1.
+
+    Parameters are those of :func:`bolstered_error`; the default rule is 3NN.
+    """
+    return _bolster(X, y, classifier, n_draws, random_state, noise, semi=True)
