@@ -36,7 +36,8 @@ from stablefs._errors import StablefsError
 #: files and folders that a run may write; only these are ever deleted by ``--force``
 RUN_FILES = (
     "run.json", "selections.parquet", "selections.npz", "results.csv", "stability.csv",
-    "frequencies.csv", "comparisons.csv", "signature.csv", "signature.gmt", "report.html",
+    "frequencies.csv", "comparisons.csv", "baseline.csv", "permutation.csv",
+    "nested.csv", "signature.csv", "signature.gmt", "report.html",
     "report.md", "figures",
     "claims.csv", "tables", ".partial",
 )

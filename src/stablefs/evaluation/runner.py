@@ -63,6 +63,9 @@ class ExperimentResult:
     comparisons : DataFrame
         Every pair of methods compared at every k
         (:func:`~stablefs.evaluation.statistics.compare_methods`).
+    baseline : DataFrame
+        ``resample, metric, value``: the majority class of each training part predicted on
+        its test part (:func:`~stablefs.evaluation.baseline.majority_baseline`).
     """
 
     selections: pd.DataFrame
@@ -71,6 +74,7 @@ class ExperimentResult:
     frequencies: pd.DataFrame
     info: dict = field(default_factory=dict)
     comparisons: pd.DataFrame = field(default_factory=pd.DataFrame)
+    baseline: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _digest(X: np.ndarray, y: np.ndarray) -> str:
@@ -431,8 +435,9 @@ def run_experiment(
     sample_names : sequence of str, optional
         Names of the samples; ``selections`` then also lists each training part by name
         (column ``train_samples``).
-    progress : bool
-        Show a progress bar on stderr.
+    progress : bool or {"bar", "lines"}
+        Progress on stderr: a bar (True or ``"bar"``), or a line at every tenth of the fits
+        (``"lines"``, for logs; :mod:`stablefs._progress`).
     alpha : float
         1 − confidence level of the stability intervals.
     """
@@ -514,12 +519,9 @@ def run_experiment(
             else:
                 todo.append((name, res))
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    from stablefs._progress import make_progress
 
-        bar = tqdm(total=len(resamples) * len(names), initial=len(done), unit="fit",
-                   desc="compare", leave=False, dynamic_ncols=True)
+    bar = make_progress(progress, total=len(resamples) * len(names), initial=len(done))
     try:
         if todo:
             workers = check_n_jobs(n_jobs, len(todo))
@@ -530,17 +532,17 @@ def run_experiment(
                 for name, index, result in parallel(jobs):
                     cache.save(method_keys[name], index, result)
                     done[(name, index)] = result
-                    if bar is not None:
-                        bar.set_postfix_str(f"{name}, resample {index + 1}", refresh=False)
-                        bar.update(1)
+                    bar.update(1, f"{name}, resample {index + 1}")
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
 
     result = _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha,
                        random_state, stability_interval)
     result.stability = add_interval_column(result.stability)
     result.comparisons = compare_methods(result.results, result.selections, resamples, sizes)
+    from stablefs.evaluation.baseline import majority_baseline
+
+    result.baseline = majority_baseline(y, resamples)
     if sample_names is not None:
         sample_names = np.asarray(sample_names, dtype=str)
         if sample_names.shape != (X.shape[0],):
