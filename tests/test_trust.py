@@ -347,3 +347,17 @@ def test_progress_lines_every_tenth(capsys):
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 10 and lines[0].startswith("stablefs: compare: 10% (2 of 20 fits")
     assert lines[-1].startswith("stablefs: compare: 100% (20 of 20")
+
+
+def test_observed_statistic_is_the_comparisons_balanced_accuracy():
+    X, y = _data(signal=0.8, seed=2)
+    proto = Protocol("split", 3)
+    method = "en-ttest(n_estimators=5)"  # randomised: the seeds must be the runner's
+    main = run_experiment(X, y, [method], [3], protocol=proto, classifiers=["svm", "1nn"],
+                          measures=["nogueira"], random_state=6)
+    res = main.results
+    ba = res[(res["metric"] == "balanced_accuracy_1nn") & (res["k"] == 3)]["value"].to_numpy()
+    t = permutation_test(X, y, method, 3, resamples=proto.resamples(y, 6), classifier="1nn",
+                         n_permutations=3, n_resamples=3, random_state=6)
+    # the real-label fits recomputed by the test are the comparison's, to the last bit
+    assert t.observed_values == list(ba)

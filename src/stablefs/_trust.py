@@ -28,7 +28,7 @@ class TrustSettings:
     """What ``compare`` checks after the comparison (its options)."""
 
     permutations: int = 199
-    permutation_resamples: int = 5
+    permutation_resamples: int = 3
     nested_outer: int = 10
     nested_inner: int = 5
 

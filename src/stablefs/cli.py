@@ -239,7 +239,7 @@ def cli():
               help="Permutation test of the recommended (method, k): N label permutations, "
                    "the selector refitted on each (p < 0.01 needs N >= 100; stops early once "
                    "p >= 0.05 is certain, Besag and Clifford 1991). 0 skips the test.")
-@click.option("--permutation-resamples", type=int, default=5, show_default=True, metavar="R",
+@click.option("--permutation-resamples", type=int, default=3, show_default=True, metavar="R",
               help="Resamples refitted per permutation (the first R of the comparison's).")
 @click.option("--nested", "nested", default="10:5", show_default=True, metavar="OUTER:INNER",
               help="Nested estimate of the recommended pair: the choice of method and k "

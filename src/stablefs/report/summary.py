@@ -252,7 +252,7 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
                     f"{acc_name}")
         band = stability_band(r["stability"], rec.measure)
         values = (f"{measure_label(rec.measure)} {r['stability']:.{digits}f}"
-                  + (f", {band}" if band else "") + f", {acc_name} "
+                  + (f" ({band} on Nogueira's scale)" if band else "") + f", {acc_name} "
                   f"{format_mean_sd(r['accuracy'], r['acc_sd'], digits=digits)}")
         if n_front == 1:
             text = (f"Recommended: {rec.method} at k={format_k(rec.k)} ({values}): the only "
@@ -277,7 +277,9 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
             out.append(f"Its stability is poor ({measure_label(rec.measure)} "
                        f"{r['stability']:.{digits}f}, below {BANDS[0][0]:.2f}): another set "
                        "of samples of the same kind would give a largely different gene list; "
-                       "treat single genes of this signature with caution. " + BANDS_SOURCE)
+                       "treat single genes of this signature with caution.")
+        if band:
+            out.append(BANDS_SOURCE.strip("()"))
     out[len(out):] = trust_sentences(rec, baseline, trust, verdict, digits=digits)
 
     ft = timing[timing["metric"] == "fit_time"] if not timing.empty else timing
@@ -438,7 +440,8 @@ def trust_sentences(rec: Recommendation | None, baseline: dict | None, trust: di
                "reached the observed value (Besag and Clifford 1991)" if perm["stopped_early"]
                else f"{perm['permutations_used']} permutations, {perm['exceedances']} "
                "reaching the observed value")
-        out.append(f"Permutation test of {perm['method']} at k={format_k(perm['k'])}: mean "
+        lead = "Evidence of signal: p" if verdict.signal else "P"
+        out.append(f"{lead}ermutation test of {perm['method']} at k={format_k(perm['k'])}: mean "
                    f"held-out balanced accuracy {perm['observed']:.{digits + 1}f} on "
                    f"{perm['resamples_per_permutation']} resamples, against "
                    f"{perm['null_mean']:.{digits + 1}f} on average with the labels permuted and "
