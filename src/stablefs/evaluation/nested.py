@@ -162,7 +162,7 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
                 protocol=Protocol("split", int(n_inner)), classifiers=[classifier],
                 measures=[measure], random_state=seed_i, n_jobs=n_jobs, backend=backend,
                 scheduler=scheduler, cache_dir=cache_dir, impute=impute,
-                standardize=standardize, prefilter=prefilter)
+                standardize=standardize, prefilter=prefilter, compare_pairs=False)
             fits += inner.info["fits_computed"] + inner.info["fits_reused"]
             computed += inner.info["fits_computed"]
             pick = choose(inner.stability, inner.results)

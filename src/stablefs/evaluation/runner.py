@@ -379,6 +379,7 @@ def run_experiment(
     sample_names=None,
     progress: bool = False,
     alpha: float = 0.05,
+    compare_pairs: bool = True,
 ) -> ExperimentResult:
     """Run every method on the same resamples and measure stability and accuracy.
 
@@ -440,6 +441,9 @@ def run_experiment(
         (``"lines"``, for logs; :mod:`stablefs._progress`).
     alpha : float
         1 − confidence level of the stability intervals.
+    compare_pairs : bool
+        Compute ``comparisons`` (the paired tests of every two methods); False leaves it
+        empty (the nested estimate's inner comparisons need only the means).
     """
     from stablefs.evaluation.statistics import (
         add_interval_column,
@@ -539,7 +543,9 @@ def run_experiment(
     result = _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha,
                        random_state, stability_interval)
     result.stability = add_interval_column(result.stability)
-    result.comparisons = compare_methods(result.results, result.selections, resamples, sizes)
+    if compare_pairs:
+        result.comparisons = compare_methods(result.results, result.selections, resamples,
+                                             sizes)
     from stablefs.evaluation.baseline import majority_baseline
 
     result.baseline = majority_baseline(y, resamples)

@@ -374,8 +374,9 @@ class Evidence:
         return ""
 
     def opening(self, rec: Recommendation | None, *, digits: int = 2) -> str:
-        what = (f"the best candidate, {rec.method} at k={format_k(rec.k)}, " if rec else "")
-        return ("No evidence of signal: " + what + "; ".join(self.reasons)
+        what = (f"for the best candidate, {rec.method} at k={format_k(rec.k)}, " if rec
+                else "")
+        return ("No evidence of signal: " + what + ", and ".join(self.reasons)
                 + ". No signature is recommended: the tables, figures and signature.csv "
                 "below are kept for inspection, but these gene lists are not shown to "
                 "predict the classes better than chance.")
