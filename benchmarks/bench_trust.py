@@ -6,8 +6,8 @@ iw-relieff, en-relieff; 20 stratified 2/3 splits; k = 10..50; SVM and 1NN), the 
 1. the plain comparison (``run_experiment``: every fit and evaluation, the stability
    intervals and the paired tests; data loading and the report excluded);
 2. the permutation test of the recommended (method, k) with the default settings
-   (199 permutations x 3 resamples, selector refitted; sequential stopping);
-3. the nested estimate with the default settings (10 outer resamples x 5 inner splits x
+   (100 permutations x 3 resamples, selector refitted; sequential stopping);
+3. the nested estimate with the default settings (5 outer resamples x 3 inner splits x
    every method);
 
 and prints each cost as a multiple of the plain comparison's (target of issue 17: the

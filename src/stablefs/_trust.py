@@ -27,10 +27,10 @@ LONG_RUN_SECONDS = 120.0
 class TrustSettings:
     """What ``compare`` checks after the comparison (its options)."""
 
-    permutations: int = 199
+    permutations: int = 100
     permutation_resamples: int = 3
-    nested_outer: int = 10
-    nested_inner: int = 5
+    nested_outer: int = 5
+    nested_inner: int = 3
 
     def config(self) -> dict:
         return {"permutations": self.permutations,

@@ -235,13 +235,14 @@ def cli():
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar [default: when stderr is a terminal].")
 @click.option("--no-report", is_flag=True, help="Skip report.md / report.html.")
-@click.option("--permutations", type=int, default=199, show_default=True, metavar="N",
+@click.option("--permutations", type=int, default=100, show_default=True, metavar="N",
               help="Permutation test of the recommended (method, k): N label permutations, "
-                   "the selector refitted on each (p < 0.01 needs N >= 100; stops early once "
-                   "p >= 0.05 is certain, Besag and Clifford 1991). 0 skips the test.")
+                   "the selector refitted on each; p = (1 + exceedances) / (1 + N), so "
+                   "p < 0.01 needs N >= 100; stops early once p >= 0.05 is certain (Besag "
+                   "and Clifford 1991). 0 skips the test.")
 @click.option("--permutation-resamples", type=int, default=3, show_default=True, metavar="R",
               help="Resamples refitted per permutation (the first R of the comparison's).")
-@click.option("--nested", "nested", default="10:5", show_default=True, metavar="OUTER:INNER",
+@click.option("--nested", "nested", default="5:3", show_default=True, metavar="OUTER:INNER",
               help="Nested estimate of the recommended pair: the choice of method and k "
                    "repeated on INNER 2/3 splits of the training part of OUTER resamples. "
                    "0 skips it.")

@@ -21,8 +21,8 @@ What is permuted and what is refitted:
   fits on the same resamples.
 
 The p-value is ``(1 + #{T_b >= T_obs}) / (1 + B)`` (Phipson and Smyth 2010: never 0; with
-B = 199 the smallest is 0.005). Sequential stopping (Besag and Clifford 1991): the
-permutations are evaluated in order and the test stops as soon as ``h`` of them reach the
+B = 100, the default, the smallest is 1/101 < 0.01). Sequential stopping (Besag and Clifford
+1991): the permutations are evaluated in order and the test stops as soon as ``h`` of them reach the
 observed statistic, with the p-value ``h / L`` at the L-th permutation. With the default
 ``h = ceil(alpha * B)`` a stopped test has ``p >= alpha`` both by Besag and Clifford's p-value
 and by the full test's, so stopping never changes the decision at ``alpha``; it only saves the
@@ -63,10 +63,11 @@ __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_PERMUTATION_RESAMPLES", "Permutation
 
 log = logging.getLogger("stablefs")
 
-#: default number of permutations B: p < 0.01 is reachable (smallest p = 1/200)
-DEFAULT_PERMUTATIONS = 199
+#: default number of permutations B: the smallest for which p < 0.01 is reachable
+#: (smallest p = 1/101; B = 99 stops at exactly 0.01)
+DEFAULT_PERMUTATIONS = 100
 #: default number of the comparison's resamples each permutation refits (fewer than the
-#: comparison's 20 splits: the test costs B x this many fits of one method)
+#: comparison's 20 splits: the test costs up to B x this many fits of one method)
 DEFAULT_PERMUTATION_RESAMPLES = 3
 #: the level at which "evidence of signal" is decided
 LEVEL = 0.05
@@ -324,8 +325,8 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
         The comparison's resamples; the first ``n_resamples`` with a test part are used.
     classifier : str or (name, classifier)
         The classifier of the statistic (the recommendation's).
-    n_permutations : int, default 199
-        B. With B = 199 the smallest p-value is 0.005.
+    n_permutations : int, default 100
+        B. With B = 100 the smallest p-value is 1/101 < 0.01.
     n_resamples : int, default 3
         Resamples refitted per permutation (the test costs up to B x this many fits).
     observed_values : sequence of float, optional

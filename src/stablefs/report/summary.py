@@ -252,7 +252,7 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
                     f"{acc_name}")
         band = stability_band(r["stability"], rec.measure)
         values = (f"{measure_label(rec.measure)} {r['stability']:.{digits}f}"
-                  + (f" ({band} on Nogueira's scale)" if band else "") + f", {acc_name} "
+                  + (f", {band};" if band else ",") + f" {acc_name} "
                   f"{format_mean_sd(r['accuracy'], r['acc_sd'], digits=digits)}")
         if n_front == 1:
             text = (f"Recommended: {rec.method} at k={format_k(rec.k)} ({values}): the only "
@@ -377,9 +377,9 @@ class Evidence:
         what = (f"for the best candidate, {rec.method} at k={format_k(rec.k)}, " if rec
                 else "")
         return ("No evidence of signal: " + what + ", and ".join(self.reasons)
-                + ". No signature is recommended: the tables, figures and signature.csv "
-                "below are kept for inspection, but these gene lists are not shown to "
-                "predict the classes better than chance.")
+                + ". No signature is recommended: the per-method tables, figures and "
+                "signature.csv are kept for inspection, but these gene lists are not shown "
+                "to predict the classes better than chance.")
 
 
 def _p(p: float) -> str:
@@ -438,7 +438,7 @@ def trust_sentences(rec: Recommendation | None, baseline: dict | None, trust: di
     if perm is not None:
         how = (f"stopped after {perm['permutations_used']} of "
                f"{perm['permutations_requested']} permutations once {perm['exceedances']} "
-               "reached the observed value (Besag and Clifford 1991)" if perm["stopped_early"]
+               "reached the observed value, Besag and Clifford 1991" if perm["stopped_early"]
                else f"{perm['permutations_used']} permutations, {perm['exceedances']} "
                "reaching the observed value")
         lead = "Evidence of signal: p" if verdict.signal else "P"
