@@ -361,3 +361,30 @@ def test_observed_statistic_is_the_comparisons_balanced_accuracy():
                          n_permutations=3, n_resamples=3, random_state=6)
     # the real-label fits recomputed by the test are the comparison's, to the last bit
     assert t.observed_values == list(ba)
+
+
+def test_accuracy_plots_draw_the_baseline():
+    from stablefs.report.figures import method_styles, plot_performance, plot_tradeoff
+    from stablefs.report.tables import performance_summary, prepare_results, prepare_stability
+
+    rows = [(m, k, r, f"{kind}_svm", 0.8 + 0.01 * r)
+            for m in ("a", "b") for k in (5, 10) for r in range(4)
+            for kind in ("accuracy", "balanced_accuracy")]
+    perf = performance_summary(prepare_results(pd.DataFrame(
+        rows, columns=["method", "k", "resample", "metric", "value"])))
+    stab = prepare_stability(pd.DataFrame(
+        [(m, k, "nogueira", 0.5 + 0.1 * (m == "b"), 0.4, 0.7) for m in ("a", "b")
+         for k in (5, 10)], columns=["method", "k", "measure", "estimate", "low", "high"]))
+    styles = method_styles(["a", "b"])
+    base = {"accuracy": 0.62, "balanced_accuracy": 0.5}
+
+    def flat_lines(fig):
+        return sorted({round(float(ln.get_ydata()[0]), 3) for ax in fig.axes for ln in ax.lines
+                       if len(set(map(float, ln.get_ydata()))) == 1
+                       and ln.get_linestyle() != "-"})
+
+    assert {0.62, 0.5} <= set(flat_lines(plot_performance(perf, ["a", "b"], styles, base)))
+    assert 0.62 not in flat_lines(plot_performance(perf, ["a", "b"], styles))
+    fig = plot_tradeoff(stab, perf, ["a", "b"], styles, baseline=base)
+    assert 0.62 in flat_lines(fig)
+    assert all(ax.get_ylim()[0] < 0.62 for ax in fig.axes if ax.get_visible() and ax.lines)

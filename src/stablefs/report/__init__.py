@@ -316,6 +316,12 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                     _tab.performance_table(perf, metric, methods))
         doc.add(Paragraph("Cells: mean ± standard deviation over resamples. " + bold_note,
                           css_class="note"))
+        if base:
+            doc.add(Paragraph(
+                [Strong("Baseline"), f": always answering the majority class of the training "
+                 f"part scores accuracy {base.get('accuracy', float('nan')):.3f} and balanced "
+                 f"accuracy {base.get('balanced_accuracy', float('nan')):.3f} (chance) on "
+                 "the same test parts (baseline.csv)."], css_class="note"))
 
     # trade-off
     trade = _fig.plot_tradeoff(stab, perf, methods, styles,

@@ -359,12 +359,13 @@ def _baseline_value(baseline: dict | None, kind: str) -> float | None:
     return float(value) if value is not None and math.isfinite(float(value)) else None
 
 
-def _baseline_line(ax, value: float | None) -> None:
+def _baseline_line(ax, value: float | None, kind: str = "accuracy") -> None:
     """The dashed grey line of the majority-class baseline, labelled at its right end."""
     if value is None:
         return
     ax.axhline(value, **BASELINE_STYLE)
-    ax.annotate(f"majority class {value:.2f}", xy=(1.0, value), xycoords=("axes fraction",
+    name = "chance (majority class)" if kind == "balanced_accuracy" else "majority class"
+    ax.annotate(f"{name} {value:.2f}", xy=(1.0, value), xycoords=("axes fraction",
                 "data"), xytext=(-2, 2), textcoords="offset points", ha="right", va="bottom",
                 fontsize=7, color="#666666")
 
@@ -413,7 +414,7 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict,
                 ax.set_ylim(*honest_limits(list(df[["mean", "low"]].min(axis=1)) + extra,
                                            list(df[["mean", "high"]].max(axis=1)) + extra,
                                            bounded=bounded))
-                _baseline_line(ax, base)
+                _baseline_line(ax, base, kind)
                 metric = df["metric"].iloc[0]
                 ax.set_title(plot_label(metric_label(metric), 44))
                 ax.set_ylabel(f"{metric_label(parse_metric(metric)[0])} (mean, 95% CI)")
