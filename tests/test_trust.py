@@ -388,3 +388,21 @@ def test_accuracy_plots_draw_the_baseline():
     fig = plot_tradeoff(stab, perf, ["a", "b"], styles, baseline=base)
     assert 0.62 in flat_lines(fig)
     assert all(ax.get_ylim()[0] < 0.62 for ax in fig.axes if ax.get_visible() and ax.lines)
+
+
+def test_announce_estimates_and_names_prefilter_when_long(capsys, monkeypatch):
+    from stablefs import _trust
+    from stablefs.evaluation.preprocessing import Preprocessing
+
+    X, y = _data()
+    res = Protocol("split", 4).resamples(y, 0)
+    settings = _trust.TrustSettings(10, 2, 2, 2)
+    kw = dict(seed=0, prep=Preprocessing(), workers=1, settings=settings, prefilter=None,
+              sizes=[2, 4], classifiers=["svm"])
+    est = _trust.announce(X, y, ["ttest"], res, n_features=X.shape[1], **kw)
+    err = capsys.readouterr().err
+    assert est > 0 and err.startswith("stablefs: estimated wall time about")
+    assert "for the 4 fits" in err and "10 x 2 fits" in err and "--prefilter" not in err
+    monkeypatch.setattr(_trust, "LONG_RUN_SECONDS", 0.0)
+    _trust.announce(X, y, ["ttest"], res, n_features=22283, **kw)
+    assert "this is a long run: --prefilter 2000" in capsys.readouterr().err

@@ -53,37 +53,49 @@ def _fmt_s(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def pilot_times(X, y, methods, resamples, *, seed: int, prep) -> dict[str, float]:
-    """One timed fit of each method on the first training part (Han 2012's protocol fits
-    are all of this size); the same selector and preprocessing as the comparison's."""
+def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
+                ) -> dict[str, tuple[float, float]]:
+    """One timed task of each method on the first training part, as the comparison runs it
+    (the same selector, preprocessing, sizes and classifiers): ``{method: (task seconds,
+    seconds of one classifier evaluation at one k)}``."""
+    from stablefs.evaluation.classifiers import check_classifiers
     from stablefs.evaluation.runner import _fit_task, _method_templates, task_seed
     from stablefs.methods import make_selector
 
     res = next(r for r in resamples if len(r.test))
+    clfs = check_classifiers(classifiers)
     out = {}
     for name, template in _method_templates(methods).items():
         selector = make_selector(template, random_state=task_seed(seed, res.index, name),
                                  n_jobs=1)
         t0 = time.perf_counter()
-        _fit_task(selector, X, y, res, [], {}, prep)
-        out[name] = time.perf_counter() - t0
+        task = _fit_task(selector, X, y, res, sizes, clfs, prep)
+        total = time.perf_counter() - t0
+        one_eval = max(0.0, total - task["fit_time"]) / max(1, len(sizes) * len(clfs))
+        out[name] = (total, task["fit_time"] + one_eval)
     return out
 
 
 def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
-             settings: TrustSettings, n_features: int, prefilter) -> float:
-    """Print (stderr) the estimated wall time from a pilot fit per method; above
-    :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds."""
-    pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep)
+             settings: TrustSettings, n_features: int, prefilter, sizes, classifiers
+             ) -> float:
+    """Print (stderr) the estimated wall time from a pilot task per method; above
+    :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds.
+
+    Fits: resamples x the pilot tasks; permutation test: B x R x (fit + one evaluation) of
+    the slowest method (the recommended one is not known yet); nested estimate: OUTER x
+    INNER x (fit + one evaluation) of every method, at full size (an upper bound: the inner
+    training parts are 2/3 as large)."""
+    pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
+                        classifiers=classifiers)
     n_res = sum(1 for r in resamples)
-    fits = n_res * sum(pilot.values()) / workers
-    perm = (settings.permutations * settings.permutation_resamples * max(pilot.values())
-            / workers)
-    # inner fits see 2/3 of a training part; counted at full cost (an upper bound)
-    nested = (min(settings.nested_outer, n_res) * settings.nested_inner * sum(pilot.values())
-              / workers) if settings.nested_outer else 0.0
-    log.info("pilot fit on one training part: " + ", ".join(
-        f"{m} {t:.2f} s" for m, t in pilot.items()))
+    fits = n_res * sum(t for t, _ in pilot.values()) / workers
+    perm = (settings.permutations * settings.permutation_resamples
+            * max(u for _, u in pilot.values()) / workers)
+    nested = (min(settings.nested_outer, n_res) * settings.nested_inner
+              * sum(u for _, u in pilot.values()) / workers) if settings.nested_outer else 0.0
+    log.info("pilot task on one training part (fit and evaluation): " + ", ".join(
+        f"{m} {t:.2f} s" for m, (t, _) in pilot.items()))
     total = fits + perm + nested
     parts = [f"{_fmt_s(fits)} for the {n_res * len(pilot)} fits"]
     if settings.permutations:

@@ -353,7 +353,8 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
                         prep=Preprocessing(impute=impute, standardize=standardize,
                                            prefilter=prefilter),
                         workers=check_n_jobs(n_jobs, len(resamples) * len(method_list)),
-                        settings=trust_settings, n_features=ds.n_features, prefilter=prefilter)
+                        settings=trust_settings, n_features=ds.n_features, prefilter=prefilter,
+                        sizes=size_list, classifiers=classifier_list)
     with folder:
         result = run_experiment(
             ds.X, ds.y, method_list, size_list, protocol=proto, classifiers=classifier_list,
