@@ -58,21 +58,32 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
     """One timed task of each method on the first training part, as the comparison runs it
     (the same selector, preprocessing, sizes and classifiers): ``{method: (task seconds,
     seconds of one classifier evaluation at one k)}``."""
-    from stablefs.evaluation.classifiers import check_classifiers
-    from stablefs.evaluation.runner import _fit_task, _method_templates, task_seed
+    from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
+    from stablefs.evaluation.preprocessing import expand_ranking
+    from stablefs.evaluation.runner import _method_templates, task_seed
     from stablefs.methods import make_selector
 
     res = next(r for r in resamples if len(r.test))
     clfs = check_classifiers(classifiers)
+    y_train, y_test = y[res.train], y[res.test]
     out = {}
     for name, template in _method_templates(methods).items():
         selector = make_selector(template, random_state=task_seed(seed, res.index, name),
                                  n_jobs=1)
         t0 = time.perf_counter()
-        task = _fit_task(selector, X, y, res, sizes, clfs, prep)
+        X_train, X_test, keep = prep.apply(X[res.train], y_train, X[res.test])
+        selector.fit(X_train if keep is None else X_train[:, keep], y_train)
+        fit = time.perf_counter() - t0
+        ranking, _ = expand_ranking(np.asarray(selector.ranking_, dtype=np.int32),
+                                    np.asarray(selector.scores_, dtype=np.float64), keep,
+                                    X.shape[1], X_train, y_train)
+        order = np.argsort(ranking, kind="stable")
+        for k in sizes:
+            cols = np.sort(order[:k])
+            evaluate_subset(X_train[:, cols], y_train, X_test[:, cols], y_test, clfs)
         total = time.perf_counter() - t0
-        one_eval = max(0.0, total - task["fit_time"]) / max(1, len(sizes) * len(clfs))
-        out[name] = (total, task["fit_time"] + one_eval)
+        one_eval = (total - fit) / max(1, len(sizes) * len(clfs))
+        out[name] = (total, fit + one_eval)
     return out
 
 
