@@ -406,3 +406,23 @@ def test_announce_estimates_and_names_prefilter_when_long(capsys, monkeypatch):
     monkeypatch.setattr(_trust, "LONG_RUN_SECONDS", 0.0)
     _trust.announce(X, y, ["ttest"], res, n_features=22283, **kw)
     assert "this is a long run: --prefilter 2000" in capsys.readouterr().err
+
+
+def test_verbose_prints_options_resamples_and_timings(tmp_path, capsys):
+    from stablefs.cli import main
+
+    X, y = _data(n=24, p=6)
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(6)])
+    df.insert(0, "label", y)
+    df.to_csv(tmp_path / "d.csv", index=False)
+    args = ["compare", str(tmp_path / "d.csv"), "-m", "ttest", "-k", "2", "--repeats", "3",
+            "--permutations", "0", "--nested", "0", "--no-report", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "a"), "-v"]) == 0
+    err = capsys.readouterr().err
+    assert "stablefs: options: classifiers svm, 1nn" in err and "permutations 0" in err
+    assert "3 resamples; training/test sizes 16/8" in err
+    assert "pilot task on one training part" in err and "fit time per method: ttest" in err
+    assert "resample 0: train" not in err
+    assert main([*args, "--out", str(tmp_path / "b"), "-vv"]) == 0
+    err = capsys.readouterr().err
+    assert "resample 0: train (a 8, b 8), test (a 4, b 4)" in err
