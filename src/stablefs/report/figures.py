@@ -410,7 +410,7 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict,
                 _k_axis(ax, ks)
                 _method_lines(ax, df, present, styles, ks, "mean", _ci_band)
                 base = _baseline_value(baseline, kind)
-                extra = [] if base is None else [base - 0.02]  # the line off the frame
+                extra = [] if base is None else [base - 0.02, base + 0.02]  # off the frame
                 ax.set_ylim(*honest_limits(list(df[["mean", "low"]].min(axis=1)) + extra,
                                            list(df[["mean", "high"]].max(axis=1)) + extra,
                                            bounded=bounded))
@@ -489,7 +489,7 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
                 ax.scatter([r.estimate], [r.mean], s=size[r.k] + 25, facecolors="none",
                            edgecolors="black", linewidths=1.0, marker=st["marker"], zorder=4)
             base = _baseline_value(baseline, parse_metric(metric)[0])
-            extra = [] if base is None else [base - 0.02]
+            extra = [] if base is None else [base - 0.02, base + 0.02]
             ax.set_ylim(*honest_limits(list(d["mean"]) + extra, list(d["mean"]) + extra,
                                        bounded=True))
             _baseline_line(ax, base)
