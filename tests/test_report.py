@@ -180,7 +180,8 @@ def test_summary_names_most_stable_and_most_accurate_method(report):
     assert "Best or tied at: en-relieff 3 of 3 sizes" in summary
     assert "tied with" not in summary.split("Most accurate")[0]
     assert "Most accurate with linear SVM at each k: k=10: en-relieff" in summary
-    assert "Recommended: en-relieff at k=30 (Kuncheva 0.70, accuracy with linear SVM" in summary
+    assert ("Recommended: en-relieff at k=30 (Kuncheva 0.70, intermediate; accuracy with "
+            "linear SVM") in summary
     assert "Fastest to fit: relieff" in summary and "slowest: en-relieff" in summary
 
 

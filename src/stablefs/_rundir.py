@@ -57,7 +57,8 @@ from stablefs._errors import StablefsError
 #: ``run.json``); ``--force`` deletes only the files among them, never a whole folder
 RUN_FILES = (
     "run.json", "selections.parquet", "selections.npz", "results.csv", "stability.csv",
-    "frequencies.csv", "comparisons.csv", "signature.csv", "signature.gmt", "report.html",
+    "frequencies.csv", "comparisons.csv", "baseline.csv", "permutation.csv",
+    "nested.csv", "signature.csv", "signature.gmt", "report.html",
     "report.md", "figures",
     "claims.csv", "tables", ".partial",
 )

@@ -185,7 +185,10 @@ def _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
 
 
 def _verbosity(f):
-    f = click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")(f)
+    f = click.option("-v", "--verbose", count=True,
+                     help="More messages: -v the chosen options, the resamples' sizes and the "
+                          "time of each method's fits; -vv also every resample's class "
+                          "counts.")(f)
     f = click.option("-q", "--quiet", is_flag=True,
                      help="Only errors and the results; no progress bar.")(f)
     return f
@@ -259,12 +262,23 @@ def cli():
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar [default: when stderr is a terminal].")
 @click.option("--no-report", is_flag=True, help="Skip report.md / report.html.")
+@click.option("--permutations", type=int, default=100, show_default=True, metavar="N",
+              help="Permutation test of the recommended (method, k): N label permutations, "
+                   "the selector refitted on each; p = (1 + exceedances) / (1 + N), so "
+                   "p < 0.01 needs N >= 100; stops early once p >= 0.05 is certain (Besag "
+                   "and Clifford 1991). 0 skips the test.")
+@click.option("--permutation-resamples", type=int, default=3, show_default=True, metavar="R",
+              help="Resamples refitted per permutation (the first R of the comparison's).")
+@click.option("--nested", "nested", default="5:3", show_default=True, metavar="OUTER:INNER",
+              help="Nested estimate of the recommended pair: the choice of method and k "
+                   "repeated on INNER 2/3 splits of the training part of OUTER resamples. "
+                   "0 skips it.")
 @with_data_options
 @_verbosity
 def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, classifiers, measures,
             out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, progress, no_report,
-            label, labels, transpose, missing, drop_missing, drop_nominal, encode_nominal, quiet,
-            verbose):
+            permutations, permutation_resamples, nested, label, labels, transpose, missing,
+            drop_missing, drop_nominal, encode_nominal, quiet, verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
     DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz, .h5ad), a registry name (colon,
@@ -309,6 +323,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         raise StablefsError(f"--repeats must be at least 2 (stability compares resamples), "
                             f"not {repeats}.")
     proto = Protocol.parse(protocol, repeats)
+    trust_settings = _trust_settings(permutations, permutation_resamples, nested)
     if out is not None:
         RunFolder(out, {}).check_path()  # a file, an unwritable place: refused before any work
     check_backend(backend, scheduler, scheduler_timeout)  # Dask installed, scheduler answers
@@ -332,21 +347,42 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     }
     if standardize or prefilter:  # absent when unused, so earlier runs keep their key
         config.update(standardize=standardize, prefilter=prefilter)
+    config.update(trust_settings.config())
     folder = RunFolder(out_dir, config, force=force)
     if folder.check() == "reuse":
         if not quiet:
             click.echo(printable(f"{ds!r}\n{out_dir}") + " holds this finished run (same "
                        "configuration): nothing refitted; add --force to recompute.", err=True)
         click.echo(printable(_summary_table(read_result(out_dir))))
+        click.echo(printable(_verdict_text(read_result(out_dir), _read_trust(out_dir))))
         return
-    if progress is None:
-        progress = sys.stderr.isatty() and not quiet
+    from stablefs import _trust
+    from stablefs._progress import progress_mode
+    from stablefs.evaluation.runner import _protocol_resamples
+
+    progress = progress_mode(progress, quiet)
     started = _dt.datetime.now().astimezone()
+    t0 = time.perf_counter()
+    resamples = _protocol_resamples(proto, None, ds.X, ds.y, seed)[0]
     if not quiet:
         click.echo(printable(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
                              f"k = {', '.join(map(str, size_list))}; output {out_dir}"),
                    err=True)
-    t0 = time.perf_counter()
+        logging.getLogger("stablefs").info(
+            f"options: classifiers {', '.join(classifier_list)}; stability "
+            f"{', '.join(measure_list)}; seed {seed}; n_jobs {n_jobs} (workers "
+            f"{check_n_jobs(n_jobs, len(resamples) * len(method_list))}); backend {backend}; "
+            f"standardize {standardize}; prefilter {prefilter}; missing values "
+            f"{impute or 'refused'}; permutations {trust_settings.permutations} x "
+            f"{trust_settings.permutation_resamples} resamples; nested "
+            f"{trust_settings.nested_outer} x {trust_settings.nested_inner}")
+        _trust.log_resamples(resamples, ds.y, verbose)
+        _trust.announce(ds.X, ds.y, method_list, resamples, seed=seed,
+                        prep=Preprocessing(impute=impute, standardize=standardize,
+                                           prefilter=prefilter),
+                        workers=check_n_jobs(n_jobs, len(resamples) * len(method_list)),
+                        settings=trust_settings, n_features=ds.n_features, prefilter=prefilter,
+                        sizes=size_list, classifiers=classifier_list)
     with folder:
         result = run_experiment(
             ds.X, ds.y, method_list, size_list, protocol=proto, classifiers=classifier_list,
@@ -354,6 +390,16 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
             n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache_dir=folder.partial,
             impute=impute, standardize=standardize, prefilter=prefilter, progress=progress,
             sample_names=getattr(ds, "sample_names", None))
+        if verbose and not quiet:
+            ft = result.results[result.results["metric"] == "fit_time"].groupby(
+                "method", sort=False)["value"]
+            logging.getLogger("stablefs").info("fit time per method: " + ", ".join(
+                f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
+        trust = _trust.assess(
+            result, ds.X, ds.y, method_list, size_list, resamples, settings=trust_settings,
+            classifiers=classifier_list, measures=measure_list, seed=seed, n_jobs=n_jobs,
+            backend=backend, scheduler=scheduler, cache_dir=folder.partial, impute=impute,
+            standardize=standardize, prefilter=prefilter, progress=progress)
         elapsed = time.perf_counter() - t0
         run_info = {
             "command": _command_line(),
@@ -368,12 +414,15 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
             "started": started.isoformat(timespec="seconds"),
             "finished": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
             "wall_time_s": round(elapsed, 3), "versions": _versions(),
-            "config": config, "config_key": folder.key,
+            "config": config, "config_key": folder.key, "trust": trust.info,
         }
+        trust_paths = _trust.write_trust_files(out_dir, trust)
         paths = save_result(result, out_dir, run_info, report=not no_report, X=ds.X, y=ds.y,
-                            feature_names=ds.feature_names)
+                            feature_names=ds.feature_names, extra_paths=trust_paths)
         folder.complete()
+    elapsed = time.perf_counter() - t0  # with the files and the report
     click.echo(printable(_summary_table(result)))
+    click.echo(printable(_verdict_text(result, trust.info)))
     if not quiet:
         reused = result.info["fits_reused"]
         note = f" (resumed: {reused} fits reused)" if reused else ""
@@ -414,11 +463,63 @@ def _summary_table(result) -> str:
              .unstack("k").reindex(res["method"].unique()))
         lines.append(f"\nmean {metric.replace('_', ' ')} on held-out samples\n"
                      + t.to_string(float_format=lambda v: f"{v:.3f}"))
+    from stablefs.evaluation.baseline import baseline_means
+
+    base = baseline_means(getattr(result, "baseline", None))
+    if base:
+        lines.append(f"\nmajority-class baseline (the training part's majority class "
+                     f"predicted): accuracy {base['accuracy']:.3f}, balanced accuracy "
+                     f"{base['balanced_accuracy']:.3f}")
     ft = res[res["metric"] == "fit_time"].groupby("method")["value"].mean()
     ft = ft.reindex(res["method"].unique())
     lines.append("\nmean fit time per resample (s)\n"
                  + pd.DataFrame({"seconds": ft}).to_string(float_format=lambda v: f"{v:.3f}"))
     return "\n".join(lines)
+
+
+def _trust_settings(permutations: int, permutation_resamples: int, nested: str):
+    """--permutations, --permutation-resamples and --nested, checked before any work."""
+    from stablefs._trust import TrustSettings
+
+    if permutations < 0:
+        raise StablefsError(f"--permutations must be 0 (no test) or more, not {permutations}.")
+    if permutation_resamples < 1:
+        raise StablefsError(f"--permutation-resamples must be at least 1, not "
+                            f"{permutation_resamples}.")
+    text = str(nested).strip()
+    if text in ("0", "none", "off"):
+        outer, inner = 0, 0
+    else:
+        try:
+            outer, inner = (int(v) for v in text.split(":"))
+        except ValueError:
+            raise StablefsError(f"cannot read --nested {nested!r}: write OUTER:INNER, e.g. "
+                                "--nested 10:5, or --nested 0 to skip it.") from None
+        if outer < 1 or inner < 2:
+            raise StablefsError(f"--nested {nested}: OUTER must be at least 1 and INNER at "
+                                "least 2 (stability compares resamples), or 0 to skip.")
+    return TrustSettings(permutations, permutation_resamples, outer, inner)
+
+
+def _read_trust(out_dir) -> dict:
+    import json
+
+    try:
+        return json.loads((Path(out_dir) / "run.json").read_text()).get("trust") or {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _verdict_text(result, trust: dict) -> str:
+    """The recommendation (or "no evidence of signal") and its checks, wrapped."""
+    import textwrap
+
+    from stablefs.evaluation.baseline import baseline_means
+    from stablefs.report.summary import verdict_lines
+
+    lines = verdict_lines(result.results, result.stability, result.frequencies,
+                          baseline=baseline_means(result.baseline) or None, trust=trust)
+    return "\n" + "\n".join(textwrap.fill(t, 100, subsequent_indent="  ") for t in lines)
 
 
 @cli.command()

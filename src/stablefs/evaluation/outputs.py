@@ -1,9 +1,9 @@
 """Writing a comparison to disk (``docs/DESIGN.md``, "Files a run writes").
 
 ``run.json``, ``selections.parquet``, ``results.csv``, ``stability.csv``, ``frequencies.csv``,
-``comparisons.csv`` (:func:`~stablefs.evaluation.statistics.compare_methods`) and the
-report. Every file is written atomically; ``run.json`` is written last and marks the
-run as finished.
+``baseline.csv`` (:mod:`~stablefs.evaluation.baseline`), ``comparisons.csv``
+(:func:`~stablefs.evaluation.statistics.compare_methods`) and the report. Every file is
+written atomically; ``run.json`` is written last and marks the run as finished.
 """
 
 from __future__ import annotations
@@ -81,18 +81,25 @@ def read_result(out_dir) -> ExperimentResult:
     out_dir = Path(out_dir)
     freq = out_dir / "frequencies.csv"
     comp = out_dir / "comparisons.csv"
+    base = out_dir / "baseline.csv"
     return ExperimentResult(
         selections=pd.DataFrame(),
         results=read_csv(out_dir / "results.csv"),
         stability=read_csv(out_dir / "stability.csv"),
         frequencies=read_csv(freq) if freq.exists() else pd.DataFrame(),
         comparisons=read_csv(comp) if comp.exists() else pd.DataFrame(),
+        baseline=read_csv(base) if base.exists() else pd.DataFrame(),
     )
 
 
 def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
-                report: bool = True, X=None, y=None, feature_names=None) -> dict[str, Path]:
+                report: bool = True, X=None, y=None, feature_names=None,
+                extra_paths: dict | None = None) -> dict[str, Path]:
     """Write every output file of a comparison into ``out_dir``; return their paths.
+
+    ``extra_paths`` are files the caller already wrote into ``out_dir`` for this run (the
+    checks of the recommendation: ``permutation.csv``, ``nested.csv``); they enter the manifest
+    of ``run.json`` like the files written here.
 
     With the whole data (``X``, ``y``, ``feature_names``) the consensus signatures are also
     written, as ``signature.csv`` and ``signature.gmt``
@@ -112,11 +119,16 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
 
         comparisons = pd.DataFrame(columns=COMPARISON_COLUMNS)
     paths["comparisons.csv"] = write_csv(comparisons, out_dir / "comparisons.csv")
+    if result.baseline is not None and len(result.baseline.columns):
+        paths["baseline.csv"] = write_csv(result.baseline, out_dir / "baseline.csv")
     signature = None
     if X is not None and y is not None and feature_names is not None:
         from stablefs.report.signature import signature_table, write_signature
 
         signature = signature_table(result.frequencies, X, y, feature_names, result.selections)
+        signal = (run_info.get("trust") or {}).get("signal")
+        if signal:  # "no evidence of signal", or the evidence, on every row
+            signature["signal"] = signal
         paths.update(write_signature(out_dir, signature, data_name=run_info.get("data")))
     if report:
         from stablefs.report import write_report
@@ -124,7 +136,8 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
         paths.update(write_report(out_dir, run_info=run_info, results=result.results,
                                   stability=result.stability, frequencies=result.frequencies,
                                   selections=result.selections, feature_names=feature_names,
-                                  signature=signature))
+                                  signature=signature, baseline=result.baseline))
+    paths.update(extra_paths or {})
     # run.json last: its presence (with "finished") marks a complete run; it names stablefs
     # and lists every file written, the files --force may delete (stablefs._rundir)
     from stablefs._rundir import TOOL, manifest

@@ -65,6 +65,9 @@ class ExperimentResult:
     comparisons : DataFrame
         Every pair of methods compared at every k
         (:func:`~stablefs.evaluation.statistics.compare_methods`).
+    baseline : DataFrame
+        ``resample, metric, value``: the majority class of each training part predicted on
+        its test part (:func:`~stablefs.evaluation.baseline.majority_baseline`).
     """
 
     selections: pd.DataFrame
@@ -73,6 +76,7 @@ class ExperimentResult:
     frequencies: pd.DataFrame
     info: dict = field(default_factory=dict)
     comparisons: pd.DataFrame = field(default_factory=pd.DataFrame)
+    baseline: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _digest(X: np.ndarray, y: np.ndarray) -> str:
@@ -559,6 +563,7 @@ def run_experiment(
     sample_names=None,
     progress: bool = False,
     alpha: float = 0.05,
+    compare_pairs: bool = True,
 ) -> ExperimentResult:
     """Run every method on the same resamples and measure stability and accuracy.
 
@@ -615,10 +620,14 @@ def run_experiment(
     sample_names : sequence of str, optional
         Names of the samples; ``selections`` then also lists each training part by name
         (column ``train_samples``).
-    progress : bool
-        Show a progress bar on stderr.
+    progress : bool or {"bar", "lines"}
+        Progress on stderr: a bar (True or ``"bar"``), or a line at every tenth of the fits
+        (``"lines"``, for logs; :mod:`stablefs._progress`).
     alpha : float
         1 − confidence level of the stability intervals.
+    compare_pairs : bool
+        Compute ``comparisons`` (the paired tests of every two methods); False leaves it
+        empty (the nested estimate's inner comparisons need only the means).
     """
     from stablefs.evaluation.statistics import (
         add_interval_column,
@@ -699,12 +708,9 @@ def run_experiment(
                 todo.append((name, res))
     cache.warn()
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    from stablefs._progress import make_progress
 
-        bar = tqdm(total=len(resamples) * len(names), initial=len(done), unit="fit",
-                   desc="compare", leave=False, dynamic_ncols=True)
+    bar = make_progress(progress, total=len(resamples) * len(names), initial=len(done))
     try:
         if todo:
             workers = check_n_jobs(n_jobs, len(todo))
@@ -716,17 +722,19 @@ def run_experiment(
                 for name, index, result in parallel(jobs):
                     cache.save(method_keys[name], index, result)
                     done[(name, index)] = result
-                    if bar is not None:
-                        bar.set_postfix_str(f"{name}, resample {index + 1}", refresh=False)
-                        bar.update(1)
+                    bar.update(1, f"{name}, resample {index + 1}")
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
 
     result = _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha,
                        random_state, stability_interval)
     result.stability = add_interval_column(result.stability)
-    result.comparisons = compare_methods(result.results, result.selections, resamples, sizes)
+    if compare_pairs:
+        result.comparisons = compare_methods(result.results, result.selections, resamples,
+                                             sizes)
+    from stablefs.evaluation.baseline import majority_baseline
+
+    result.baseline = majority_baseline(y, resamples)
     if sample_names is not None:
         sample_names = np.asarray(sample_names, dtype=str)
         if sample_names.shape != (X.shape[0],):

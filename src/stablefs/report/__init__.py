@@ -170,7 +170,8 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                  stability: pd.DataFrame, frequencies: pd.DataFrame | None = None,
                  title: str | None = None, selections: pd.DataFrame | None = None,
                  feature_names=None, signature: pd.DataFrame | None = None,
-                 svg: bool = True) -> dict[str, Path | list[Path]]:
+                 svg: bool = True, baseline: pd.DataFrame | None = None
+                 ) -> dict[str, Path | list[Path]]:
     """Write ``report.md``, ``figures/*.png`` and ``*.svg`` and a self-contained ``report.html``.
 
     Parameters
@@ -204,6 +205,13 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         and FDR to the consensus lists.
     svg : bool, default True
         Also write each figure as a deterministic SVG (same name, ``.svg``).
+    baseline : DataFrame, optional
+        ``resample, metric, value`` of the majority-class rule
+        (:func:`stablefs.evaluation.baseline.majority_baseline`): a sentence of the summary
+        and a dashed line on the accuracy plots. ``run_info["trust"]`` (the permutation
+        test and the nested estimate, as in ``run.json``) adds their sentences; without
+        evidence of signal the summary opens with "No evidence of signal" and nothing is
+        marked as recommended.
 
     Returns
     -------
@@ -234,6 +242,12 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     timing = _tab.time_summary(res)
     styles = _fig.method_styles(methods, linestyles=True)
     rec = _sum.recommendation(stab, perf)
+    from stablefs.evaluation.baseline import baseline_means
+
+    base = baseline_means(baseline)
+    trust = run_info.get("trust")
+    verdict = _sum.judge_evidence(rec, base, trust)
+    shown = None if verdict.signal is False else rec  # nothing marked "recommended"
     written: list[Path] = []
 
     data_name = run_info.get("data")
@@ -246,7 +260,8 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
 
     # summary
     doc.add(Heading(2, "Summary"))
-    sentences = _sum.summary_sentences(methods, stab, perf, timing, freq, rec)
+    sentences = _sum.summary_sentences(methods, stab, perf, timing, freq, rec,
+                                       baseline=base or None, trust=trust)
     doc.add(BulletList(sentences or ["No stability or accuracy values were given."],
                        css_class="summary"))
     if dup_notes:
@@ -281,12 +296,16 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     if perf.empty:
         doc.add(Paragraph("No accuracy or AUC values were given."))
     else:
-        f = _figure(fig_dir, "performance.png", _fig.plot_performance(perf, methods, styles),
+        f = _figure(fig_dir, "performance.png",
+                    _fig.plot_performance(perf, methods, styles, base or None),
                     "Held-out accuracy and other metrics against k, one column per "
                     "classifier: mean over resamples with its 95% t-interval as error bars. "
                     "The y axes span at least 0.1 (and end at 1 when the values come within "
                     "0.1 of it), so a difference of 0.001 looks as small as it is; an "
-                    "interval reaching past 1 is drawn whole.", written, svg=svg,
+                    "interval reaching past 1 is drawn whole."
+                    + (" Dashed grey line: always answering the majority class of the "
+                       "training part (for balanced accuracy: chance)." if base else ""),
+                    written, svg=svg,
                     alt="Accuracy and AUC against k")
         doc.add(f)
         kinds_first = sorted(pd.unique(perf["metric"]),
@@ -297,10 +316,17 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                     _tab.performance_table(perf, metric, methods))
         doc.add(Paragraph("Cells: mean ± standard deviation over resamples. " + bold_note,
                           css_class="note"))
+        if base:
+            doc.add(Paragraph(
+                [Strong("Baseline"), f": always answering the majority class of the training "
+                 f"part scores accuracy {base.get('accuracy', float('nan')):.3f} and balanced "
+                 f"accuracy {base.get('balanced_accuracy', float('nan')):.3f} (chance) on "
+                 "the same test parts (baseline.csv)."], css_class="note"))
 
     # trade-off
     trade = _fig.plot_tradeoff(stab, perf, methods, styles,
-                               recommended=(rec.method, rec.k, rec.metric) if rec else None)
+                               recommended=(shown.method, shown.k, shown.metric) if shown
+                               else None, baseline=base or None)
     if trade is not None:
         measure = _tab.measure_label(_tab.primary_measure(stab))
         doc.add(Heading(2, "Stability–accuracy trade-off"))
@@ -308,7 +334,10 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                         f"Stability ({measure}) against mean accuracy, one point per method "
                         "and k, one panel per classifier. Outlined and labelled: the Pareto "
                         "front (no other point is both more stable and more accurate); ringed: "
-                        "the recommended (method, k) of the summary.", written, svg=svg,
+                        "the recommended (method, k) of the summary"
+                        + (" (none: no evidence of signal)" if shown is None and rec else "")
+                        + "." + (" Dashed grey line: the majority-class accuracy." if base
+                                 else ""), written, svg=svg,
                         alt="Stability against accuracy with the Pareto front"))
 
     # frequencies and consensus
@@ -323,8 +352,8 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                         "to about k and then drops; dashed line: consensus threshold "
                         f"{_tab.CONSENSUS_THRESHOLD:g}.", written, svg=svg,
                         alt="Selection frequency against rank for every k"))
-        heat_method = rec.method if rec else None
-        heat_k = rec.k if rec else None
+        heat_method = shown.method if shown else None
+        heat_k = shown.k if shown else None
         if heat_method is None:
             present = [m for m in methods if m in set(freq["method"])]
             heat_method = present[0] if present else None
@@ -332,7 +361,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         ranks = _rankings(selections, heat_method) if heat_method else None
         if ranks is not None and feature_names is not None and \
                 ranks.shape[1] == len(feature_names):
-            which = "recommended" if rec else "first"
+            which = "recommended" if shown else "first"
             doc.add(_figure(fig_dir, "selections.png",
                             _fig.plot_selection_heatmap(ranks, list(map(str, feature_names)),
                                                         heat_k, method=heat_method),
@@ -348,9 +377,15 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
             "and k (in brackets: selected in every resample):",
         ]))
         doc.add(_tab.consensus_table(freq, methods))
+        if verdict.signal is False:
+            doc.add(Paragraph([Strong("No evidence of signal"), ": the best candidate does not "
+                               "predict the classes better than chance (see the summary), "
+                               "so none of these consensus lists is recommended; "
+                               "signature.csv marks them the same way (column signal)."],
+                              css_class="note"))
         lists = _tab.consensus_lists(freq, methods)
-        if rec is not None:  # the recommended signature first, open
-            lists.sort(key=lambda t: (t[0], t[1]) != (rec.method, rec.k))
+        if shown is not None:  # the recommended signature first, open
+            lists.sort(key=lambda t: (t[0], t[1]) != (shown.method, shown.k))
         if signature is not None and not signature.empty:
             doc.add(Paragraph("Effect size* and FDR*: descriptive, computed on the whole "
                               "data on which the features were also selected, so optimistic; "
@@ -362,7 +397,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
             if signature is not None and not signature.empty:
                 sig = signature[(signature["method"].astype(str) == m)
                                 & (signature["k"].astype(float) == k)]
-            is_rec = rec is not None and (m, k) == (rec.method, rec.k)
+            is_rec = shown is not None and (m, k) == (shown.method, shown.k)
             label = (f"{m}, k = {_tab.format_k(k)}: {len(feats)} consensus feature"
                      f"{'' if len(feats) == 1 else 's'}"
                      + (" (recommended)" if is_rec else ""))

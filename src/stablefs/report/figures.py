@@ -348,8 +348,30 @@ def _ci_band(d: pd.DataFrame):
     return d["low"], d["high"]
 
 
-def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
-                     ) -> Figure | None:
+BASELINE_STYLE = {"color": "#888888", "linestyle": (0, (5, 3)), "linewidth": 1.1, "zorder": 1}
+
+
+def _baseline_value(baseline: dict | None, kind: str) -> float | None:
+    """The majority-class rule's mean for a metric kind (accuracy, balanced accuracy)."""
+    if not baseline or kind not in ("accuracy", "balanced_accuracy"):
+        return None
+    value = baseline.get(kind)
+    return float(value) if value is not None and math.isfinite(float(value)) else None
+
+
+def _baseline_line(ax, value: float | None, kind: str = "accuracy") -> None:
+    """The dashed grey line of the majority-class baseline, labelled at its right end."""
+    if value is None:
+        return
+    ax.axhline(value, **BASELINE_STYLE)
+    name = "chance (majority class)" if kind == "balanced_accuracy" else "majority class"
+    ax.annotate(f"{name} {value:.2f}", xy=(1.0, value), xycoords=("axes fraction",
+                "data"), xytext=(-2, 2), textcoords="offset points", ha="right", va="bottom",
+                fontsize=7, color="#666666")
+
+
+def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict,
+                     baseline: dict | None = None) -> Figure | None:
     """Predictive metrics against k: one column per classifier, one row per metric kind
     (accuracy, AUC, ...): mean over resamples with its 95 % t-interval as error bars (the
     interval of the report's tie rule), y axes from :func:`honest_limits`.
@@ -360,6 +382,10 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
         Output of :func:`stablefs.report.tables.performance_summary`.
     methods, styles
         As for :func:`plot_stability`.
+    baseline : dict, optional
+        ``{"accuracy": ..., "balanced_accuracy": ...}`` of the majority-class rule
+        (:func:`stablefs.evaluation.baseline.baseline_means`): a dashed grey line on the
+        accuracy and balanced-accuracy panels, inside the y range.
     """
     if perf.empty:
         return None
@@ -383,8 +409,12 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
                 bounded = kind in ("accuracy", "auc", "balanced_accuracy", "error")
                 _k_axis(ax, ks)
                 _method_lines(ax, df, present, styles, ks, "mean", _ci_band)
-                ax.set_ylim(*honest_limits(df[["mean", "low"]].min(axis=1),
-                                           df[["mean", "high"]].max(axis=1), bounded=bounded))
+                base = _baseline_value(baseline, kind)
+                extra = [] if base is None else [base - 0.02, base + 0.02]  # off the frame
+                ax.set_ylim(*honest_limits(list(df[["mean", "low"]].min(axis=1)) + extra,
+                                           list(df[["mean", "high"]].max(axis=1)) + extra,
+                                           bounded=bounded))
+                _baseline_line(ax, base, kind)
                 metric = df["metric"].iloc[0]
                 ax.set_title(plot_label(metric_label(metric), 44))
                 ax.set_ylabel(f"{metric_label(parse_metric(metric)[0])} (mean, 95% CI)")
@@ -394,7 +424,8 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict
 
 def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence[str],
                   styles: dict, *, measure: str | None = None,
-                  recommended: tuple[str, float, str] | None = None) -> Figure | None:
+                  recommended: tuple[str, float, str] | None = None,
+                  baseline: dict | None = None) -> Figure | None:
     """Stability–accuracy trade-off with its Pareto front, one panel per classifier.
 
     x = stability (``measure``), y = mean accuracy; every (method, k) is a point in its
@@ -415,6 +446,8 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
     recommended : (str, float, str), optional
         The recommended (method, k) and the metric it was chosen on
         (:func:`stablefs.report.summary.recommendation`); marked in that metric's panel only.
+    baseline : dict, optional
+        The majority-class rule's means: a dashed grey line at its accuracy.
     """
     measure = measure or primary_measure(stability)
     metrics = primary_metrics(perf)
@@ -455,7 +488,11 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
                 st = styles[r.method]
                 ax.scatter([r.estimate], [r.mean], s=size[r.k] + 25, facecolors="none",
                            edgecolors="black", linewidths=1.0, marker=st["marker"], zorder=4)
-            ax.set_ylim(*honest_limits(d["mean"], d["mean"], bounded=True))
+            base = _baseline_value(baseline, parse_metric(metric)[0])
+            extra = [] if base is None else [base - 0.02, base + 0.02]
+            ax.set_ylim(*honest_limits(list(d["mean"]) + extra, list(d["mean"]) + extra,
+                                       bounded=True))
+            _baseline_line(ax, base)
             ax.margins(x=0.08)
             ax.set_xlabel(f"stability ({plot_label(measure_label(measure), 30)})")
             kind, clf = parse_metric(metric)

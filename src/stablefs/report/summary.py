@@ -34,7 +34,9 @@ from stablefs.report.tables import (
 from stablefs.report.ties import leaders, recommend
 from stablefs.stability.frequency import in_consensus
 
-__all__ = ["TIE_RULE", "Recommendation", "best_by_k", "recommendation", "summary_sentences"]
+__all__ = ["BANDS", "BANDS_SOURCE", "TIE_RULE", "Evidence", "Recommendation", "best_by_k",
+           "choose_pair", "judge_evidence", "recommend_from_tables", "recommendation",
+           "stability_band", "summary_sentences", "trust_sentences", "verdict_lines"]
 
 TIE_RULE = ("Ties: at each k the method with the best estimate is best, and every method whose "
             "95% interval overlaps the best one's is tied with it (stability: the intervals of "
@@ -138,7 +140,8 @@ def _tally(best: dict[float, list[str]], methods: Sequence[str]) -> str:
 
 def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.DataFrame,
                       timing: pd.DataFrame, frequencies: pd.DataFrame | None,
-                      rec: Recommendation | None = None, *, digits: int = 2) -> list[str]:
+                      rec: Recommendation | None = None, *, digits: int = 2,
+                      baseline: dict | None = None, trust: dict | None = None) -> list[str]:
     """The report's "Summary": a few sentences computed from the numbers.
 
     Says at each k which method is the most stable (primary measure) and the most accurate
@@ -160,6 +163,15 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
         Output of :func:`recommendation`.
     digits : int, default 2
         Decimals of the numbers in the sentences.
+    baseline : dict, optional
+        ``{"accuracy": ..., "balanced_accuracy": ...}``: the majority-class rule's means
+        (:func:`stablefs.evaluation.baseline.baseline_means`).
+    trust : dict, optional
+        ``{"permutation": ..., "nested": ...}`` as in ``run.json``
+        (:meth:`~stablefs.evaluation.permutation.PermutationTest.to_dict`,
+        :meth:`~stablefs.evaluation.nested.NestedEstimate.to_dict`). Without evidence of
+        signal (:func:`judge_evidence`) the summary opens with "No evidence of signal" and
+        recommends nothing.
 
     Returns
     -------
@@ -225,7 +237,10 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
                 f"k={format_k(k)} {format_mean_sd(mu, sd, digits=digits)}"
                 for k, mu, sd in df[["k", "mean", "sd"]].itertuples(index=False)) + ".")
 
-    if rec is not None:
+    verdict = judge_evidence(rec, baseline, trust)
+    if verdict.signal is False:  # said first, in plain words
+        out.insert(0, verdict.opening(rec, digits=digits))
+    if rec is not None and verdict.signal is not False:
         pts = rec.points
         r = pts[(pts["method"] == rec.method) & (pts["k"] == rec.k)].iloc[0]
         top = pts[pts["front"]].sort_values("accuracy", ascending=False).iloc[0]
@@ -235,7 +250,9 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
         n_front = int(pts["front"].sum())
         front_of = (f"the Pareto front of {measure_label(rec.measure)} stability against "
                     f"{acc_name}")
-        values = (f"{measure_label(rec.measure)} {r['stability']:.{digits}f}, {acc_name} "
+        band = stability_band(r["stability"], rec.measure)
+        values = (f"{measure_label(rec.measure)} {r['stability']:.{digits}f}"
+                  + (f", {band};" if band else ",") + f" {acc_name} "
                   f"{format_mean_sd(r['accuracy'], r['acc_sd'], digits=digits)}")
         if n_front == 1:
             text = (f"Recommended: {rec.method} at k={format_k(rec.k)} ({values}): the only "
@@ -256,6 +273,14 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
                      f"{'' if n_cons == 1 else 's'} (selected in more than half of the "
                      "resamples; all listed below and in signature.csv).")
         out.append(text)
+        if band == "poor":
+            out.append(f"Its stability is poor ({measure_label(rec.measure)} "
+                       f"{r['stability']:.{digits}f}, below {BANDS[0][0]:.2f}): another set "
+                       "of samples of the same kind would give a largely different gene list; "
+                       "treat single genes of this signature with caution.")
+        if band:
+            out.append(BANDS_SOURCE.strip("()"))
+    out[len(out):] = trust_sentences(rec, baseline, trust, verdict, digits=digits)
 
     ft = timing[timing["metric"] == "fit_time"] if not timing.empty else timing
     if ft is not None and not ft.empty:
@@ -273,4 +298,210 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
                        f"{slow} ({format_seconds(ts)}{ratio}).")
     if out and several:
         out.append(TIE_RULE)
+    return out
+
+
+# ------------------------------------------------------------------ trust in the choice
+
+#: Upper limits of the bands in which the summary reads a chance-corrected stability
+#: (Nogueira's measure; Kuncheva's index equals it for equal-size subsets)
+BANDS = ((0.4, "poor"), (0.75, "intermediate"), (math.inf, "excellent"))
+BANDS_SOURCE = ("(Scale: below 0.40 poor, 0.40 to 0.75 intermediate to good, above 0.75 "
+                "excellent agreement beyond chance: the bands of Fleiss's kappa (Fleiss 1981) "
+                "with which Nogueira, Sechidis and Brown 2018 read their measure, itself a "
+                "generalised Fleiss's kappa.)")
+_BANDED = {"nogueira", "kuncheva"}
+
+
+def stability_band(value: float, measure: str = "nogueira") -> str | None:
+    """``"poor"`` (< 0.4), ``"intermediate"`` (0.4–0.75) or ``"excellent"`` (> 0.75) for
+    Nogueira's measure and Kuncheva's index (:data:`BANDS`, :data:`BANDS_SOURCE`); None for
+    other measures or a NaN."""
+    if measure.lower() not in _BANDED or not math.isfinite(float(value)):
+        return None
+    for upper, name in BANDS:
+        if float(value) < upper or (name == "intermediate" and float(value) == upper):
+            return name
+    return None
+
+
+def recommend_from_tables(results: pd.DataFrame, stability: pd.DataFrame
+                          ) -> Recommendation | None:
+    """The recommendation of a comparison's raw ``results`` and ``stability`` tables, exactly
+    as the report computes it (normalised tables, duplicate measures dropped)."""
+    from stablefs.report.tables import (
+        drop_duplicates,
+        performance_summary,
+        prepare_results,
+        prepare_stability,
+    )
+
+    res, stab, _ = drop_duplicates(prepare_results(results), prepare_stability(stability))
+    return recommendation(stab, performance_summary(res))
+
+
+def choose_pair(stability: pd.DataFrame, results: pd.DataFrame) -> tuple[str, float] | None:
+    """The recommendation rule as ``(method, k)`` (the nested estimate's inner choice,
+    :func:`stablefs.evaluation.nested.nested_estimate`)."""
+    rec = recommend_from_tables(results, stability)
+    return None if rec is None else (rec.method, rec.k)
+
+
+@dataclass
+class Evidence:
+    """Whether the recommended pair predicts better than chance.
+
+    ``signal`` is True (evidence), False (no evidence: nothing is recommended) or None (no
+    recommended pair to judge); ``reasons`` say why not; ``tested`` whether a permutation
+    test was run.
+    """
+
+    signal: bool | None
+    reasons: list[str]
+    tested: bool
+    accuracy: float = math.nan
+    baseline: float = math.nan
+    p_value: float = math.nan
+
+    @property
+    def label(self) -> str:
+        if self.signal is False:
+            return "no evidence of signal"
+        if self.signal and self.tested:
+            return f"evidence of signal (permutation p {_p(self.p_value)})"
+        if self.signal:
+            return "above the majority-class baseline (no permutation test)"
+        return ""
+
+    def opening(self, rec: Recommendation | None, *, digits: int = 2) -> str:
+        what = (f"for the best candidate, {rec.method} at k={format_k(rec.k)}, " if rec
+                else "")
+        return ("No evidence of signal: " + what + ", and ".join(self.reasons)
+                + ". No signature is recommended: the per-method tables, figures and "
+                "signature.csv are kept for inspection, but these gene lists are not shown "
+                "to predict the classes better than chance.")
+
+
+def _p(p: float) -> str:
+    from stablefs.evaluation.permutation import format_p
+
+    return format_p(p)
+
+
+def _rec_accuracy(rec: Recommendation) -> float:
+    pts = rec.points
+    return float(pts[(pts["method"] == rec.method) & (pts["k"] == rec.k)]["accuracy"].iloc[0])
+
+
+def judge_evidence(rec: Recommendation | None, baseline: dict | None, trust: dict | None
+                   ) -> Evidence:
+    """No evidence of signal when the recommended pair's mean accuracy is not above the
+    majority-class baseline, or when its permutation test gives p >= alpha (0.05).
+
+    Without a permutation test (``--permutations 0``) only the baseline is checked, and the
+    summary says the test was not run.
+    """
+    perm = (trust or {}).get("permutation")
+    if rec is None:
+        return Evidence(None, [], perm is not None)
+    reasons = []
+    acc = _rec_accuracy(rec)
+    base = (baseline or {}).get("accuracy", math.nan)
+    kind, clf = parse_metric(rec.metric)
+    acc_name = _KIND_LABELS.get(kind, kind).lower() + (
+        f" with {classifier_label(clf)}" if clf else "")
+    if kind == "accuracy" and math.isfinite(base) and not acc > base:
+        reasons.append(f"its mean {acc_name}, {acc:.2f}, is not above {base:.2f}, the "
+                       "accuracy of always answering the majority class of the training "
+                       "part")
+    p = math.nan
+    if perm is not None:
+        p = float(perm["p_value"])
+        alpha = float(perm.get("alpha", 0.05))
+        if not p < alpha:
+            reasons.append(f"a permutation test (labels permuted, the selector refitted) "
+                           f"gives p {_p(p)}, not below {alpha:g}")
+    return Evidence(not reasons, reasons, perm is not None, acc, base, p)
+
+
+def trust_sentences(rec: Recommendation | None, baseline: dict | None, trust: dict | None,
+                    verdict: Evidence | None = None, *, digits: int = 2) -> list[str]:
+    """The baseline, the permutation test and the nested estimate, as sentences."""
+    verdict = verdict or judge_evidence(rec, baseline, trust)
+    out = []
+    if baseline:
+        out.append(f"Baseline: always answering the majority class of each training part "
+                   f"scores accuracy {baseline.get('accuracy', math.nan):.{digits}f} and "
+                   f"balanced accuracy {baseline.get('balanced_accuracy', math.nan):.{digits}f}"
+                   " (chance) on the test parts.")
+    perm = (trust or {}).get("permutation")
+    if perm is not None:
+        how = (f"stopped after {perm['permutations_used']} of "
+               f"{perm['permutations_requested']} permutations once {perm['exceedances']} "
+               "reached the observed value, Besag and Clifford 1991" if perm["stopped_early"]
+               else f"{perm['permutations_used']} permutations, {perm['exceedances']} "
+               "reaching the observed value")
+        lead = "Evidence of signal: p" if verdict.signal else "P"
+        out.append(f"{lead}ermutation test of {perm['method']} at k={format_k(perm['k'])}: mean "
+                   f"held-out balanced accuracy {perm['observed']:.{digits + 1}f} on "
+                   f"{perm['resamples_per_permutation']} resamples, against "
+                   f"{perm['null_mean']:.{digits + 1}f} on average with the labels permuted and "
+                   f"the selector refitted each time (Ambroise and McLachlan 2002): p "
+                   f"{_p(perm['p_value'])} ({how}; {perm['fits']} fits, "
+                   f"{format_seconds(perm['seconds'])}).")
+    elif rec is not None and trust is not None:
+        out.append("No permutation test was run (--permutations 0): the recommendation is "
+                   "judged against the majority-class baseline only.")
+    nested = (trust or {}).get("nested")
+    if nested is not None and verdict.signal is not False:
+        kind, clf = parse_metric(nested["metric"])
+        name = _KIND_LABELS.get(kind, kind).lower()
+        n = nested["outer_resamples"]
+        agree = round(nested["choice_agreement"] * n)
+        magree = round(nested["method_agreement"] * n)
+        out.append(
+            f"Nested estimate (the choice of method and k repeated inside {n} outer resamples "
+            f"on {nested['inner_resamples']} inner splits of each training part): {name} "
+            f"{nested['nested']:.{digits}f} against {nested['plain']:.{digits}f} for "
+            f"{nested['method']} at k={format_k(nested['k'])} on the same resamples (gap "
+            f"{nested['gap']:+.{digits}f}); the inner choice was this pair in {agree} of {n} "
+            f"and this method in {magree} of {n}; Nogueira stability of the inner-chosen "
+            f"signatures {nested['stability_nested']:.{digits}f} against "
+            f"{nested['stability_plain']:.{digits}f} ({nested['fits']} fits, "
+            f"{format_seconds(nested['seconds'])}).")
+    return out
+
+
+def verdict_lines(results: pd.DataFrame, stability: pd.DataFrame, frequencies=None, *,
+                  baseline: dict | None = None, trust: dict | None = None,
+                  digits: int = 2) -> list[str]:
+    """What the terminal prints after the tables: the no-evidence opening or the
+    recommendation with its stability band, then :func:`trust_sentences`."""
+    from stablefs.report.tables import prepare_frequencies
+
+    rec = recommend_from_tables(results, stability)
+    verdict = judge_evidence(rec, baseline, trust)
+    out = []
+    if verdict.signal is False:
+        out.append(verdict.opening(rec, digits=digits))
+    elif rec is not None:
+        r = rec.points[(rec.points["method"] == rec.method) & (rec.points["k"] == rec.k)]
+        r = r.iloc[0]
+        band = stability_band(r["stability"], rec.measure)
+        kind, clf = parse_metric(rec.metric)
+        text = (f"Recommended: {rec.method} at k={format_k(rec.k)}: "
+                f"{measure_label(rec.measure)} stability {r['stability']:.{digits}f}"
+                + (f" ({band})" if band else "") + f", {_KIND_LABELS.get(kind, kind).lower()}"
+                + (f" with {classifier_label(clf)}" if clf else "")
+                + f" {format_mean_sd(r['accuracy'], r['acc_sd'], digits=digits)}.")
+        freq = prepare_frequencies(frequencies) if frequencies is not None and len(
+            frequencies) else None
+        if freq is not None:
+            feats = top_features(freq, rec.method, rec.k)
+            n_cons = int(in_consensus(feats["frequency"].to_numpy()).sum())
+            text += f" Consensus signature: {n_cons} features (signature.csv)."
+        if band == "poor":
+            text += " Its stability is poor: expect a different list from new samples."
+        out.append(text)
+    out.extend(trust_sentences(rec, baseline, trust, verdict, digits=digits))
     return out

@@ -1,0 +1,214 @@
+"""``stablefs compare``'s checks of its own recommendation, and its announcements.
+
+Glue between the layers for the command line (the layers themselves stay one-way): the
+pilot-fit estimate of the wall time (:func:`announce`), then after the comparison the
+recommendation (:func:`stablefs.report.summary.recommend_from_tables`), its permutation test
+(:mod:`stablefs.evaluation.permutation`) and its nested estimate
+(:mod:`stablefs.evaluation.nested`), written as ``permutation.csv`` and ``nested.csv`` and
+summarised for ``run.json`` (:func:`assess`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger("stablefs")
+
+#: an estimate above this many seconds prints the --prefilter hint
+LONG_RUN_SECONDS = 120.0
+
+
+@dataclass
+class TrustSettings:
+    """What ``compare`` checks after the comparison (its options)."""
+
+    permutations: int = 100
+    permutation_resamples: int = 3
+    nested_outer: int = 5
+    nested_inner: int = 3
+
+    def config(self) -> dict:
+        return {"permutations": self.permutations,
+                "permutation_resamples": self.permutation_resamples,
+                "nested": [self.nested_outer, self.nested_inner]}
+
+
+@dataclass
+class Trust:
+    info: dict = field(default_factory=dict)
+    permutation: object = None
+    nested: object = None
+
+
+def _fmt_s(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
+                ) -> dict[str, tuple[float, float]]:
+    """One timed task of each method on the first training part, as the comparison runs it
+    (the same selector, preprocessing, sizes and classifiers): ``{method: (task seconds,
+    seconds of one classifier evaluation at one k)}``."""
+    from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
+    from stablefs.evaluation.preprocessing import expand_ranking
+    from stablefs.evaluation.runner import _method_templates, task_seed
+    from stablefs.methods import make_selector
+
+    res = next(r for r in resamples if len(r.test))
+    clfs = check_classifiers(classifiers)
+    y_train, y_test = y[res.train], y[res.test]
+    out = {}
+    for name, template in _method_templates(methods).items():
+        selector = make_selector(template, random_state=task_seed(seed, res.index, name),
+                                 n_jobs=1)
+        t0 = time.perf_counter()
+        X_train, X_test, keep = prep.apply(X[res.train], y_train, X[res.test])
+        selector.fit(X_train if keep is None else X_train[:, keep], y_train)
+        fit = time.perf_counter() - t0
+        ranking, _ = expand_ranking(np.asarray(selector.ranking_, dtype=np.int32),
+                                    np.asarray(selector.scores_, dtype=np.float64), keep,
+                                    X.shape[1], X_train, y_train)
+        order = np.argsort(ranking, kind="stable")
+        for k in sizes:
+            cols = np.sort(order[:k])
+            evaluate_subset(X_train[:, cols], y_train, X_test[:, cols], y_test, clfs)
+        total = time.perf_counter() - t0
+        one_eval = (total - fit) / max(1, len(sizes) * len(clfs))
+        out[name] = (total, fit + one_eval)
+    return out
+
+
+def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
+             settings: TrustSettings, n_features: int, prefilter, sizes, classifiers
+             ) -> float:
+    """Print (stderr) the estimated wall time from a pilot task per method; above
+    :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds.
+
+    Fits: resamples x the pilot tasks; permutation test: B x R x (fit + one evaluation) of
+    the slowest method (the recommended one is not known yet); nested estimate: OUTER x
+    INNER x (fit + one evaluation) of every method, at full size (an upper bound: the inner
+    training parts are 2/3 as large)."""
+    pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
+                        classifiers=classifiers)
+    n_res = sum(1 for r in resamples)
+    fits = n_res * sum(t for t, _ in pilot.values()) / workers
+    perm = (settings.permutations * settings.permutation_resamples
+            * max(u for _, u in pilot.values()) / workers)
+    nested = (min(settings.nested_outer, n_res) * settings.nested_inner
+              * sum(u for _, u in pilot.values()) / workers) if settings.nested_outer else 0.0
+    log.info("pilot task on one training part (fit and evaluation): " + ", ".join(
+        f"{m} {t:.2f} s" for m, (t, _) in pilot.items()))
+    total = fits + perm + nested
+    parts = [f"{_fmt_s(fits)} for the {n_res * len(pilot)} fits"]
+    if settings.permutations:
+        parts.append(f"up to {_fmt_s(perm)} for the permutation test "
+                     f"({settings.permutations} x {settings.permutation_resamples} fits of the "
+                     "recommended method; less when it stops early)")
+    if settings.nested_outer:
+        parts.append(f"up to {_fmt_s(nested)} for the nested estimate")
+    print(f"stablefs: estimated wall time about {_fmt_s(total)} on {workers} worker"
+          f"{'s' if workers > 1 else ''} (from one pilot fit per method): " + ", ".join(parts)
+          + ".", file=__import__("sys").stderr, flush=True)
+    if total > LONG_RUN_SECONDS:
+        hint = []
+        if not prefilter and n_features > 2000:
+            hint.append("--prefilter 2000 (keep the 2,000 features with the largest "
+                        "t-statistic on each training part) makes most selectors several "
+                        "times faster")
+        if settings.permutations:
+            hint.append("--permutations 0 skips the permutation test")
+        hint.append("--n-jobs -1 uses every core")
+        print("stablefs: this is a long run: " + "; ".join(hint) + ".",
+              file=__import__("sys").stderr, flush=True)
+    return total
+
+
+def assess(result, X, y, methods, sizes, resamples, *, settings: TrustSettings,
+           classifiers, measures, seed: int, n_jobs, backend, scheduler, cache_dir,
+           impute, standardize, prefilter, progress) -> Trust:
+    """The recommendation's permutation test and nested estimate (``run.json`` ``trust``)."""
+    from stablefs.evaluation.baseline import baseline_means
+    from stablefs.evaluation.nested import nested_estimate
+    from stablefs.evaluation.permutation import permutation_test
+    from stablefs.report.summary import choose_pair, judge_evidence, recommend_from_tables
+    from stablefs.report.tables import parse_metric
+
+    trust = Trust()
+    rec = recommend_from_tables(result.results, result.stability)
+    base = baseline_means(result.baseline)
+    if rec is None:
+        return trust
+    clf = parse_metric(rec.metric)[1]
+    common = dict(random_state=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+                  cache_dir=cache_dir, impute=impute, standardize=standardize,
+                  prefilter=prefilter, progress=progress)
+    if settings.permutations:
+        metric = f"balanced_accuracy_{clf}"
+        used = [r for r in resamples if len(r.test)][:settings.permutation_resamples]
+        res = result.results
+        sel = res[(res["method"] == rec.method) & (res["k"] == rec.k)
+                  & (res["metric"] == metric)].set_index("resample")["value"]
+        observed = [float(sel.loc[r.index]) for r in used]
+        log.info(f"permutation test of {rec.method} at k={int(rec.k)} with {clf}: up to "
+                 f"{settings.permutations} permutations x {len(used)} resamples")
+        trust.permutation = permutation_test(
+            X, y, rec.method, int(rec.k), resamples=used, classifier=clf,
+            n_permutations=settings.permutations, n_resamples=len(used),
+            observed_values=observed, **common)
+        trust.info["permutation"] = trust.permutation.to_dict()
+    verdict = judge_evidence(rec, base, trust.info)
+    if settings.nested_outer and verdict.signal is not False:
+        log.info(f"nested estimate: {settings.nested_outer} outer resamples x "
+                 f"{settings.nested_inner} inner splits x {len(methods)} methods")
+        measure = rec.measure
+        trust.nested = nested_estimate(
+            X, y, methods, sizes, resamples=resamples, results=result.results,
+            selections=result.selections, recommended=(rec.method, rec.k), choose=choose_pair,
+            classifier=clf, metric=rec.metric, measure=measure,
+            n_outer=settings.nested_outer, n_inner=settings.nested_inner, **common)
+        trust.info["nested"] = trust.nested.to_dict()
+    trust.info["signal"] = verdict.label
+    trust.info["evidence_of_signal"] = verdict.signal
+    trust.info["baseline"] = base
+    return trust
+
+
+def write_trust_files(out_dir, trust: Trust) -> dict[str, Path]:
+    """``permutation.csv`` (permutation, statistic; row 0 the observed) and ``nested.csv``
+    (one row per outer resample: the inner choice and its outer value)."""
+    from stablefs.evaluation.outputs import write_csv
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    if trust.permutation is not None:
+        paths["permutation.csv"] = write_csv(trust.permutation.table(),
+                                             out_dir / "permutation.csv")
+    if trust.nested is not None:
+        paths["nested.csv"] = write_csv(trust.nested.choices, out_dir / "nested.csv")
+    return paths
+
+
+def log_resamples(resamples, y, verbose: int) -> None:
+    """-v: the resamples' sizes; -vv: every resample's class counts."""
+    real = [r for r in resamples if len(r.test)]
+    if not real:
+        return
+    sizes = sorted({(len(r.train), len(r.test)) for r in real})
+    log.info(f"{len(real)} resamples; training/test sizes "
+             + ", ".join(f"{a}/{b}" for a, b in sizes))
+    if verbose > 1:
+        classes = np.unique(y)
+        for r in resamples:
+            tr = ", ".join(f"{c} {int(np.sum(y[r.train] == c))}" for c in classes)
+            te = ", ".join(f"{c} {int(np.sum(y[r.test] == c))}" for c in classes)
+            log.debug(f"resample {r.index}: train ({tr}), test ({te})")

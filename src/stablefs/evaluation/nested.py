@@ -1,0 +1,202 @@
+"""Nested estimate of the chosen (method, k): the accuracy of the *choice*, not of the winner.
+
+A comparison picks its recommended (method, k) on the same resamples that report its
+accuracy, so that accuracy is optimistic: the winner of many noisy contests looks better than
+it is (Varma and Simon 2006; Cawley and Talbot 2010). The nested estimate repeats the whole
+choice inside each outer resample:
+
+1. for outer resample i, draw ``n_inner`` stratified 2/3 splits of its *training part* only;
+2. run the comparison on those inner splits (every method, every k, the primary classifier
+   and stability measure) and apply the same recommendation rule (passed in as ``choose``,
+   the report's rule :func:`stablefs.report.summary.choose_pair`) to get (m_i, k_i);
+3. score (m_i, k_i) on the outer test part: this is the comparison's own fit of m_i on the
+   outer training part, evaluated at k_i, so it is reused from the comparison's results
+   (valid: that fit saw only the outer training part).
+
+The nested accuracy is the mean over outer resamples of step 3; the plain accuracy is the
+recommended pair's mean over the same outer resamples; the gap is plain − nested. The
+stability of the choice is reported as how often the inner choice equals the recommended
+pair (and the method alone), and as the Nogueira stability of the inner-chosen signatures
+(the top-k_i of m_i's ranking on each outer training part; Nogueira et al. 2018 allow
+subsets of different sizes) beside the recommended pair's on the same outer resamples.
+
+Cost: ``n_outer x n_inner x n_methods`` fits on 2/3 of a training part (4/9 of the samples),
+run through :func:`~stablefs.evaluation.runner.run_experiment` (parallel, cached, resumable).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from stablefs._errors import StablefsError
+
+__all__ = ["DEFAULT_INNER", "DEFAULT_OUTER", "NestedEstimate", "nested_estimate"]
+
+#: default number of the comparison's resamples that get an inner comparison
+DEFAULT_OUTER = 5
+#: default number of inner 2/3 splits of each outer training part
+DEFAULT_INNER = 3
+
+
+@dataclass
+class NestedEstimate:
+    """The result of :func:`nested_estimate`.
+
+    ``choices`` has one row per outer resample: ``resample, method, k, value`` (the inner
+    choice and its outer held-out value of ``metric``; method None when the inner
+    comparison recommended nothing).
+    """
+
+    method: str
+    k: int
+    metric: str
+    plain: float
+    nested: float
+    agreement: float
+    method_agreement: float
+    stability_plain: float
+    stability_nested: float
+    n_outer: int
+    n_inner: int
+    seconds: float
+    fits: int
+    fits_computed: int
+    choices: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+
+    @property
+    def gap(self) -> float:
+        return self.plain - self.nested
+
+    def to_dict(self) -> dict:
+        return {"method": self.method, "k": int(self.k), "metric": self.metric,
+                "plain": self.plain, "nested": self.nested, "gap": self.gap,
+                "choice_agreement": self.agreement,
+                "method_agreement": self.method_agreement,
+                "stability_plain": self.stability_plain,
+                "stability_nested": self.stability_nested, "outer_resamples": self.n_outer,
+                "inner_resamples": self.n_inner, "fits": self.fits,
+                "fits_computed": self.fits_computed, "seconds": round(self.seconds, 3)}
+
+
+def _rankings(selections: pd.DataFrame) -> dict:
+    return {(str(m), int(r)): np.asarray(rk) for m, r, rk in
+            selections[["method", "resample", "ranking"]].itertuples(index=False)}
+
+
+def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
+                    selections: pd.DataFrame, recommended: tuple[str, float],
+                    choose: Callable[[pd.DataFrame, pd.DataFrame], tuple[str, float] | None],
+                    classifier: str = "svm", metric: str | None = None,
+                    measure: str = "nogueira", n_outer: int = DEFAULT_OUTER,
+                    n_inner: int = DEFAULT_INNER, random_state: int = 0,
+                    n_jobs: int | None = 1, backend: str = "loky",
+                    scheduler: str | None = None, cache_dir=None, impute: str | None = None,
+                    standardize: bool = False, prefilter: int | None = None,
+                    progress=None) -> NestedEstimate:
+    """Nested estimate of the recommended pair's accuracy and of the stability of the choice.
+
+    Parameters
+    ----------
+    X, y, methods, sizes
+        As given to :func:`~stablefs.evaluation.runner.run_experiment`.
+    resamples : sequence of Resample
+        The comparison's resamples; the first ``n_outer`` with a test part are the outer ones.
+    results, selections : DataFrame
+        The comparison's ``results`` and ``selections`` (its outer fits, reused).
+    recommended : (method, k)
+        The comparison's recommended pair (the plain estimate).
+    choose : callable
+        ``choose(stability, results) -> (method, k) or None``: the recommendation rule applied
+        to an inner comparison's tables.
+    classifier : str
+        The classifier of the rule's accuracy; ``metric`` defaults to ``accuracy_<classifier>``.
+    measure : str
+        The rule's stability measure.
+    n_outer, n_inner : int
+        Outer resamples used (default 5) and inner 2/3 splits of each (default 3): few, to
+        keep the cost near that of the comparison; the inner choice sees 3 splits where the
+        comparison saw 20, so the nested estimate judges a noisier version of the choice.
+    random_state, n_jobs, backend, scheduler, cache_dir, impute, standardize, prefilter
+        As for ``run_experiment`` (the inner splits of outer resample i are seeded by
+        ``random_state`` and i).
+    progress : None, "bar" or "lines"
+
+    Returns
+    -------
+    NestedEstimate
+    """
+    from stablefs._progress import make_progress
+    from stablefs.evaluation.protocols import Protocol
+    from stablefs.evaluation.runner import run_experiment
+    from stablefs.stability import nogueira
+
+    if int(n_inner) < 2:
+        raise StablefsError(f"the nested estimate needs at least 2 inner resamples, not "
+                            f"{n_inner} (stability compares resamples).")
+    if int(n_outer) < 1:
+        raise StablefsError(f"the nested estimate needs at least 1 outer resample, not "
+                            f"{n_outer}.")
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    metric = metric or f"accuracy_{classifier}"
+    outer = [r for r in resamples if len(r.test)][:int(n_outer)]
+    ranks = _rankings(selections)
+    res = results[results["metric"] == metric]
+    value = {(str(m), float(k), int(r)): float(v) for m, k, r, v in
+             res[["method", "k", "resample", "value"]].itertuples(index=False)}
+    rec_m, rec_k = str(recommended[0]), float(recommended[1])
+    t0 = time.perf_counter()
+    rows, fits, computed = [], 0, 0
+    bar = make_progress(progress, total=len(outer), desc="nested estimate",
+                        unit="outer resample")
+    try:
+        for res_i in outer:
+            seed_i = int(np.random.SeedSequence([int(random_state), 0x0E57,
+                                                 int(res_i.index)]).generate_state(1)[0]
+                         % (2**31 - 1))
+            inner = run_experiment(
+                X[res_i.train], y[res_i.train], methods, sizes,
+                protocol=Protocol("split", int(n_inner)), classifiers=[classifier],
+                measures=[measure], random_state=seed_i, n_jobs=n_jobs, backend=backend,
+                scheduler=scheduler, cache_dir=cache_dir, impute=impute,
+                standardize=standardize, prefilter=prefilter, compare_pairs=False)
+            fits += inner.info["fits_computed"] + inner.info["fits_reused"]
+            computed += inner.info["fits_computed"]
+            pick = choose(inner.stability, inner.results)
+            if pick is None:
+                rows.append((int(res_i.index), None, np.nan, np.nan))
+            else:
+                m, k = str(pick[0]), float(pick[1])
+                rows.append((int(res_i.index), m, k, value[(m, k, int(res_i.index))]))
+            bar.update(1)
+    finally:
+        bar.close()
+    choices = pd.DataFrame(rows, columns=["resample", "method", "k", "value"])
+    ok = choices.dropna(subset=["method"])
+    p = X.shape[1]
+
+    def subsets(pairs):
+        out = np.zeros((len(pairs), p), dtype=bool)
+        for j, (m, k, r) in enumerate(pairs):
+            out[j] = ranks[(m, r)] <= k
+        return out
+
+    plain_vals = [value[(rec_m, rec_k, int(r.index))] for r in outer]
+    stab_plain = (nogueira(subsets([(rec_m, rec_k, int(r.index)) for r in outer]), p)
+                  if len(outer) > 1 else float("nan"))
+    stab_nested = (nogueira(subsets([(m, k, int(r)) for r, m, k in
+                                     ok[["resample", "method", "k"]].itertuples(index=False)]),
+                            p) if len(ok) > 1 else float("nan"))
+    return NestedEstimate(
+        method=rec_m, k=int(rec_k), metric=metric, plain=float(np.mean(plain_vals)),
+        nested=float(ok["value"].mean()) if len(ok) else float("nan"),
+        agreement=float(((choices["method"] == rec_m) & (choices["k"] == rec_k)).mean()),
+        method_agreement=float((choices["method"] == rec_m).mean()),
+        stability_plain=float(stab_plain), stability_nested=float(stab_nested),
+        n_outer=len(outer), n_inner=int(n_inner), seconds=time.perf_counter() - t0,
+        fits=fits, fits_computed=computed, choices=choices)
