@@ -41,3 +41,33 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("STABLEFS_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
     if SHARED_DATA is not None:
         monkeypatch.setenv("STABLEFS_DATA", str(SHARED_DATA))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "full_checks: run `stablefs compare` with its default permutation test and "
+        "nested estimate (other tests run it with --permutations 0 --nested 0)")
+
+
+@pytest.fixture(autouse=True)
+def _cheap_compare_checks(request):
+    """`stablefs compare` runs a permutation test (100 permutations) and a nested estimate
+    (5 x 3) by default; tests of everything else get the comparison alone, as if they passed
+    --permutations 0 --nested 0 (an explicit option still wins). Tests marked ``full_checks``
+    (and tests/test_trust.py) keep the real defaults."""
+    if request.node.get_closest_marker("full_checks"):
+        yield
+        return
+    from stablefs.cli import compare
+
+    saved = {}
+    for param in compare.params:
+        if param.name in ("permutations", "nested"):
+            saved[param.name] = param.default
+            param.default = 0 if param.name == "permutations" else "0"
+    try:
+        yield
+    finally:
+        for param in compare.params:
+            if param.name in saved:
+                param.default = saved[param.name]

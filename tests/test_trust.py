@@ -29,6 +29,9 @@ from stablefs.evaluation.runner import run_experiment, task_seed
 from stablefs.methods import make_selector
 from stablefs.report.summary import judge_evidence, recommend_from_tables, stability_band
 
+#: these tests exercise compare's checks: the conftest keeps its real defaults for them
+pytestmark = pytest.mark.full_checks
+
 
 def _data(n=36, p=12, signal=1.5, seed=0):
     rng = np.random.default_rng(seed)
@@ -426,3 +429,26 @@ def test_verbose_prints_options_resamples_and_timings(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "b"), "-vv"]) == 0
     err = capsys.readouterr().err
     assert "resample 0: train (a 8, b 8), test (a 4, b 4)" in err
+
+
+def test_cli_defaults_run_both_checks_and_recommend_on_signal(tmp_path, capsys):
+    """With no option, compare runs the permutation test (100 permutations) and the nested
+    estimate (5 x 3); on data with a clear signal the recommendation stands with p < 0.01."""
+    from stablefs.cli import main
+
+    out = tmp_path / "run"
+    code = main(["compare", "synthetic:han2012?n_samples=40&n_features=60&n_blocks=6",
+                 "-m", "ttest", "-k", "5,10", "--repeats", "4", "--out", str(out),
+                 "--no-progress", "--no-report"])
+    assert code == 0
+    verdict = capsys.readouterr().out.split("mean fit time per resample")[1]
+    assert "Recommended: ttest" in verdict and "No evidence" not in verdict
+    run = json.loads((out / "run.json").read_text())
+    assert run["config"]["permutations"] == 100
+    assert run["trust"]["evidence_of_signal"] is True
+    assert run["trust"]["permutation"]["p_value"] == pytest.approx(1 / 101)
+    perm = pd.read_csv(out / "permutation.csv")
+    assert len(perm) == 101
+    nested = pd.read_csv(out / "nested.csv")
+    assert len(nested) == 4  # 5 outer resamples asked, capped at the run's 4
+    assert {"permutation.csv", "nested.csv", "baseline.csv"} <= set(run["files"])
