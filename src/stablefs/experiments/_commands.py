@@ -127,7 +127,7 @@ def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, see
     if summary.reused and not quiet:
         click.echo(f"{out_dir} holds a finished run of this configuration: nothing recomputed "
                    "(use another --out, or --force with another configuration).", err=True)
-    click.echo(summary_text(summary.claims))
+    click.echo(summary_text(summary.claims, quick=name == "quick"))
     if not quiet:
         wall = summary.run_info.get("wall_time_s")
         took = f"wall time {wall:.1f} s; " if isinstance(wall, int | float) else ""

@@ -54,9 +54,12 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
+    MARGINS,
+    better_rule,
     bootstrap_counts,
     mean_boot,
     pair_mean_boot,
+    threshold_rule,
     verdict_at_least,
     verdict_positive,
 )
@@ -684,10 +687,11 @@ class _Analysis:
         counts_sp = bootstrap_counts(self.rng, c.n_splits, c.n_bootstrap)
         ks = f"k = {','.join(map(str, c.cv_sizes))}"
         kp = f"k = {','.join(map(str, c.split_sizes))}"
-        cv_test = (f"per data set, the mean over {ks} of the paired difference (per CV "
-                   f"repetition); {100 * (1 - c.alpha):g} % bootstrap interval over the "
-                   f"{c.cv_repeats} repetitions above 0: holds, below 0: does not hold; the "
-                   "claim holds if it holds on every set, does not hold if it fails on one")
+        m_k, m_p = MARGINS["kuncheva"], MARGINS["npogr"]
+        cv_test = (f"per data set, the mean over {ks} of the paired difference of Kuncheva's "
+                   "index (per CV repetition); " + better_rule(m_k, c.cv_repeats, c.alpha)
+                   + "; the claim holds if it holds on every set, does not hold if it fails "
+                   "on one")
 
         def compare(cid, statement, pairs, kind, sets=None, evidence=""):
             verdicts, parts = [], []
@@ -695,17 +699,20 @@ class _Analysis:
                 for a, b in pairs:
                     if kind == "kuncheva":
                         est, boot = self._kuncheva_diff_boot(name, a, b, counts_cv)
+                        runs, margin = c.cv_repeats, m_k
                     else:
                         est, boot = self._npogr_diff_boot(name, a, b, counts_sp)
-                    v, lo, hi = verdict_positive(boot, c.alpha)
+                        runs, margin = c.n_splits, m_p
+                    v, lo, hi = verdict_positive(boot, c.alpha, runs=runs, margin=margin,
+                                                 estimate=est)
                     verdicts.append(v)
                     parts.append(f"{PAPER_LABEL[name]} {LABEL[a]} - {LABEL[b]} "
                                  f"{est:+.3f} [{lo:+.3f}, {hi:+.3f}]")
             test = cv_test if kind == "kuncheva" else (
                 f"per data set, the mean over {kp} of the difference of nPOGR over the "
-                f"{c.n_splits} splits (all pairs); {100 * (1 - c.alpha):g} % bootstrap "
-                "interval over the splits above 0: holds; the claim holds if it holds on "
-                "every set named, does not hold if it fails on one")
+                "splits (all pairs); " + better_rule(m_p, c.n_splits, c.alpha)
+                + "; the claim holds if it holds on every set named, does not hold if it "
+                "fails on one")
             out.append(Claim(cid, statement, test, "; ".join(parts), _combine(verdicts),
                              evidence))
 
@@ -723,11 +730,12 @@ class _Analysis:
             t = self.cv_kuncheva[(self.cv_kuncheva.dataset == "lung")
                                  & (self.cv_kuncheva.method == "iw-relieff")]
             per_rep = t.groupby("repeat")["kuncheva"].mean().to_numpy()
-            v, lo, hi = verdict_at_least(mean_boot(per_rep, counts_cv), c.near_one, c.alpha)
+            v, lo, hi = verdict_at_least(mean_boot(per_rep, counts_cv), c.near_one, c.alpha,
+                                         runs=c.cv_repeats, estimate=float(per_rep.mean()))
             out.append(Claim(
                 "6c", "IW ReliefF is almost perfectly stable on Lung (Fig. 7.4).",
-                f"mean Kuncheva over {ks}; bootstrap interval over the repetitions at or "
-                f"above {c.near_one:g}: holds; below: does not hold",
+                f"mean Kuncheva over {ks}; "
+                + threshold_rule(c.near_one, "at or above", c.cv_repeats, c.alpha),
                 f"{per_rep.mean():.3f} [{lo:.3f}, {hi:.3f}]", v, "tables/cv_kuncheva.csv"))
         compare("7a", f"100 random splits, {kp}: nPOGR(IW) > nPOGR(plain) for SVM-RFE and "
                 "ReliefF on all sets (Figs. 7.5-7.6).",
