@@ -298,23 +298,29 @@ def verdict_positive(samples: np.ndarray, alpha: float = 0.05, *, runs: int,
     return "inconclusive", lo, hi
 
 
-def verdict_at_most(samples: np.ndarray, threshold: float, alpha: float = 0.05, *,
-                    runs: int, min_runs: int = MIN_RUNS, estimate: float | None = None
-                    ) -> tuple[str, float, float]:
-    """Verdict on "the value is at most ``threshold``" (e.g. "≈ 0"): holds if the
-    :func:`t_interval` lies at or below it, does not hold if it lies above; ``"too few
-    runs"`` below ``min_runs``."""
+def _verdict_threshold(samples, threshold: float, alpha: float, runs: int, min_runs: int,
+                       estimate: float | None, above: bool) -> tuple[str, float, float]:
+    """Verdict on "the value is at least (``above``) / at most ``threshold``"."""
     runs = int(runs)
     lo, hi = t_interval(samples, runs, alpha, estimate)
     if runs < min_runs:
         return "too few runs", lo, hi
     if not np.isfinite(lo):
         return "inconclusive", lo, hi
-    if hi <= threshold:
+    if (lo >= threshold) if above else (hi <= threshold):
         return "holds", lo, hi
-    if lo > threshold:
+    if (hi < threshold) if above else (lo > threshold):
         return "does not hold", lo, hi
     return "inconclusive", lo, hi
+
+
+def verdict_at_most(samples: np.ndarray, threshold: float, alpha: float = 0.05, *,
+                    runs: int, min_runs: int = MIN_RUNS, estimate: float | None = None
+                    ) -> tuple[str, float, float]:
+    """Verdict on "the value is at most ``threshold``" (e.g. "≈ 0"): holds if the
+    :func:`t_interval` lies at or below it, does not hold if it lies above; ``"too few
+    runs"`` below ``min_runs``."""
+    return _verdict_threshold(samples, threshold, alpha, runs, min_runs, estimate, False)
 
 
 def verdict_at_least(samples: np.ndarray, threshold: float, alpha: float = 0.05, *,
@@ -322,17 +328,7 @@ def verdict_at_least(samples: np.ndarray, threshold: float, alpha: float = 0.05,
                      ) -> tuple[str, float, float]:
     """Verdict on "the value is at least ``threshold``" (e.g. "≈ 1"); see
     :func:`verdict_at_most`."""
-    runs = int(runs)
-    lo, hi = t_interval(samples, runs, alpha, estimate)
-    if runs < min_runs:
-        return "too few runs", lo, hi
-    if not np.isfinite(lo):
-        return "inconclusive", lo, hi
-    if lo >= threshold:
-        return "holds", lo, hi
-    if hi < threshold:
-        return "does not hold", lo, hi
-    return "inconclusive", lo, hi
+    return _verdict_threshold(samples, threshold, alpha, runs, min_runs, estimate, True)
 
 
 def better_rule(margin: float, runs: int, alpha: float = 0.05, what: str = "difference",
