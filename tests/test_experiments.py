@@ -285,7 +285,7 @@ def test_rfe_stages_are_the_selectors_weight_path(method):
     C = 1.0 / 40 if method in ("iw-svm-rfe-printed", "svm-rfe-small-c") else 1.0
     sel = SVMRFE(n_features_to_select=8, C=C)
     if method.startswith("iw-"):
-        sel = MarginInstanceWeighting(sel)
+        sel = MarginInstanceWeighting(sel, penalty="mean")  # C is set above
     fitted = sel.fit(d.X, d.y)
     rfe = getattr(fitted, "selector_", fitted)
     stages = list(rfe_stages(method, d.X, d.y, 8))

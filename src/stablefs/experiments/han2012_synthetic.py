@@ -51,6 +51,7 @@ from stablefs.experiments._stats import (
     MARGINS,
     better_rule,
     bootstrap_counts,
+    count_verdicts,
     kuncheva_boot,
     mean_boot,
     t_interval,
@@ -980,9 +981,7 @@ class _Analysis:
         for _, suffix, reading in self._readings():
             mine = [cl for cl in claims if cl.id[:1] in "234" and cl.id != "4h"
                     and cl.id.endswith(suffix) and (suffix or "-" not in cl.id)]
-            counts = {v: sum(cl.verdict == v for cl in mine)
-                      for v in ("holds", "does not hold", "inconclusive")}
-            told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+            told = count_verdicts(cl.verdict for cl in mine)
             out.append(f"{reading}: of the {len(mine)} claims comparing IW SVM-RFE with "
                        f"SVM-RFE (2a-4g{suffix}), {told}.")
         general = [cl for cl in claims if cl.id in ("1", "1b", "4h")]

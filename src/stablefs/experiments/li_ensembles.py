@@ -48,7 +48,6 @@ import pandas as pd
 
 from stablefs._errors import StablefsError
 from stablefs.experiments._base import (
-    VERDICTS,
     Claim,
     Experiment,
     FigureSpec,
@@ -65,6 +64,7 @@ from stablefs.experiments._stats import (
     MIN_RUNS,
     better_rule,
     bootstrap_counts,
+    count_verdicts,
     pair_mean_boot,
     t_interval,
     verdict_at_least,
@@ -442,9 +442,7 @@ class LiEnsembles(Experiment):
 
 def _tally(verdicts) -> str:
     verdicts = list(verdicts)
-    parts = [f"{sum(v == w for v in verdicts)} {w}" for w in VERDICTS
-             if w in verdicts or w in ("holds", "does not hold", "inconclusive")]
-    return f"of {len(verdicts)}: " + ", ".join(parts)
+    return f"of {len(verdicts)}: " + count_verdicts(verdicts)
 
 
 def _on_substitute(claim: Claim, other: str) -> Claim:
@@ -799,9 +797,7 @@ class _Analysis:
         return notes
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        counts = {v: sum(cl.verdict == v for cl in claims)
-                  for v in ("holds", "does not hold", "inconclusive")}
-        told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        told = count_verdicts(cl.verdict for cl in claims)
         names = ", ".join(PAPER_LABEL[n] for n in self.names)
         return [f"Of the {len(claims)} claims checked on {names}: {told}.",
                 ", ".join(f"{cl.id} {cl.verdict}" for cl in claims) + "."]

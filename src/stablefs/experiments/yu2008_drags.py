@@ -57,6 +57,7 @@ from stablefs.experiments._stats import (
     MIN_RUNS,
     better_rule,
     bootstrap_counts,
+    count_verdicts,
     mean_boot,
     t_interval,
     tally,
@@ -1010,9 +1011,7 @@ class _Analysis:
         ]
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        counts = {v: sum(cl.verdict == v for cl in claims)
-                  for v in ("holds", "does not hold", "inconclusive")}
-        told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        told = count_verdicts(cl.verdict for cl in claims)
         out = [f"Of the {len(claims)} claims checked on {', '.join(self.names)}: {told}."]
         for group, ids in (("dense groups (Fig. 2)", "2"), ("accuracy (Table 2)", "T"),
                            ("selection stability (Fig. 3)", "3")):

@@ -38,6 +38,7 @@ from stablefs.selectors._neighbors import (
     pairwise_distances,
     positive_weight_subset,
 )
+from stablefs.selectors.svm_rfe import SVMRFE
 
 #: mean distances below this fraction of the largest margin-vector norm count as zero
 _ZERO_RTOL = 1e-12
@@ -343,6 +344,10 @@ def margin_instance_weights(
     return (weights, done) if return_n_iter else weights
 
 
+#: the readings of eq. 5.2's per-sample penalties for an SVM-RFE inside (Han 2012)
+PENALTY_READINGS = ("printed", "mean")
+
+
 class MarginInstanceWeighting(BaseSelector):
     """Wrap a selector in margin-based instance weighting ("IW", seed 000 ch. 4 and sec. 5.2.2).
 
@@ -368,6 +373,16 @@ class MarginInstanceWeighting(BaseSelector):
         Hits and misses counted equally (eq. 4.2) or by inverse distance (eqs. 4.3-4.5).
     neighbor_metric : str or callable, default="cityblock"
         Instance distance of the distance weighting.
+    penalty : {"printed", "mean"}, default="printed"
+        How an SVM-RFE inside (:class:`~stablefs.selectors.SVMRFE`) uses the weights as
+        per-sample penalties (Han 2012, eq. 5.2). ``"printed"``: the weights as eq. 4.6 prints
+        them (summing to 1), every dual variable bounded at ``C w_i`` as Weka's SMO does with
+        instance weights, about ``C / n``: the behaviour the thesis reports (IW SVM-RFE far
+        more stable than SVM-RFE). ``"mean"``: the weights rescaled to mean 1, bounds
+        ``C v_i`` with ``v_i = n w_i``, so that equal weights give plain SVM-RFE exactly (eq.
+        5.2's "becomes the original objective"); with n << p the SVM separates the training
+        samples below every bound and the weights change nothing at k >= 50. Other selectors
+        read only relative weights, so this has no effect on them.
     n_features_to_select : int, float or None, default=None
         Size of ``support_``. ``None`` uses the inner selector's own choice.
     random_state : int, RandomState or None, default=None
@@ -397,6 +412,7 @@ class MarginInstanceWeighting(BaseSelector):
         "tol": [number(0, None)],
         "neighbor_weighting": [StrOptions(set(NEIGHBOR_WEIGHTINGS))],
         "neighbor_metric": [StrOptions(set(MARGIN_METRICS)), callable],
+        "penalty": [StrOptions(set(PENALTY_READINGS))],
         "random_state": ["random_state"],
         "n_jobs": n_jobs_constraint(),
     }
@@ -411,6 +427,7 @@ class MarginInstanceWeighting(BaseSelector):
         tol=1e-8,
         neighbor_weighting="none",
         neighbor_metric="cityblock",
+        penalty="printed",
         n_features_to_select=None,
         random_state=None,
         n_jobs=None,
@@ -422,6 +439,7 @@ class MarginInstanceWeighting(BaseSelector):
         self.tol = tol
         self.neighbor_weighting = neighbor_weighting
         self.neighbor_metric = neighbor_metric
+        self.penalty = penalty
         self.n_features_to_select = n_features_to_select
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -446,6 +464,10 @@ class MarginInstanceWeighting(BaseSelector):
                  if k in params and getattr(self, k) is not None}
         if extra:
             inner.set_params(**extra)
+        if self.penalty == "printed" and isinstance(inner, SVMRFE):
+            # SVMRFE rescales its weights to mean 1 over the n_+ positive-weight samples
+            # (bounds C v_i, v_i = n_+ w_i): C / n_+ makes the bounds C w_i as printed
+            inner.set_params(C=inner.C / int(np.count_nonzero(combined > 0)))
         inner.fit(X, y, sample_weight=combined)
         self.selector_ = inner
         self.instance_weights_ = combined
