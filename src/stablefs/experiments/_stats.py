@@ -33,6 +33,7 @@ __all__ = [
     "MARGINS",
     "MIN_RUNS",
     "better_rule",
+    "claims_overview",
     "combine_verdicts",
     "count_verdicts",
     "t_interval",
@@ -377,6 +378,17 @@ def count_verdicts(verdicts) -> str:
     verdicts = list(verdicts)
     told = ", ".join(f"{sum(v == w for v in verdicts)} {w}" for w in VERDICTS if w in verdicts)
     return told or "no verdicts"
+
+
+def claims_overview(claims, where: str = "") -> list[str]:
+    """The first lines of an experiment's summary: the verdicts counted, then every claim's.
+
+    ``where`` names the data sets (``"Colon, Lung"``); ``claims`` are
+    :class:`~stablefs.experiments._base.Claim` objects."""
+    claims = list(claims)
+    on = f" checked on {where}" if where else ""
+    return [f"Of the {len(claims)} claims{on}: {count_verdicts(c.verdict for c in claims)}.",
+            ", ".join(f"{c.id} {c.verdict}" for c in claims) + "."]
 
 
 def tally(verdicts) -> str:

@@ -57,7 +57,7 @@ from stablefs.experiments._stats import (
     MARGINS,
     better_rule,
     bootstrap_counts,
-    count_verdicts,
+    claims_overview,
     mean_boot,
     pair_mean_boot,
     threshold_rule,
@@ -1052,10 +1052,7 @@ class _Analysis:
         return pd.DataFrame(rows)
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        told = count_verdicts(cl.verdict for cl in claims)
-        names = ", ".join(PAPER_LABEL[n] for n in self.names)
-        return [f"Of the {len(claims)} claims checked on {names}: {told}.",
-                ", ".join(f"{cl.id} {cl.verdict}" for cl in claims) + "."]
+        return claims_overview(claims, ", ".join(PAPER_LABEL[n] for n in self.names))
 
     def outcome(self) -> Outcome:
         tables = {"cv_kuncheva": self.kuncheva_summary(), "cv_kuncheva_repeats": self.cv_kuncheva,

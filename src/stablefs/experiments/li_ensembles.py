@@ -64,6 +64,7 @@ from stablefs.experiments._stats import (
     MIN_RUNS,
     better_rule,
     bootstrap_counts,
+    claims_overview,
     count_verdicts,
     pair_mean_boot,
     t_interval,
@@ -797,10 +798,7 @@ class _Analysis:
         return notes
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        told = count_verdicts(cl.verdict for cl in claims)
-        names = ", ".join(PAPER_LABEL[n] for n in self.names)
-        return [f"Of the {len(claims)} claims checked on {names}: {told}.",
-                ", ".join(f"{cl.id} {cl.verdict}" for cl in claims) + "."]
+        return claims_overview(claims, ", ".join(PAPER_LABEL[n] for n in self.names))
 
     def outcome(self) -> Outcome:
         claims = self.claims()
