@@ -149,3 +149,20 @@ def test_quick_summary_opens_with_smoke_test():
     assert summary_text(claims, quick=True).splitlines()[0] == SMOKE_TEST
     assert SMOKE_TEST not in summary_text(claims)
     assert SMOKE_TEST == "smoke test: verdicts from a small configuration"
+
+
+@pytest.mark.parametrize("name, smoke", [("quick", True), ("quick, custom", True),
+                                         ("default", False), ("custom", False)])
+def test_quick_report_opens_with_smoke_test(name, smoke):
+    from stablefs.experiments import EXPERIMENTS
+    from stablefs.experiments._base import Outcome
+    from stablefs.experiments._output import _report, claims_frame
+    from stablefs.report.render import to_markdown
+
+    claims = [Claim("1", "s", "t", "o", "too few runs")]
+    doc = _report(EXPERIMENTS["simba-liw"], Outcome(claims=claims), claims_frame(claims), [],
+                  {"config_name": name})
+    text = to_markdown(doc)
+    assert (SMOKE_TEST in text) == smoke
+    if smoke:  # it opens the report, before the description
+        assert text.index(SMOKE_TEST) < text.index("2019 stability thesis (sec. 8.4.1)")

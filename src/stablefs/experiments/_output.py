@@ -155,7 +155,7 @@ def _report(experiment: Experiment, outcome: Outcome, claims: pd.DataFrame, figu
     )
 
     doc = Document(f"Reproduction of {experiment.citation}: {experiment.title}")
-    if run_info.get("config_name") == "quick":
+    if str(run_info.get("config_name", "")).startswith("quick"):
         doc.add(Paragraph([Strong(SMOKE_TEST), " (--quick); run without --quick for the "
                            "paper's configuration."]))
     doc.add(Paragraph(experiment.description))
