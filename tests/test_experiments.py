@@ -18,7 +18,7 @@ from stablefs.datasets import make_han2012
 from stablefs.evaluation import bias_variance
 from stablefs.evaluation.classifiers import make_classifier
 from stablefs.experiments import EXPERIMENTS, get_experiment, reproduce
-from stablefs.experiments._base import Claim, config_from, parse_overrides
+from stablefs.experiments._base import VERDICTS, Claim, config_from, parse_overrides
 from stablefs.experiments._montecarlo import TaskCache, run_units, unit_seed
 from stablefs.experiments._output import CLAIM_COLUMNS
 from stablefs.experiments._stats import (
@@ -107,7 +107,9 @@ def test_tiny_run_writes_every_file(tiny_runs):
     assert info["units_resumed"] == 0
     claims = pd.read_csv(out / "claims.csv")
     assert list(claims.columns) == CLAIM_COLUMNS
-    assert set(claims["verdict"]) <= {"holds", "does not hold", "inconclusive"}
+    assert set(claims["verdict"]) <= set(VERDICTS)
+    # 6 training sets are fewer than the verdicts need: never "does not hold" from them
+    assert "too few runs" in set(claims["verdict"])
     assert {"1", "1b", "2a", "2a-printed", "3a", "4a", "4g-printed", "4h"} <= set(claims["id"])
     report = (out / "report.md").read_text()
     assert "Han 2012" in report and "seed 000" not in report
@@ -245,15 +247,16 @@ def test_bootstrap_counts_are_resamples(m, b, seed):
 
 
 def test_verdict_rules():
-    assert verdict_positive(np.linspace(0.1, 1, 100))[0] == "holds"
-    assert verdict_positive(np.linspace(-1, -0.1, 100))[0] == "does not hold"
-    assert verdict_positive(np.linspace(-1, 1, 100))[0] == "inconclusive"
-    assert verdict_at_most(np.linspace(0, 1, 100), 2.0)[0] == "holds"
-    assert verdict_at_most(np.linspace(3, 4, 100), 2.0)[0] == "does not hold"
-    assert verdict_at_most(np.linspace(1, 3, 100), 2.0)[0] == "inconclusive"
-    assert verdict_at_least(np.linspace(0.95, 1, 100), 0.9)[0] == "holds"
-    assert verdict_at_least(np.linspace(0.1, 0.5, 100), 0.9)[0] == "does not hold"
-    assert verdict_positive(np.array([np.nan]))[0] == "inconclusive"
+    # replicates of 100 runs' statistic: a t-interval about 2 sds wide each side
+    assert verdict_positive(np.linspace(0.5, 1, 100), runs=100)[0] == "holds"
+    assert verdict_positive(np.linspace(-1, -0.5, 100), runs=100)[0] == "does not hold"
+    assert verdict_positive(np.linspace(-1, 1, 100), runs=100)[0] == "inconclusive"
+    assert verdict_at_most(np.linspace(0, 1, 100), 2.0, runs=100)[0] == "holds"
+    assert verdict_at_most(np.linspace(3, 4, 100), 2.0, runs=100)[0] == "does not hold"
+    assert verdict_at_most(np.linspace(1, 3, 100), 2.0, runs=100)[0] == "inconclusive"
+    assert verdict_at_least(np.linspace(0.97, 1, 100), 0.9, runs=100)[0] == "holds"
+    assert verdict_at_least(np.linspace(0.1, 0.5, 100), 0.9, runs=100)[0] == "does not hold"
+    assert verdict_positive(np.array([np.nan]), runs=100)[0] == "inconclusive"
     with pytest.raises(ValueError):
         Claim("x", "s", "t", "o", "maybe")
 
@@ -282,7 +285,7 @@ def test_rfe_stages_are_the_selectors_weight_path(method):
     C = 1.0 / 40 if method in ("iw-svm-rfe-printed", "svm-rfe-small-c") else 1.0
     sel = SVMRFE(n_features_to_select=8, C=C)
     if method.startswith("iw-"):
-        sel = MarginInstanceWeighting(sel)
+        sel = MarginInstanceWeighting(sel, penalty="mean")  # C is set above
     fitted = sel.fit(d.X, d.y)
     rfe = getattr(fitted, "selector_", fitted)
     stages = list(rfe_stages(method, d.X, d.y, 8))
@@ -420,6 +423,7 @@ def test_shared_verdict_and_number_helpers():
     assert combine_verdicts(["holds", "inconclusive"]) == "inconclusive"
     assert combine_verdicts(["inconclusive", "does not hold", "holds"]) == "does not hold"
     assert combine_verdicts([]) == "inconclusive"
+    assert combine_verdicts(["holds", "too few runs"]) == "too few runs"
     assert fmt_value(0.12345) == "0.123"
     assert fmt_value(2.3e-6) == "2.3e-06"
     assert fmt_value(0.0) == "0.000"

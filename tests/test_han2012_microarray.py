@@ -153,6 +153,10 @@ def test_tiny_run_writes_tables_claims_and_figures(tiny_run):
     assert kun.kuncheva.between(-1, 1).all()
     pub = pd.read_csv(path / "tables/published.csv")
     assert pub.source.str.contains("Table 7.6").sum() == 0  # signature size 10, not 50
+    same = pd.read_csv(path / "tables/same_genes.csv")
+    assert (same.splits == TINY.n_splits).all()
+    assert same.same_as_svm_rfe.between(0, TINY.n_splits).all()
+    assert TINY.signature_size in set(same.k)
 
 
 def test_tiny_run_kuncheva_and_accuracy_are_recomputable(tiny_run, shared_data):
@@ -220,3 +224,9 @@ def test_controls_are_the_printed_weights_and_the_small_penalty():
     r = np.abs(svc.coef_[0]) / np.abs(svc.coef_[0]).sum()
     np.testing.assert_allclose(small.weight_path_[0], r, atol=1e-6)
     assert run_methods({"controls": False}) == list(METHODS)
+    # the experiment's "IW SVM-RFE" stays the mean-1 reading (the library default is printed)
+    mean = _make("iw-svm-rfe", y.size).fit(X, y)
+    assert mean.penalty == "mean" and printed.penalty == "printed"
+    svc = SVC(kernel="linear", C=1.0).fit(minmax_scale(X), y, sample_weight=w * y.size)
+    r = np.abs(svc.coef_[0]) / np.abs(svc.coef_[0]).sum()
+    np.testing.assert_allclose(mean.selector_.weight_path_[0], r, atol=1e-6)

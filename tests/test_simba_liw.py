@@ -17,6 +17,8 @@ from stablefs.experiments._output import CLAIM_COLUMNS
 from stablefs.experiments._stats import bootstrap_counts, kuncheva_boot, kuncheva_path
 from stablefs.experiments.simba_liw import (
     PUBLISHED,
+    READINGS,
+    RELIEFF_READINGS,
     SimbaLiwConfig,
     _weight_diagnostics,
     top_k_precision,
@@ -28,7 +30,9 @@ from stablefs.selectors.simba import simba_weights
 from stablefs.stability import kuncheva
 
 EXP = EXPERIMENTS["simba-liw"]
-CLAIM_IDS = ["5a", "5b", "5c", "5d", "5e", "R", "10a", "10b"]
+CLAIM_IDS = (["5a", "5b", "5c", "5d", "5e", "R", "10a", "10b"]
+             + [f"{c}/{r}" for r in READINGS for c in ("5a", "5b")]
+             + [f"R/{r}" for r in RELIEFF_READINGS])
 
 
 # -------------------------------------------------------------------------- helpers
@@ -193,6 +197,18 @@ def test_quick_run_writes_claims_tables_and_figures(quick_runs):
     assert simba.variant == "Simba" and simba.precision_minus_simba_low == 0
     weights = pd.read_csv(out / "tables" / "instance_weights.csv")
     assert weights.effective_share.between(0, 1).all()
+    readings = pd.read_csv(out / "tables" / "readings.csv")
+    assert readings.reading.tolist() == list(READINGS)
+    assert (readings.sets == cfg.reading_sets).all()
+    assert set(readings.verdict_5a) | set(readings.verdict_5b) <= set(VERDICTS)
+    # Simba does not depend on eq. 8.2's margin: the two margin readings share its fits
+    by = readings.set_index("reading")
+    for rest in ("scaled/permutation", "unscaled/draws"):
+        assert by.loc[f"nearest/{rest}", "simba_precision"] == \
+            by.loc[f"all/{rest}", "simba_precision"]
+    assert "Closest to the thesis' precisions" in report
+    rr = pd.read_csv(out / "tables" / "relieff_readings.csv")
+    assert rr.reading.tolist() == list(RELIEFF_READINGS)
 
 
 def test_quick_run_numbers_are_recomputable(quick_runs):
@@ -217,6 +233,26 @@ def test_quick_run_numbers_are_recomputable(quick_runs):
     summary = pd.read_csv(t / "xor_summary.csv").set_index("method")
     assert summary.loc["Relief", "share_top3_correct"] <= 1
     assert summary["final_angle_deg"].between(0, 90).all()
+
+
+def test_relief_margins_all_the_rest_by_hand():
+    from stablefs.stabilizers import logistic_instance_weights, relief_margins
+
+    X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    y = np.array([0, 0, 1, 1])
+    # nearest: x0 hit 1 miss 3 -> (3-1)/2; x1 (2-1)/2; x2 (2-4)/2; x3 (6-4)/2
+    np.testing.assert_allclose(relief_margins(X, y, scale=False), [1.0, 0.5, -1.0, 1.0])
+    # all the rest: x0 misses 3, 7 (mean 5), hit 1 -> (5-1)/2 = 2; x1 (4-1)/2; x2 (2.5-4)/2;
+    # x3 (6.5-4)/2
+    np.testing.assert_allclose(relief_margins(X, y, scale=False, margin="all"),
+                               [2.0, 1.5, -0.75, 1.25])
+    # min-max scaling divides every distance by the range 7
+    np.testing.assert_allclose(relief_margins(X, y, margin="all"),
+                               np.array([2.0, 1.5, -0.75, 1.25]) / 7)
+    w = logistic_instance_weights(X, y, scale=False, margin="all")
+    assert np.argmin(w) == 2 and np.all((w > 0) & (w < 1))
+    with pytest.raises(StablefsError, match="margin"):
+        relief_margins(X, y, margin="mean")
 
 
 def test_published_numbers_are_the_thesis(quick_runs):

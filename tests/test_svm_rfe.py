@@ -326,7 +326,7 @@ def test_zero_weight_is_removal():
 
 def test_margin_instance_weighting_exposes_the_inner_path():
     X, y = _data(10, n=40, p=60)
-    iw = MarginInstanceWeighting(SVMRFE(n_features_to_select=10)).fit(X, y)
+    iw = MarginInstanceWeighting(SVMRFE(n_features_to_select=10), penalty="mean").fit(X, y)
     inner = iw.selector_
     direct = SVMRFE(n_features_to_select=10).fit(X, y, sample_weight=iw.instance_weights_)
     assert_array_equal(inner.weight_path_, direct.weight_path_)

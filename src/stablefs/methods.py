@@ -125,7 +125,11 @@ register_selector("kmeans-groups", "stablefs.selectors:KMeansGroups",
                   "representative's F-statistic (Yu, Ding and Loscalzo 2008, sec. 6.1).")
 register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
                 "margin-based instance weighting around the selector (Han 2012, ch. 4, "
-                "eqs. 4.2 and 4.6).")
+                "eqs. 4.2 and 4.6). Around SVM-RFE the weights are per-sample penalties "
+                "(eq. 5.2): penalty=printed (default) bounds each sample at C w_i with the "
+                "weights summing to 1, as printed and as Weka's SMO does, the thesis' "
+                "behaviour; penalty=mean rescales them to mean 1, so equal weights give "
+                "plain SVM-RFE and at k >= 50 they change nothing.")
 register_prefix("liw", "stablefs.stabilizers:LogisticInstanceWeighting",
                 "logistic instance weighting around the selector, alpha = 3.03 (2019 "
                 "stability thesis, sec. 8.2, eq. 8.2).")

@@ -42,8 +42,9 @@ __all__ = [
     "parse_overrides",
 ]
 
-#: the three verdicts a claim can get
-VERDICTS = ("holds", "does not hold", "inconclusive")
+#: the verdicts a claim can get (DESIGN.md, "Verdicts"; rules in :mod:`._stats`)
+VERDICTS = ("holds", "does not hold", "inconclusive", "no practical difference",
+            "too few runs", "not testable")
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Claim:
     ours : str
         Our number(s), as text.
     verdict : str
-        ``"holds"``, ``"does not hold"`` or ``"inconclusive"``.
+        One of :data:`VERDICTS`.
     evidence : str
         Where the numbers come from (table and rows, figure).
     """

@@ -105,7 +105,8 @@ def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, sch
     changes = parse_overrides(exp.Config, overrides)
     config = config_from(base, changes)
     exp.check_config(config)
-    name = "custom" if changes else ("quick" if quick else "default")
+    name = ("quick, custom" if quick else "custom") if changes else (
+        "quick" if quick else "default")
     out_dir = Path(out) if out else default_out(exp.name)
     if progress is None:
         progress = sys.stderr.isatty() and not quiet
@@ -131,7 +132,7 @@ def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, sch
     if summary.reused and not quiet:
         click.echo(f"{out_dir} holds a finished run of this configuration: nothing recomputed "
                    "(use another --out, or --force with another configuration).", err=True)
-    click.echo(summary_text(summary.claims))
+    click.echo(summary_text(summary.claims, quick=quick))
     if not quiet:
         wall = summary.run_info.get("wall_time_s")
         took = f"wall time {wall:.1f} s; " if isinstance(wall, int | float) else ""

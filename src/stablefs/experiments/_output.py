@@ -28,9 +28,13 @@ from stablefs._escape import csv_text
 from stablefs._io import atomic_write_bytes, atomic_write_text
 from stablefs.experiments._base import VERDICTS, Claim, Experiment, Outcome
 
-__all__ = ["CLAIM_COLUMNS", "claims_frame", "default_out", "summary_text", "write_outcome"]
+__all__ = ["CLAIM_COLUMNS", "SMOKE_TEST", "claims_frame", "default_out", "summary_text",
+           "write_outcome"]
 
 CLAIM_COLUMNS = ["id", "statement", "test", "ours", "verdict", "evidence"]
+
+#: the first words of a ``--quick`` report and summary
+SMOKE_TEST = "smoke test: verdicts from a small configuration"
 
 
 def default_out(name: str) -> Path:
@@ -152,6 +156,9 @@ def _report(experiment: Experiment, outcome: Outcome, claims: pd.DataFrame, figu
     )
 
     doc = Document(f"Reproduction of {experiment.citation}: {experiment.title}")
+    if str(run_info.get("config_name", "")).startswith("quick"):
+        doc.add(Paragraph([Strong(SMOKE_TEST), " (--quick); run without --quick for the "
+                           "paper's configuration."]))
     doc.add(Paragraph(experiment.description))
     counts = {v: int((claims["verdict"] == v).sum()) for v in VERDICTS}
     told = ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "no claims"
@@ -214,14 +221,17 @@ def _cell(value) -> str:
     return str(value)
 
 
-def summary_text(claims: pd.DataFrame, width: int = 100) -> str:
-    """The claims as a short plain-text table for the terminal."""
+def summary_text(claims: pd.DataFrame, width: int = 100, quick: bool = False) -> str:
+    """The claims as a short plain-text table for the terminal (opened by
+    :data:`SMOKE_TEST` for a ``--quick`` run)."""
     w = max([5] + [len(str(i)) for i in claims["id"]])
-    lines = [f"{'claim':<{w}}  {'verdict':<13}  ours"]
+    vw = max([7] + [len(str(v)) for v in claims["verdict"]])
+    lines = [SMOKE_TEST] if quick else []
+    lines.append(f"{'claim':<{w}}  {'verdict':<{vw}}  ours")
     for r in claims.itertuples():
         ours = str(r.ours)
-        room = max(20, width - w - 17)
+        room = max(20, width - w - vw - 4)
         if len(ours) > room:
             ours = ours[: room - 1] + "…"
-        lines.append(f"{str(r.id):<{w}}  {str(r.verdict):<13}  {ours}")
+        lines.append(f"{str(r.id):<{w}}  {str(r.verdict):<{vw}}  {ours}")
     return "\n".join(lines)

@@ -54,9 +54,13 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
+    MARGINS,
+    better_rule,
     bootstrap_counts,
+    claims_overview,
     mean_boot,
     pair_mean_boot,
+    threshold_rule,
     verdict_at_least,
     verdict_positive,
 )
@@ -308,8 +312,10 @@ def _make(spec: str, n_train: int):
     """The selector of ``spec`` (a method string, or a control at C/n)."""
     from stablefs.methods import make_selector
 
-    if spec == "iw-svm-rfe-printed":
-        return make_selector("iw-svm-rfe").set_params(selector__C=1.0 / n_train)
+    if spec == "iw-svm-rfe-printed":  # the library's default since issue 18
+        return make_selector("iw-svm-rfe", penalty="printed")
+    if spec == "iw-svm-rfe":  # the thesis' main reading here stays the mean-1 weights
+        return make_selector("iw-svm-rfe", penalty="mean")
     if spec == "svm-rfe-small-c":
         return make_selector("svm-rfe").set_params(C=1.0 / n_train)
     return make_selector(spec)
@@ -684,10 +690,11 @@ class _Analysis:
         counts_sp = bootstrap_counts(self.rng, c.n_splits, c.n_bootstrap)
         ks = f"k = {','.join(map(str, c.cv_sizes))}"
         kp = f"k = {','.join(map(str, c.split_sizes))}"
-        cv_test = (f"per data set, the mean over {ks} of the paired difference (per CV "
-                   f"repetition); {100 * (1 - c.alpha):g} % bootstrap interval over the "
-                   f"{c.cv_repeats} repetitions above 0: holds, below 0: does not hold; the "
-                   "claim holds if it holds on every set, does not hold if it fails on one")
+        m_k, m_p = MARGINS["kuncheva"], MARGINS["npogr"]
+        cv_test = (f"per data set, the mean over {ks} of the paired difference of Kuncheva's "
+                   "index (per CV repetition); " + better_rule(m_k, c.cv_repeats, c.alpha)
+                   + "; the claim holds if it holds on every set, does not hold if it fails "
+                   "on one")
 
         def compare(cid, statement, pairs, kind, sets=None, evidence=""):
             verdicts, parts = [], []
@@ -695,17 +702,20 @@ class _Analysis:
                 for a, b in pairs:
                     if kind == "kuncheva":
                         est, boot = self._kuncheva_diff_boot(name, a, b, counts_cv)
+                        runs, margin = c.cv_repeats, m_k
                     else:
                         est, boot = self._npogr_diff_boot(name, a, b, counts_sp)
-                    v, lo, hi = verdict_positive(boot, c.alpha)
+                        runs, margin = c.n_splits, m_p
+                    v, lo, hi = verdict_positive(boot, c.alpha, runs=runs, margin=margin,
+                                                 estimate=est)
                     verdicts.append(v)
                     parts.append(f"{PAPER_LABEL[name]} {LABEL[a]} - {LABEL[b]} "
                                  f"{est:+.3f} [{lo:+.3f}, {hi:+.3f}]")
             test = cv_test if kind == "kuncheva" else (
                 f"per data set, the mean over {kp} of the difference of nPOGR over the "
-                f"{c.n_splits} splits (all pairs); {100 * (1 - c.alpha):g} % bootstrap "
-                "interval over the splits above 0: holds; the claim holds if it holds on "
-                "every set named, does not hold if it fails on one")
+                "splits (all pairs); " + better_rule(m_p, c.n_splits, c.alpha)
+                + "; the claim holds if it holds on every set named, does not hold if it "
+                "fails on one")
             out.append(Claim(cid, statement, test, "; ".join(parts), _combine(verdicts),
                              evidence))
 
@@ -723,11 +733,12 @@ class _Analysis:
             t = self.cv_kuncheva[(self.cv_kuncheva.dataset == "lung")
                                  & (self.cv_kuncheva.method == "iw-relieff")]
             per_rep = t.groupby("repeat")["kuncheva"].mean().to_numpy()
-            v, lo, hi = verdict_at_least(mean_boot(per_rep, counts_cv), c.near_one, c.alpha)
+            v, lo, hi = verdict_at_least(mean_boot(per_rep, counts_cv), c.near_one, c.alpha,
+                                         runs=c.cv_repeats, estimate=float(per_rep.mean()))
             out.append(Claim(
                 "6c", "IW ReliefF is almost perfectly stable on Lung (Fig. 7.4).",
-                f"mean Kuncheva over {ks}; bootstrap interval over the repetitions at or "
-                f"above {c.near_one:g}: holds; below: does not hold",
+                f"mean Kuncheva over {ks}; "
+                + threshold_rule(c.near_one, "at or above", c.cv_repeats, c.alpha),
                 f"{per_rep.mean():.3f} [{lo:.3f}, {hi:.3f}]", v, "tables/cv_kuncheva.csv"))
         compare("7a", f"100 random splits, {kp}: nPOGR(IW) > nPOGR(plain) for SVM-RFE and "
                 "ReliefF on all sets (Figs. 7.5-7.6).",
@@ -991,10 +1002,13 @@ class _Analysis:
         kun = self.kuncheva_summary().groupby(["dataset", "method"])["mean"].mean()
         cons = self.consensus.set_index(["dataset", "method"])
         same, parts = [], []
+        t = self.same_genes_table().set_index(["dataset", "k"])["same_as_svm_rfe"]
+        by_k = "; ".join(
+            f"{PAPER_LABEL[name]} " + ", ".join(f"k = {k}: {t[(name, k)]}" for k in
+                                                 t.loc[name].index)
+            for name in self.names)
         for name in self.names:
-            a = np.sort(self.split_orders[(name, "svm-rfe")][:, :c.signature_size], axis=1)
-            b = np.sort(self.split_orders[(name, "iw-svm-rfe")][:, :c.signature_size], axis=1)
-            same.append(f"{PAPER_LABEL[name]} {int(np.all(a == b, axis=1).sum())}")
+            same.append(f"{PAPER_LABEL[name]} {t[(name, c.signature_size)]}")
             parts.append(
                 f"{PAPER_LABEL[name]}: Kuncheva (mean over k) SVM-RFE "
                 f"{kun[(name, 'svm-rfe')]:.3f}, IW {kun[(name, 'iw-svm-rfe')]:.3f}, IW as "
@@ -1012,21 +1026,40 @@ class _Analysis:
             "weights as printed (summing to 1, penalties about C/n) the SVM is much more "
             "regularised; plain SVM-RFE with the same C/n separates the weights from the "
             "penalty. " + "; ".join(parts) + " (distinct genes in the 50-gene signatures: "
-            "SVM-RFE / IW / IW as printed / SVM-RFE with C/n)."]
+            "SVM-RFE / IW / IW as printed / SVM-RFE with C/n).",
+            "Mean-1 weights change nothing only at larger k: splits (of "
+            f"{c.n_splits}) in which IW SVM-RFE with weights of mean 1 keeps exactly SVM-RFE's "
+            f"top k genes: {by_k} (tables/same_genes.csv). Late in the elimination, with few "
+            "genes left, the SVM no longer separates the training samples and the bounds "
+            "C v_i bind."]
+
+    def same_genes_table(self) -> pd.DataFrame:
+        """Per set and k, the splits in which IW SVM-RFE (mean-1 weights) keeps exactly the
+        top k genes of SVM-RFE (RFE rankings are nested: the top k is the subset RFE reaches
+        at k)."""
+        c = self.c
+        rows = []
+        for name in self.names:
+            a_all = self.split_orders[(name, "svm-rfe")]
+            b_all = self.split_orders[(name, "iw-svm-rfe")]
+            for k in sorted({5, 10, 20, 30, c.signature_size} | set(c.split_sizes)):
+                if k > min(a_all.shape[1], b_all.shape[1]):
+                    continue
+                a = np.sort(a_all[:, :k], axis=1)
+                b = np.sort(b_all[:, :k], axis=1)
+                rows.append({"dataset": name, "k": k, "splits": a.shape[0],
+                             "same_as_svm_rfe": int(np.all(a == b, axis=1).sum())})
+        return pd.DataFrame(rows)
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        counts = {v: sum(cl.verdict == v for cl in claims)
-                  for v in ("holds", "does not hold", "inconclusive")}
-        told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        names = ", ".join(PAPER_LABEL[n] for n in self.names)
-        return [f"Of the {len(claims)} claims checked on {names}: {told}.",
-                ", ".join(f"{cl.id} {cl.verdict}" for cl in claims) + "."]
+        return claims_overview(claims, ", ".join(PAPER_LABEL[n] for n in self.names))
 
     def outcome(self) -> Outcome:
         tables = {"cv_kuncheva": self.kuncheva_summary(), "cv_kuncheva_repeats": self.cv_kuncheva,
                   "cv_accuracy": self.accuracy_summary(), "cv_accuracy_repeats": self.cv_accuracy,
                   "split_auc": self.auc_summary(),
-                  "npogr": self.npogr, "consensus": self.consensus, "times": self.times}
+                  "npogr": self.npogr, "consensus": self.consensus, "times": self.times,
+                  "same_genes": self.same_genes_table()}
         claims = self.claims()
         return Outcome(tables=tables, figures=self.figures(), claims=claims,
                        published=self.published(), notes=self.notes(),

@@ -48,10 +48,13 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
+    MARGINS,
+    better_rule,
     bootstrap_counts,
-    interval,
+    count_verdicts,
     kuncheva_boot,
     mean_boot,
+    t_interval,
     verdict_at_least,
     verdict_at_most,
     verdict_positive,
@@ -557,13 +560,17 @@ class _Analysis:
         for metric, cid in (("variance", "2a"), ("bias", "2b"), ("error", "2c")):
             for m, suffix, reading in self._readings():
                 diff = boot[PLAIN][metric] - boot[m][metric]
-                verdict, lo, hi = verdict_positive(diff, a)
+                ref = float(self._iter_row(PLAIN, t)[metric])
+                verdict, lo, hi = verdict_positive(diff, a, runs=M,
+                                                   margin=MARGINS["relative"] * ref)
                 claims.append(Claim(
                     cid + suffix, f"IW SVM-RFE exhibits significantly lower {metric} than "
                     "SVM-RFE when the number of remaining features approaches 50 (iteration "
                     "28; Han 2012, sec. 6.2, Fig. 6.1).",
-                    f"{reading}. {at}; {paired}: holds if the {cover} interval of SVM-RFE "
-                    "minus IW lies above 0, does not hold if below, else inconclusive.",
+                    f"{reading}. {at}; {paired} of SVM-RFE minus IW; margin "
+                    f"{100 * MARGINS['relative']:g} % of SVM-RFE's {metric} "
+                    f"({_fmt(MARGINS['relative'] * ref)}); "
+                    + better_rule(MARGINS["relative"] * ref, M, a),
                     f"SVM-RFE {_fmt(self._iter_row(PLAIN, t)[metric])}, IW "
                     f"{_fmt(self._iter_row(m, t)[metric])}; difference {_ci(lo, hi)}", verdict,
                     f"tables/iterations.csv, iteration {t}; figures/fig6_1_bias_variance.png"))
@@ -573,39 +580,42 @@ class _Analysis:
             # mean r*^2, so a threshold on that scale would ask for more than the paper says)
             peak = float(it.loc[it.method == METHODS[m], "error"].max())
             thr_curve = c.near_zero * peak
-            verdict, lo, hi = verdict_at_most(boot[m]["error"], thr_curve, a)
+            verdict, lo, hi = verdict_at_most(boot[m]["error"], thr_curve, a, runs=M)
             claims.append(Claim(
                 "2d" + suffix, "The error of IW SVM-RFE reaches almost zero at the 28th "
                 "iteration, when the number of remaining features is closest to 50 (Han 2012, "
                 "sec. 6.2).",
                 f"{reading}. 'Almost zero' on the scale of Fig. 6.1 = at most {c.near_zero:g} x "
                 f"the largest error of the same curve ({_fmt(peak)}), i.e. {_fmt(thr_curve)}; "
-                f"holds if the {cover} bootstrap interval of IW's error at iteration {t} lies "
-                "below it, does not hold if above.",
+                f"holds if the {cover} t-interval (bootstrap standard error) of IW's error at "
+                f"iteration {t} lies below it, does not hold if above.",
                 f"IW error {_fmt(self._iter_row(m, t)['error'])}, interval {_ci(lo, hi)}; "
                 f"{100 * self._iter_row(m, t)['error'] / peak:.0f} % of its largest",
                 verdict, f"tables/iterations.csv, iteration {t}"))
         for m, suffix, reading in self._readings():
-            verdict, lo, hi = verdict_positive(kb[m] - kb[PLAIN], a)
+            verdict, lo, hi = verdict_positive(kb[m] - kb[PLAIN], a, runs=M,
+                                               margin=MARGINS["kuncheva"])
             claims.append(Claim(
                 "3a" + suffix, "The stability (Kuncheva index) of the subsets selected by IW "
                 "SVM-RFE becomes significantly higher than that of SVM-RFE as the number of "
                 "selected features approaches 50 (iteration 28; Han 2012, sec. 6.3, Fig. 6.2).",
-                f"{reading}. {at}; {paired} of the mean pairwise Kuncheva index: holds if the "
-                f"{cover} interval of IW minus SVM-RFE lies above 0.",
+                f"{reading}. {at}; {paired} of the mean pairwise Kuncheva index, IW minus "
+                "SVM-RFE; " + better_rule(MARGINS["kuncheva"], M, a),
                 f"SVM-RFE {_fmt(self._iter_row(PLAIN, t)['kuncheva'])}, IW "
                 f"{_fmt(self._iter_row(m, t)['kuncheva'])}; difference {_ci(lo, hi)}",
                 verdict, f"tables/iterations.csv, iteration {t}; "
                 "figures/fig6_2_stability_accuracy.png"))
         for m, suffix, reading in self._readings():
             diffs = self.acc[m][:, t] - self.acc[PLAIN][:, t]
-            verdict, lo, hi = verdict_positive(mean_boot(diffs, C), a)
+            verdict, lo, hi = verdict_positive(mean_boot(diffs, C), a, runs=M,
+                                               margin=MARGINS["accuracy"],
+                                               estimate=float(diffs.mean()))
             claims.append(Claim(
                 "3b" + suffix, "The subsets selected by IW SVM-RFE also result in higher "
                 "predictive accuracy (linear SVM, independent test set) than those selected by "
                 "SVM-RFE (Han 2012, sec. 6.3, Fig. 6.2).",
                 f"{reading}. {at}, {c.n_test} test samples; {paired} of the mean accuracy "
-                f"difference: holds if the {cover} interval of IW minus SVM-RFE lies above 0.",
+                "difference, IW minus SVM-RFE; " + better_rule(MARGINS["accuracy"], M, a),
                 f"SVM-RFE {self._iter_row(PLAIN, t)['accuracy']:.4f}, IW "
                 f"{self._iter_row(m, t)['accuracy']:.4f}; difference {_ci(lo, hi)}", verdict,
                 f"tables/iterations.csv, iteration {t}"))
@@ -634,7 +644,9 @@ class _Analysis:
                                           ("4e", "accuracy", False)):
             for m, suffix, reading in readings:
                 diff = pl[metric] - iw[m][metric] if lower_better else iw[m][metric] - pl[metric]
-                verdict, lo, hi = verdict_positive(diff, a)
+                margin = (MARGINS[metric] if metric in MARGINS else
+                          MARGINS["relative"] * self._size_value(PLAIN, n_max, metric))
+                verdict, lo, hi = verdict_positive(diff, a, runs=per, margin=margin)
                 better = "lower" if lower_better else "higher"
                 out.append(Claim(
                     cid + suffix, "The performance of IW SVM-RFE at sample size 200 is "
@@ -642,8 +654,8 @@ class _Analysis:
                     f"features selected ({metric}; Han 2012, sec. 6.4, Figs. 6.3-6.4).",
                     f"{reading}. {c.size_k} features; IW at n = {n_iw} against SVM-RFE at "
                     f"n = {n_max}, independent training sets ({per} per size), unpaired "
-                    f"bootstrap: holds if the {cover} interval of the difference (IW "
-                    f"{better}) lies above 0, does not hold if below, else inconclusive.",
+                    f"bootstrap of the difference (IW {better}); "
+                    + better_rule(margin, per, a),
                     f"IW at n = {n_iw}: {_fmt(self._size_value(m, n_iw, metric))}; SVM-RFE at "
                     f"n = {n_max}: {_fmt(self._size_value(PLAIN, n_max, metric))}; "
                     f"difference {_ci(lo, hi)}", verdict, "tables/sample_sizes.csv"))
@@ -653,7 +665,7 @@ class _Analysis:
             for n in big:
                 boot = weight_error_boot(self.size_W[m, n], self.r, self._boot(per))
                 for metric in ("variance", "bias", "error"):
-                    v, lo, hi = verdict_at_most(boot[metric], thr, a)
+                    v, lo, hi = verdict_at_most(boot[metric], thr, a, runs=per)
                     verdicts.append(v)
                     worst[metric] = max(worst.get(metric, -np.inf), hi)
             out.append(Claim(
@@ -661,7 +673,7 @@ class _Analysis:
                 "to near zero when the sample size approaches 200 (Han 2012, sec. 6.4, "
                 "Fig. 6.3).",
                 f"{reading}. For every n >= {n_iw} in the grid ({', '.join(map(str, big))}): "
-                f"holds if the {cover} bootstrap upper bound of each is at most "
+                f"holds if the {cover} t-interval upper bound of each is at most "
                 f"{c.near_zero:g} x mean_j r*_j^2 = {_fmt(thr)}; does not hold if any lower "
                 "bound is above it.",
                 "largest upper bounds: " + ", ".join(f"{k} {_fmt(v)}" for k, v in worst.items()),
@@ -670,7 +682,8 @@ class _Analysis:
             verdicts, lows = [], []
             for n in big:
                 v, lo, _ = verdict_at_least(
-                    kuncheva_boot(self.size_S[m, n], self._boot(per)), c.near_one, a)
+                    kuncheva_boot(self.size_S[m, n], self._boot(per)), c.near_one, a,
+                    runs=per)
                 verdicts.append(v)
                 lows.append(lo)
             kun = [self._size_value(m, n, "kuncheva") for n in big]
@@ -678,7 +691,7 @@ class _Analysis:
                 "4g" + suffix, "The subset stability of IW SVM-RFE converges to almost "
                 "perfect values as soon as the sample size reaches 200 (Han 2012, sec. 6.4, "
                 "Fig. 6.4).",
-                f"{reading}. For every n >= {n_iw} in the grid: holds if the {cover} bootstrap "
+                f"{reading}. For every n >= {n_iw} in the grid: holds if the {cover} t-interval "
                 f"lower bound of the Kuncheva index is at least {c.near_one:g}; does not hold "
                 "if any upper bound is below it.",
                 f"IW Kuncheva {_fmt(min(kun))} to {_fmt(max(kun))}; smallest lower bound "
@@ -724,7 +737,7 @@ class _Analysis:
             else:
                 diff = (weight_error_boot(self.W[PRINTED][:, t, :], self.r, C)[metric]
                         - weight_error_boot(self.W[SMALL_C][:, t, :], self.r, C)[metric])
-            lo, hi = interval(diff, a)
+            lo, hi = t_interval(diff, c.n_sets, a)
             rows.append({"iteration": t, "n_features": k_star, "metric": metric,
                          **{METHODS[m]: float(self._iter_row(m, t)[metric])
                             for m in (PLAIN, IW, PRINTED, SMALL_C)},
@@ -968,9 +981,7 @@ class _Analysis:
         for _, suffix, reading in self._readings():
             mine = [cl for cl in claims if cl.id[:1] in "234" and cl.id != "4h"
                     and cl.id.endswith(suffix) and (suffix or "-" not in cl.id)]
-            counts = {v: sum(cl.verdict == v for cl in mine)
-                      for v in ("holds", "does not hold", "inconclusive")}
-            told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+            told = count_verdicts(cl.verdict for cl in mine)
             out.append(f"{reading}: of the {len(mine)} claims comparing IW SVM-RFE with "
                        f"SVM-RFE (2a-4g{suffix}), {told}.")
         general = [cl for cl in claims if cl.id in ("1", "1b", "4h")]

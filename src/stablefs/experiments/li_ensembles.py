@@ -60,9 +60,14 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
+    MARGINS,
+    MIN_RUNS,
+    better_rule,
     bootstrap_counts,
-    interval,
+    claims_overview,
+    count_verdicts,
     pair_mean_boot,
+    t_interval,
     verdict_at_least,
     verdict_positive,
 )
@@ -438,9 +443,18 @@ class LiEnsembles(Experiment):
 
 def _tally(verdicts) -> str:
     verdicts = list(verdicts)
-    parts = [f"{sum(v == w for v in verdicts)} {w}" for w in ("holds", "does not hold",
-                                                                "inconclusive")]
-    return f"of {len(verdicts)}: " + ", ".join(parts)
+    return f"of {len(verdicts)}: " + count_verdicts(verdicts)
+
+
+def _on_substitute(claim: Claim, other: str) -> Claim:
+    """A claim about VR-Lmba, judged here on IW-L2LW (VR-Lmba's code is not public): its
+    verdict is "not testable"; what the substitute gets is kept in the test column."""
+    if other != IWL:
+        return claim
+    return dataclasses.replace(
+        claim, verdict="not testable",
+        test=f"{claim.test}. Judged on a substitute (IW-L2LW for VR-Lmba), so not testable; "
+             f"the substitute's verdict: {claim.verdict}")
 
 
 class _Analysis:
@@ -466,7 +480,8 @@ class _Analysis:
                     row = a if spec in ENSEMBLES else 0
                     vals, i, j = spearman_pairs(R[:, row])
                     self.pairs[(name, spec, m)] = (vals, i, j)
-                    lo, hi = interval(pair_mean_boot(vals, i, j, self.counts_sub), c.alpha)
+                    lo, hi = t_interval(pair_mean_boot(vals, i, j, self.counts_sub),
+                                        c.n_subsamples, c.alpha, float(vals.mean()))
                     rows.append((name, METHODS[spec], spec, m, float(vals.mean()), lo, hi,
                                  float(vals.std(ddof=1)) if vals.size > 1 else np.nan))
             for what in ("ensemble-l2lw", ENR, IWL, L2LW):
@@ -503,7 +518,7 @@ class _Analysis:
                         self.cv_acc[(name, spec, clf, k)] = (cor, n_test)
                         acc = float(cor.sum() / n_test.sum())
                         f_boot = self._f_boot(name, spec, clf, k)
-                        lo, hi = interval(f_boot, c.alpha)
+                        lo, hi = t_interval(f_boot, c.cv_folds, c.alpha)
                         rows.append((name, METHODS[spec], spec, CLASSIFIER_LABEL[clf], clf, k,
                                      stab, acc, float(_f_measure(stab, acc)), lo, hi))
         self.tradeoff = pd.DataFrame(rows, columns=[
@@ -532,10 +547,13 @@ class _Analysis:
                 vb = self.pairs[(name, worse, m)][0]
                 diff = va - vb
                 boot = pair_mean_boot(diff, i, j, self.counts_sub)
-                v, lo, hi = (verdict_positive(boot, c.alpha) if strict
-                             else verdict_at_least(boot, -c.similar, c.alpha))
-                verdicts.append(v)
                 est = float(diff.mean())
+                v, lo, hi = (verdict_positive(boot, c.alpha, runs=c.n_subsamples,
+                                              margin=MARGINS["similarity"], estimate=est)
+                             if strict else
+                             verdict_at_least(boot, -c.similar, c.alpha, runs=c.n_subsamples,
+                                              estimate=est))
+                verdicts.append(v)
                 self.comparisons.append((cid, PAPER_LABEL[name], m, "", np.nan, est, lo, hi, v))
                 if name not in worst or est < worst[name][0]:
                     worst[name] = (est, m, lo, hi)
@@ -554,14 +572,16 @@ class _Analysis:
         if strict:
             pairs = c.n_subsamples * (c.n_subsamples - 1) // 2
             test = (f"per data set and m, the mean Spearman difference over the {pairs} pairs "
-                    f"of the {c.n_subsamples} subsamples (paired); {level} bootstrap interval "
-                    "over the subsamples above 0: holds, below 0: does not hold; the claim "
-                    "holds if it holds for every set and m, does not hold if it fails once")
+                    f"of the {c.n_subsamples} subsamples (paired); "
+                    + better_rule(MARGINS["similarity"], c.n_subsamples, c.alpha)
+                    + "; the claim holds if it holds for every set and m, does not hold if it "
+                    "fails once")
         else:
             test = (f"per data set and m, the paired mean Spearman difference; {level} "
-                    f"bootstrap interval over the subsamples at or above -{c.similar:g} "
-                    f"(similar or higher): holds, entirely below -{c.similar:g}: does not "
-                    "hold; the claim holds if it holds for every set and m")
+                    f"t-interval (bootstrap standard error) over the subsamples at or above "
+                    f"-{c.similar:g} (similar or higher): holds, entirely below "
+                    f"-{c.similar:g}: does not hold; fewer than {MIN_RUNS} subsamples: too few "
+                    "runs; the claim holds if it holds for every set and m")
         return Claim(cid, "", test, ours, _combine(verdicts), "tables/comparisons.csv, "
                      "tables/stability.csv, figures/fig1_stability")
 
@@ -577,8 +597,9 @@ class _Analysis:
                     point = {s: float(row.loc[(s, clf, k, name), "F"]) for s in f}
                     best = np.fmax(f[REN], f[WEN])
                     diff = best - f[other]
-                    v, lo, hi = verdict_at_least(diff, -c.similar, c.alpha)
                     est = max(point[REN], point[WEN]) - point[other]
+                    v, lo, hi = verdict_at_least(diff, -c.similar, c.alpha, runs=c.cv_folds,
+                                                 estimate=est)
                     verdicts.append(v)
                     ests.append(est)
                     self.comparisons.append((cid, PAPER_LABEL[name], c.cv_ensemble_size,
@@ -597,9 +618,10 @@ class _Analysis:
                      "tables/comparisons.csv")
         test = (f"per data set, classifier and k, max(F(REn), F(WEn)) - F(other) with F from "
                 f"the Spearman stability of the {c.cv_folds} training folds and the pooled "
-                f"held-out accuracy; {100 * (1 - c.alpha):g} % bootstrap interval over the "
-                f"folds at or above -{c.similar:g}: holds, entirely below: does not hold; the "
-                "claim holds if it holds for every set, classifier and k")
+                f"held-out accuracy; {100 * (1 - c.alpha):g} % t-interval (bootstrap standard "
+                f"error) over the folds at or above -{c.similar:g}: holds, entirely below: does "
+                f"not hold; fewer than {MIN_RUNS} folds: too few runs; the claim holds if it "
+                "holds for every set, classifier and k")
         return Claim(cid, "", test, ours, _combine(verdicts),
                      "tables/comparisons.csv, tables/tradeoff.csv, figures/fig2_3_fmeasure_*")
 
@@ -622,7 +644,7 @@ class _Analysis:
         out = []
         for cid, a, b, strict, statement in specs:
             claim = self._stability_claim(cid, a, b, strict)
-            out.append(dataclasses.replace(claim, statement=statement))
+            out.append(_on_substitute(dataclasses.replace(claim, statement=statement), b))
         for cid, other, statement in (
             ("3a", ENR, "'at least one of our proposed ensemble methods (REn or WEn) always "
              "obtain higher or similar balance between the stability and classification "
@@ -630,7 +652,7 @@ class _Analysis:
             ("3b", IWL, f"The same against VR-Lmba, here {sub} (sec. 4.3, Figs. 2-3)."),
         ):
             claim = self._tradeoff_claim(cid, other)
-            out.append(dataclasses.replace(claim, statement=statement))
+            out.append(_on_substitute(dataclasses.replace(claim, statement=statement), other))
         return out
 
     # -- published: the paper's data sets beside ours ----------------------------------------
@@ -776,12 +798,7 @@ class _Analysis:
         return notes
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        counts = {v: sum(cl.verdict == v for cl in claims)
-                  for v in ("holds", "does not hold", "inconclusive")}
-        told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        names = ", ".join(PAPER_LABEL[n] for n in self.names)
-        return [f"Of the {len(claims)} claims checked on {names}: {told}.",
-                ", ".join(f"{cl.id} {cl.verdict}" for cl in claims) + "."]
+        return claims_overview(claims, ", ".join(PAPER_LABEL[n] for n in self.names))
 
     def outcome(self) -> Outcome:
         claims = self.claims()

@@ -45,6 +45,7 @@ import pandas as pd
 
 from stablefs._errors import StablefsError
 from stablefs.experiments._base import (
+    VERDICTS,
     Claim,
     Experiment,
     FigureSpec,
@@ -55,10 +56,16 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
+    MARGINS,
+    MIN_RUNS,
+    better_rule,
     bootstrap_counts,
+    count_verdicts,
     interval,
     kuncheva_path,
     mean_boot,
+    t_interval,
+    tally,
     verdict_positive,
 )
 from stablefs.experiments._stats import combine_verdicts as _combine
@@ -86,6 +93,18 @@ CONTROLS = {
     "liw-relevant": "SimbaLIW, margins on the relevant features only",
     "simba-draws": "Simba, instances drawn with replacement",
 }
+
+#: the readings of sec. 8.2-8.3 run as controls on the first ``reading_sets`` sets: name ->
+#: (margin of eq. 8.2, min-max scaled features, instances drawn with replacement)
+READINGS = {f"{mg}/{'scaled' if sc else 'unscaled'}/{'draws' if dr else 'permutation'}":
+            (mg, sc, dr) for mg in ("nearest", "all") for sc in (True, False)
+            for dr in (False, True)}
+#: the project's reading (the SimbaLIW of the main study)
+OUR_READING = "nearest/scaled/permutation"
+#: readings of IW ReliefF (Han 2012): margin vectors on scaled or raw features, and the
+#: distance between margin vectors (eq. 4.6 does not name it)
+RELIEFF_READINGS = {f"{'scaled' if sc else 'unscaled'}/{mt}": (sc, mt)
+                    for sc in (True, False) for mt in ("euclidean", "cityblock")}
 
 #: study numbers in the units' random-stream keys
 _SETS, _XOR, _BOOT = 1, 2, 9
@@ -135,6 +154,12 @@ class SimbaLiwConfig:
         relevant features only (what better margins would give), and plain Simba visiting
         instances drawn with replacement (Alg. 2.5's "pick randomly an instance" read
         literally). Not in the thesis; they explain the result.
+    reading_sets : int
+        Training sets (the first of the M) on which every reading of :data:`READINGS` (Simba
+        and SimbaLIW: eq. 8.2's margin to the nearest hit and miss or the average to all the
+        rest, min-max scaled or raw features, a permutation of the instances or draws with
+        replacement) and of :data:`RELIEFF_READINGS` (IW ReliefF) is run; claims 5a, 5b and
+        R are judged under each.
     xor_sets : int
         Independent XOR data sets (the thesis shows one).
     xor_samples, xor_features, xor_relevant : int
@@ -164,6 +189,7 @@ class SimbaLiwConfig:
     relieff_sets: int = 100
     relieff_k: int = 50
     control_sets: int = 100
+    reading_sets: int = 100
     xor_sets: int = 50
     xor_samples: int = 1000
     xor_features: int = 10
@@ -291,6 +317,46 @@ def _set_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
         out.update({f"{name}:order": order for name, order in orders.items()})
     for name, w in weights.items():
         out[f"{name}:diagnostics"] = _weight_diagnostics(w, flipped)
+    if key[-1] < cfg["reading_sets"]:
+        out.update(_readings(ds.X, ds.y, cfg, rng))
+    return out
+
+
+def _readings(X, y, cfg: dict, rng) -> dict[str, np.ndarray]:
+    """Simba and SimbaLIW under every reading of :data:`READINGS`, and IW ReliefF under every
+    reading of :data:`RELIEFF_READINGS`, on one training set: their best ``k_max`` features.
+
+    Without replacement Simba visits a random permutation and SimbaLIW is Alg. 8.1's
+    NormalDelta (``w <- w + omega(x) Delta``, the main study's form); with replacement Simba
+    draws n instances uniformly and SimbaLIW is Alg. 8.1's Sample (n draws with probabilities
+    ``omega / sum(omega)``, updates unweighted), the thesis' own with-replacement variant."""
+    from stablefs.methods import make_selector
+    from stablefs.selectors.simba import simba_weights
+    from stablefs.stabilizers import logistic_instance_weights
+
+    out: dict[str, np.ndarray] = {}
+
+    def top(w):
+        return np.argsort(-np.asarray(w), kind="stable")[: cfg["k_max"]].astype(np.int32)
+
+    done = {}
+    for name, (margin, scale, draws) in READINGS.items():
+        strategy = "sample" if draws else "normal"
+        if (scale, draws) not in done:  # Simba does not depend on the margin reading
+            done[(scale, draws)] = top(simba_weights(
+                X, y, None, n_passes=cfg["n_passes"], strategy=strategy, scale=scale,
+                random_state=int(rng.integers(2**31 - 1))))
+        out[f"reading:{name}:simba"] = done[(scale, draws)]
+        omega = logistic_instance_weights(X, y, scale=scale, margin=margin)
+        if cfg["weight_scale"] == "mean":
+            omega = omega / omega.mean()
+        out[f"reading:{name}:liw"] = top(simba_weights(
+            X, y, omega, n_passes=cfg["n_passes"], strategy=strategy, delta=not draws,
+            scale=scale, random_state=int(rng.integers(2**31 - 1))))
+    for name, (scale, metric) in RELIEFF_READINGS.items():
+        sel = make_selector("iw-relieff", scale=scale, metric=metric,
+                            random_state=int(rng.integers(2**31 - 1))).fit(X, y)
+        out[f"relieff-reading:{name}"] = top(-np.asarray(sel.ranking_, dtype=float))
     return out
 
 
@@ -386,8 +452,8 @@ class SimbaLiw(Experiment):
     Config = SimbaLiwConfig
 
     def quick_config(self) -> SimbaLiwConfig:
-        return SimbaLiwConfig(n_sets=30, relieff_sets=20, control_sets=20, xor_sets=4,
-                              xor_samples=300, n_bootstrap=500)
+        return SimbaLiwConfig(n_sets=30, relieff_sets=20, control_sets=20, reading_sets=20,
+                              xor_sets=4, xor_samples=300, n_bootstrap=500)
 
     def check_config(self, config) -> None:
         super().check_config(config)
@@ -395,7 +461,8 @@ class SimbaLiw(Experiment):
         for name, minimum in (("n_sets", 2), ("n_train", 4), ("n_features", 4),
                               ("n_relevant", 1), ("block_size", 1), ("k_max", 1),
                               ("precision_k", 1), ("n_passes", 1), ("relieff_sets", 2),
-                              ("relieff_k", 1), ("control_sets", 2), ("xor_sets", 2),
+                              ("relieff_k", 1), ("control_sets", 2), ("reading_sets", 2),
+                              ("xor_sets", 2),
                               ("xor_samples", 4), ("xor_features", 2), ("xor_relevant", 1),
                               ("peak_low", 1), ("peak_high", 1), ("n_bootstrap", 10)):
             check_whole(name, getattr(c, name), minimum)
@@ -426,7 +493,7 @@ class SimbaLiw(Experiment):
         if c.peak_low > c.peak_high:
             raise StablefsError(f"peak_low = {c.peak_low} must be at most peak_high = "
                                 f"{c.peak_high}.")
-        for name in ("relieff_sets", "control_sets"):
+        for name in ("relieff_sets", "control_sets", "reading_sets"):
             if getattr(c, name) > c.n_sets:
                 raise StablefsError(f"{name} = {getattr(c, name)} must be at most n_sets = "
                                     f"{c.n_sets} (it counts the first of the training sets).")
@@ -446,6 +513,7 @@ class SimbaLiw(Experiment):
         instances."""
         scale = config.n_features / 1000 * (config.n_train / 100) ** 2
         cpu = (config.n_sets * 0.25 * scale * config.n_passes
+               + config.reading_sets * (1.8 * config.n_passes + 0.3) * scale
                + config.relieff_sets * 0.05 * scale
                + config.xor_sets * 1.2 * (config.xor_samples / 1000) ** 2 * config.n_passes)
         workers = estimate_workers(n_jobs)
@@ -503,7 +571,7 @@ class _Analysis:
         rows = []
         for m, label in METHODS.items():
             for j, k in enumerate(self.ks):
-                lo, hi = interval(self.kun_boot[m][:, j], c.alpha)
+                lo, hi = t_interval(self.kun_boot[m][:, j], M, c.alpha)
                 rows.append({"method": label, "k": int(k), "kuncheva": float(self.kun[m][j]),
                              "low": lo, "high": hi})
         self.kun_table = pd.DataFrame(rows)
@@ -513,7 +581,8 @@ class _Analysis:
             diff = self.kun_boot[m] - self.kun_boot[SIMBA]
             verdicts = []
             for j, k in enumerate(self.ks):
-                v, lo, hi = verdict_positive(diff[:, j], c.alpha)
+                v, lo, hi = verdict_positive(diff[:, j], c.alpha, runs=M,
+                                             margin=MARGINS["kuncheva"])
                 verdicts.append(v)
                 rows.append({"comparison": f"{METHODS[m]} - Simba", "k": int(k),
                              "difference": float(self.kun[m][j] - self.kun[SIMBA][j]),
@@ -522,7 +591,8 @@ class _Analysis:
         diff = self.kun_boot[MIW] - self.kun_boot[LIW]
         self.miw_vs_liw = []
         for j, k in enumerate(self.ks):
-            v, lo, hi = verdict_positive(diff[:, j], c.alpha)
+            v, lo, hi = verdict_positive(diff[:, j], c.alpha, runs=M,
+                                         margin=MARGINS["kuncheva"])
             self.miw_vs_liw.append(v)
             rows.append({"comparison": "SimbaMIW - SimbaLIW", "k": int(k),
                          "difference": float(self.kun[MIW][j] - self.kun[LIW][j]),
@@ -559,7 +629,7 @@ class _Analysis:
             self.r_boot[m] = kuncheva_path(self.r_orders[m], c.n_features, [c.relieff_k],
                                            self.r_counts)[:, 0]
             self.r_prec[m] = top_k_precision(self.r_orders[m], self.relevant, c.relieff_k)
-            lo, hi = interval(self.r_boot[m], c.alpha)
+            lo, hi = t_interval(self.r_boot[m], c.relieff_sets, c.alpha)
             for j, k in enumerate(self.ks):
                 rows.append({"method": label, "k": int(k),
                              "kuncheva": float(self.r_kun[m][j]),
@@ -580,6 +650,7 @@ class _Analysis:
         self.relieff_table = pd.DataFrame(rows)
         # ---- controls: why SimbaLIW gains or loses
         self._controls(sets)
+        self._readings(sets)
         # ---- XOR
         self.xw = {m: np.stack([res[f"{m}:weights"] for res in xor]) for m in XOR_METHODS}
         self.xa = {m: np.stack([res[f"{m}:angles"] for res in xor]) for m in METHODS}
@@ -629,8 +700,9 @@ class _Analysis:
         prec = {m: top_k_precision(o, self.relevant, k) for m, o in orders.items()}
         rows = []
         for m, o in orders.items():
-            klo, khi = interval(kb[m] - kb[SIMBA], c.alpha)
-            plo, phi = interval(mean_boot(prec[m] - prec[SIMBA], C), c.alpha)
+            klo, khi = t_interval(kb[m] - kb[SIMBA], n, c.alpha)
+            plo, phi = t_interval(mean_boot(prec[m] - prec[SIMBA], C), n, c.alpha,
+                                  float((prec[m] - prec[SIMBA]).mean()))
             rows.append({"variant": labels[m], "sets": n, "k": k,
                          "kuncheva": float(kuncheva_path(o, c.n_features, [k])[0]),
                          "kuncheva_minus_simba_low": klo, "kuncheva_minus_simba_high": khi,
@@ -650,6 +722,118 @@ class _Analysis:
                          "flipped_weight_ratio": float(np.nanmean(D[:, 2])),
                          "flipped_share": float(D[:, 3].mean())})
         self.weight_table = pd.DataFrame(rows)
+
+    def _readings(self, sets) -> None:
+        """Claims 5a, 5b (and R) under every reading, on the first ``reading_sets`` sets."""
+        c = self.c
+        n, a = c.reading_sets, c.alpha
+        C = bootstrap_counts(self.rng, n, c.n_bootstrap)
+        k50 = c.precision_k
+        rows = []
+        for name in READINGS:
+            o_s = np.stack([res[f"reading:{name}:simba"] for res in sets[:n]])
+            o_l = np.stack([res[f"reading:{name}:liw"] for res in sets[:n]])
+            kun_s = kuncheva_path(o_s, c.n_features, self.ks)
+            kun_l = kuncheva_path(o_l, c.n_features, self.ks)
+            diff = (kuncheva_path(o_l, c.n_features, self.ks, C)
+                    - kuncheva_path(o_s, c.n_features, self.ks, C))
+            per_k = [verdict_positive(diff[:, j], a, runs=n, margin=MARGINS["kuncheva"],
+                                      estimate=float(kun_l[j] - kun_s[j]))
+                     for j in range(self.ks.size)]
+            p_s = top_k_precision(o_s, self.relevant, k50)
+            p_l = top_k_precision(o_l, self.relevant, k50)
+            v5b, plo, phi = verdict_positive(mean_boot(p_l - p_s, C), a, runs=n,
+                                             margin=MARGINS["precision"],
+                                             estimate=float((p_l - p_s).mean()))
+            j50 = k50 - 1
+            rows.append({
+                "reading": name, "sets": n, "simba_kuncheva_k50": float(kun_s[j50]),
+                "liw_kuncheva_k50": float(kun_l[j50]),
+                "liw_minus_simba_k50_low": per_k[j50][1],
+                "liw_minus_simba_k50_high": per_k[j50][2],
+                "sizes_liw_more_stable": sum(v[0] == "holds" for v in per_k),
+                "sizes_liw_less_stable": sum(v[0] == "does not hold" for v in per_k),
+                "verdict_5a": _combine(v[0] for v in per_k),
+                "majority_5a": tally(v[0] for v in per_k),
+                "simba_precision": float(p_s.mean()), "liw_precision": float(p_l.mean()),
+                "precision_diff_low": plo, "precision_diff_high": phi, "verdict_5b": v5b,
+                "peak_simba": int(self.ks[int(np.nanargmax(kun_s))]),
+                "peak_liw": int(self.ks[int(np.nanargmax(kun_l))]),
+            })
+        self.reading_table = pd.DataFrame(rows)
+        base = np.stack([res["relieff:order"] for res in sets[:n]]) if all(
+            "relieff:order" in res for res in sets[:n]) else None
+        rows = []
+        for name in RELIEFF_READINGS:
+            o = np.stack([res[f"relieff-reading:{name}"] for res in sets[:n]])
+            row = {"reading": name, "sets": n,
+                   "iw_relieff_kuncheva": float(kuncheva_path(o, c.n_features,
+                                                              [c.relieff_k])[0]),
+                   "iw_relieff_precision": float(top_k_precision(o, self.relevant,
+                                                                 c.relieff_k).mean())}
+            if base is not None:
+                d = (kuncheva_path(o, c.n_features, [c.relieff_k], C)[:, 0]
+                     - kuncheva_path(base, c.n_features, [c.relieff_k], C)[:, 0])
+                plain = float(kuncheva_path(base, c.n_features, [c.relieff_k])[0])
+                v, lo, hi = verdict_positive(d, a, runs=n, margin=MARGINS["kuncheva"],
+                                             estimate=row["iw_relieff_kuncheva"] - plain)
+                row.update({"relieff_kuncheva": plain, "iw_minus_relieff_low": lo,
+                            "iw_minus_relieff_high": hi, "verdict_R": v})
+            rows.append(row)
+        self.relieff_reading_table = pd.DataFrame(rows)
+
+    def reading_claims(self) -> list[Claim]:
+        """Claims 5a, 5b and R judged under every reading (ids ``5a/<reading>`` ...)."""
+        c = self.c
+        n, a = c.reading_sets, c.alpha
+        out = []
+        for r in self.reading_table.itertuples():
+            mg, sc, dr = READINGS[r.reading]
+            how = (f"eq. 8.2's margin {'to the nearest hit and miss' if mg == 'nearest' else 'averaged over all the rest'}, "  # noqa: E501
+                   f"{'min-max scaled' if sc else 'raw'} features, instances "
+                   f"{'drawn with replacement (Simba uniform, SimbaLIW Alg. 8.1 Sample)' if dr else 'in a random permutation (SimbaLIW NormalDelta)'}")  # noqa: E501
+            ours = " (the main study's reading)" if r.reading == OUR_READING else ""
+            out.append(Claim(
+                f"5a/{r.reading}", f"Claim 5a under the reading: {how}{ours}.",
+                f"first {n} training sets; per k = 1..{c.k_max}: "
+                + better_rule(MARGINS["kuncheva"], n, a, "paired difference of Kuncheva")
+                + "; the claim holds if it holds at every k",
+                f"Kuncheva at k = {c.precision_k}: Simba {r.simba_kuncheva_k50:.3f}, SimbaLIW "
+                f"{r.liw_kuncheva_k50:.3f}, difference "
+                f"{_ci(r.liw_minus_simba_k50_low, r.liw_minus_simba_k50_high)}; SimbaLIW more "
+                f"stable at {r.sizes_liw_more_stable} of {self.ks.size} sizes, less at "
+                f"{r.sizes_liw_less_stable}; {r.majority_5a}; peaks {r.peak_simba} and "
+                f"{r.peak_liw} (thesis 42 and 40)", r.verdict_5a, "tables/readings.csv"))
+            out.append(Claim(
+                f"5b/{r.reading}", f"Claim 5b under the reading: {how}{ours}.",
+                f"first {n} training sets; top-{c.precision_k} precision, SimbaLIW minus "
+                "Simba; " + better_rule(MARGINS["precision"], n, a),
+                f"Simba {r.simba_precision:.4f}, SimbaLIW {r.liw_precision:.4f} (thesis 0.4722 "
+                f"and 0.5414); difference {_ci(r.precision_diff_low, r.precision_diff_high)}",
+                r.verdict_5b, "tables/readings.csv"))
+        if "verdict_R" in self.relieff_reading_table:
+            for r in self.relieff_reading_table.itertuples():
+                out.append(Claim(
+                    f"R/{r.reading}", "Claim R with IW ReliefF's margin vectors on "
+                    f"{r.reading.split('/')[0]} features and the {r.reading.split('/')[1]} "
+                    "distance between them (Han 2012, eqs. 4.2, 4.6).",
+                    f"first {n} training sets, k = {c.relieff_k}; paired Kuncheva difference "
+                    "IW ReliefF minus ReliefF; "
+                    + better_rule(MARGINS["kuncheva"], n, a),
+                    f"ReliefF {r.relieff_kuncheva:.3f}, IW ReliefF {r.iw_relieff_kuncheva:.3f}, "
+                    f"difference {_ci(r.iw_minus_relieff_low, r.iw_minus_relieff_high)}",
+                    r.verdict_R, "tables/relieff_readings.csv"))
+        return out
+
+    def which_reading(self) -> str:
+        """Which readings reproduce the thesis (5a and 5b hold)."""
+        t = self.reading_table
+        both = t[(t.verdict_5a == "holds") & (t.verdict_5b == "holds")].reading.tolist()
+        gap = (t.liw_precision - 0.5414).abs() + (t.simba_precision - 0.4722).abs()
+        near = t.reading[int(np.argmin(gap.to_numpy()))]
+        return ((f"Readings under which 5a and 5b both hold: {', '.join(both)}. " if both else
+                 "No reading makes both 5a and 5b hold. ")
+                + f"Closest to the thesis' precisions (0.4722, 0.5414): {near}.")
 
     def why_section(self) -> list[tuple[str, str]]:
         """The controls in words (the report's section "What the instance weights do")."""
@@ -699,17 +883,18 @@ class _Analysis:
 
         # 5a: SimbaLIW more stable than Simba at every k
         v = self.kun_verdicts[LIW]
-        tally = {w: v.count(w) for w in ("holds", "does not hold", "inconclusive")}
+        tally = {w: v.count(w) for w in VERDICTS}
         d = self.kun[LIW] - self.kun[SIMBA]
         j = int(np.argmin(d))
         claims.append(Claim(
             "5a", "The stability (Kuncheva index) of SimbaLIW is higher than Simba's at all "
             "subset sizes up to 200 (2019 stability thesis, sec. 8.4.1, Fig. 8.2).",
-            f"At every k = 1..{c.k_max}: {paired} of the mean pairwise Kuncheva index; holds "
-            f"if the {cover} interval of SimbaLIW minus Simba lies above 0 at every k, does "
-            "not hold if it lies below 0 at any k, else inconclusive.",
-            f"SimbaLIW higher at {tally['holds']} of {K} sizes, lower at "
-            f"{tally['does not hold']}, no detectable difference at {tally['inconclusive']}; "
+            f"At every k = 1..{c.k_max}: {paired} of the mean pairwise Kuncheva index, SimbaLIW "
+            "minus Simba; per k: " + better_rule(MARGINS["kuncheva"], M, a)
+            + "; the claim holds if it holds at every k, does not hold if it fails at one.",
+            f"SimbaLIW higher at {tally['holds']} of {K} sizes, not higher at "
+            f"{tally['does not hold']}, no practical difference at "
+            f"{tally['no practical difference']}, inconclusive at {tally['inconclusive']}; "
             f"at k = {c.precision_k}: Simba {_fmt(self._kun(SIMBA, c.precision_k))}, SimbaLIW "
             f"{_fmt(self._kun(LIW, c.precision_k))}; smallest difference {_fmt(d[j])} at "
             f"k = {int(self.ks[j])}", _combine(v),
@@ -718,15 +903,16 @@ class _Analysis:
         # 5b: top-50 precision SimbaLIW > Simba
         welch = stats.ttest_ind(self.prec[LIW], self.prec[SIMBA], equal_var=False)
         verdict, lo, hi = verdict_positive(
-            mean_boot(self.prec[LIW] - self.prec[SIMBA], self.counts), a)
+            mean_boot(self.prec[LIW] - self.prec[SIMBA], self.counts), a, runs=M,
+            margin=MARGINS["precision"], estimate=float((self.prec[LIW] - self.prec[SIMBA]).mean()))
         claims.append(Claim(
             "5b", "The precision of the top 50 features is higher for SimbaLIW "
             "than for Simba (0.5414 against 0.4722 over 500 training sets; Welch's t-test "
             "p < 2.2e-16; 2019 stability thesis, sec. 8.4.1, Fig. 8.2).",
             f"Share of the {c.n_relevant} relevant features among the top {c.precision_k}, per "
-            f"training set; {paired} of the mean difference: holds if the {cover} interval of "
-            "SimbaLIW minus Simba lies above 0, does not hold if below. Welch's t-test (the "
-            "thesis') reported beside it.",
+            f"training set; {paired} of the mean difference, SimbaLIW minus Simba; "
+            + better_rule(MARGINS["precision"], M, a) + ". Welch's t-test (the thesis') "
+            "reported beside it.",
             f"Simba {self.prec[SIMBA].mean():.4f}, SimbaLIW {self.prec[LIW].mean():.4f}; "
             f"difference {_ci(lo, hi)}; Welch t = {welch.statistic:.2f}, p = "
             f"{_p(welch.pvalue)}", verdict,
@@ -737,7 +923,8 @@ class _Analysis:
             lo, hi = interval(self.peak_boot[m], a)
             inside = c.peak_low <= lo and hi <= c.peak_high
             outside = hi < c.peak_low or lo > c.peak_high
-            verdict = "holds" if inside else "does not hold" if outside else "inconclusive"
+            verdict = ("too few runs" if M < MIN_RUNS else "holds" if inside
+                       else "does not hold" if outside else "inconclusive")
             claims.append(Claim(
                 cid, f"The stability of {METHODS[m]} tops in the 40-50 "
                 "range of subset sizes (maximum at k = {PUBLISHED['peak'][m]}; 2019 stability "
@@ -745,7 +932,8 @@ class _Analysis:
                 f"k of the largest mean Kuncheva index over k = 1..{c.k_max}; {cover} "
                 f"interval of that k over {B} bootstrap resamples of the training sets: holds "
                 f"if it lies within [{c.peak_low}, {c.peak_high}], does not hold if it lies "
-                "entirely outside, else inconclusive.",
+                f"entirely outside, else inconclusive; fewer than {MIN_RUNS} training sets: "
+                "too few runs (a percentile interval: the arg-max is no mean).",
                 f"maximum at k = {self.peak[m]} (Kuncheva {_fmt(self._kun(m, self.peak[m]))}); "
                 f"interval [{lo:g}, {hi:g}]", verdict,
                 "tables/kuncheva.csv; figures/fig8_2_stability_precision.png"))
@@ -759,9 +947,9 @@ class _Analysis:
             "5e", "SimbaMIW delivers the most stable feature sets of the three, followed by "
             "SimbaLIW (2019 stability thesis, sec. 8.4.3, on real data; checked here on the "
             "synthetic data).",
-            f"At every k = 1..{c.k_max}: {paired}; holds if the {cover} intervals of SimbaMIW "
-            "minus Simba and of SimbaMIW minus SimbaLIW both lie above 0 at every k, does not "
-            "hold if either lies below 0 at any k, else inconclusive.",
+            f"At every k = 1..{c.k_max}: {paired} of SimbaMIW minus Simba and of SimbaMIW "
+            "minus SimbaLIW; per comparison and k: " + better_rule(MARGINS["kuncheva"], M, a)
+            + "; the claim holds if both hold at every k, does not hold if either fails at one.",
             f"SimbaMIW above Simba at {over_simba} of {K} sizes (below at "
             f"{self.kun_verdicts[MIW].count('does not hold')}), above SimbaLIW at {over_liw} "
             f"(below at {self.miw_vs_liw.count('does not hold')}); at k = {c.precision_k}: "
@@ -771,15 +959,15 @@ class _Analysis:
         # R: IW ReliefF more stable than ReliefF at relieff_k
         R = c.relieff_sets
         verdict, lo, hi = verdict_positive(self.r_boot["iw-relieff"] - self.r_boot["relieff"],
-                                           a)
+                                           a, runs=R, margin=MARGINS["kuncheva"])
         j = int(np.flatnonzero(self.ks == c.relieff_k)[0])
         claims.append(Claim(
             "R", "Instance weighting improves the stability of ReliefF (Han 2012, sec. 7.3, "
             "Fig. 7.4, on microarray data; checked here on the synthetic data at "
             f"k = {c.relieff_k}).",
             f"Kuncheva index of the top {c.relieff_k} over the first {R} training sets; paired "
-            f"bootstrap over them ({B} resamples): holds if the {cover} interval of IW ReliefF "
-            "minus ReliefF lies above 0, does not hold if below, else inconclusive.",
+            f"bootstrap over them ({B} resamples) of IW ReliefF minus ReliefF; "
+            + better_rule(MARGINS["kuncheva"], R, a) + ".",
             f"ReliefF {_fmt(self.r_kun['relieff'][j])}, IW ReliefF "
             f"{_fmt(self.r_kun['iw-relieff'][j])}; difference {_ci(lo, hi)}; precision "
             f"{self.r_prec['relieff'].mean():.4f} and {self.r_prec['iw-relieff'].mean():.4f}",
@@ -789,8 +977,9 @@ class _Analysis:
         Cx = bootstrap_counts(self.rng, c.xor_sets, B)
         verdicts, parts = [], []
         for m in METHODS:
-            v, lo, hi = verdict_positive(mean_boot(self.x_angle["relief"] - self.x_angle[m],
-                                                   Cx), a)
+            gain = self.x_angle["relief"] - self.x_angle[m]
+            v, lo, hi = verdict_positive(mean_boot(gain, Cx), a, runs=c.xor_sets,
+                                         margin=MARGINS["angle"], estimate=float(gain.mean()))
             verdicts.append(v)
             parts.append(f"{METHODS[m]} {self.x_angle[m].mean():.1f} deg "
                          f"({100 * self.x_top[m].mean():.0f} %), Relief minus it {_ci(lo, hi)}")
@@ -800,8 +989,9 @@ class _Analysis:
             "sec. 2.4.2, Fig. 2.12).",
             f"Angle between each method's final feature weights and the correct vector "
             f"(1, 1, 1, 0, ...), {c.xor_sets} XOR data sets of {c.xor_samples}; paired "
-            f"bootstrap ({B} resamples) of Relief's mean angle minus the method's: holds if "
-            f"the {cover} interval lies above 0 for all three, does not hold if below for any.",
+            f"bootstrap ({B} resamples) of Relief's mean angle minus the method's (degrees); "
+            + better_rule(MARGINS["angle"], c.xor_sets, a) + "; the claim holds if it holds "
+            "for all three, does not hold if it fails for one.",
             f"Relief {self.x_angle['relief'].mean():.1f} deg (top 3 correct in "
             f"{100 * self.x_top['relief'].mean():.0f} % of the sets); " + "; ".join(parts),
             _combine(verdicts), "tables/xor_summary.csv; figures/fig8_4_xor_weights.png"))
@@ -810,7 +1000,9 @@ class _Analysis:
         verdicts, parts = [], []
         mean_path = {m: self.xa[m].astype(np.float64).mean(axis=1) for m in METHODS}
         for m in (SIMBA, MIW):
-            v, lo, hi = verdict_positive(mean_boot(mean_path[m] - mean_path[LIW], Cx), a)
+            gain = mean_path[m] - mean_path[LIW]
+            v, lo, hi = verdict_positive(mean_boot(gain, Cx), a, runs=c.xor_sets,
+                                         margin=MARGINS["angle"], estimate=float(gain.mean()))
             verdicts.append(v)
             parts.append(f"{METHODS[m]} minus SimbaLIW {_ci(lo, hi)}")
         claims.append(Claim(
@@ -818,9 +1010,9 @@ class _Analysis:
             "weights on the XOR problem (2019 stability thesis, sec. 8.4.1, Fig. 8.4).",
             "Angle between the weights and the correct vector after every update of the pass, "
             "averaged over the updates (the area under the convergence curve: lower = closer "
-            f"sooner); paired bootstrap over the {c.xor_sets} XOR sets: holds if the {cover} "
-            "intervals of Simba minus SimbaLIW and of SimbaMIW minus SimbaLIW both lie above "
-            "0, does not hold if either lies below.",
+            "sooner); paired bootstrap over the XOR sets of Simba minus SimbaLIW and of "
+            "SimbaMIW minus SimbaLIW (degrees); " + better_rule(MARGINS["angle"], c.xor_sets, a)
+            + "; the claim holds if both hold, does not hold if either fails.",
             "mean angle over the updates: " + ", ".join(
                 f"{METHODS[m]} {mean_path[m].mean():.1f} deg" for m in METHODS)
             + "; " + "; ".join(parts), _combine(verdicts),
@@ -910,9 +1102,7 @@ class _Analysis:
         ]
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        counts = {v: sum(cl.verdict == v for cl in claims)
-                  for v in ("holds", "does not hold", "inconclusive")}
-        told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        told = count_verdicts(cl.verdict for cl in claims)
         c = self.c
         return [
             f"Of the {len(claims)} claims, {told}: "
@@ -922,6 +1112,7 @@ class _Analysis:
             "0.4722 and 0.5414); stability peaks at k = "
             + ", ".join(f"{self.peak[m]} ({METHODS[m]})" for m in METHODS)
             + " (the thesis: 42 and 40).",
+            self.which_reading(),
         ]
 
     # -- figures --------------------------------------------------------------------------
@@ -1074,8 +1265,10 @@ class _Analysis:
 
     # -- everything -----------------------------------------------------------------------
     def outcome(self) -> Outcome:
-        claims = self.claims()
+        claims = self.claims() + self.reading_claims()
         tables = {"kuncheva": self.kun_table, "kuncheva_differences": self.diff_table,
+                  "readings": self.reading_table,
+                  "relieff_readings": self.relieff_reading_table,
                   "precision": self.prec_table, "relieff": self.relieff_table,
                   "xor_weights": self.xor_weights, "xor_summary": self.xor_summary,
                   "xor_path": self.xor_path, "controls": self.control_table,

@@ -40,6 +40,13 @@ import pandas as pd
 from stablefs._errors import StablefsError
 from stablefs.experiments._base import Claim, Experiment, FigureSpec, Outcome
 from stablefs.experiments._montecarlo import run_units, unit_seed
+from stablefs.experiments._stats import (
+    MARGINS,
+    MIN_RUNS,
+    better_rule,
+    t_interval,
+    verdict_positive,
+)
 
 __all__ = ["PUBLISHED", "Xiao2007Config", "Xiao2007Cridd"]
 
@@ -445,13 +452,13 @@ class _Analysis:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     kb = np.where(vE_boot > 0, (vE_boot - vEb_boot) / vE_boot, np.nan)
                 self.boot[c["key"]] = kb
-                lo, hi = (np.nanquantile(kb, [config.alpha / 2, 1 - config.alpha / 2])
-                          if np.isfinite(kb).any() else (np.nan, np.nan))
+                k_hat = (vE - vEb) / vE if vE > 0 else np.nan
+                lo, hi = t_interval(kb, dE.size, config.alpha, k_hat)
                 rows.append({
                     "model": c["model"], "n_samples": c["n_samples"],
                     "classifier": c["classifier"], "cv": c["cv"], "selector": c["selector"],
                     "n_runs": int(dE.size), "var_dE": vE, "var_dEb_pooled": vEb,
-                    "kappa": (vE - vEb) / vE if vE > 0 else np.nan,
+                    "kappa": k_hat,
                     "kappa_low": float(lo), "kappa_high": float(hi),
                     "bias2_dE": float(dE.mean() ** 2),
                     "bias2_dEb_pooled": float(pooled.mean() ** 2),
@@ -505,14 +512,16 @@ class _Analysis:
         out = []
         # 1: kappa > 0 everywhere
         lows = t.kappa_low.to_numpy()
-        verdict = ("holds" if np.all(lows > 0) else
+        few = int(t.n_runs.min()) < MIN_RUNS
+        verdict = ("too few runs" if few else "holds" if np.all(lows > 0) else
                    "does not hold" if np.any(t.kappa_high.to_numpy() < 0) else "inconclusive")
         out.append(Claim(
             "1", "kappa > 0 in every cell of Tables 1-3: feature selection always increases "
             "the deviation variance of cross-validation (Xiao, Hua and Dougherty 2007, sec. 4).",
-            f"{cov} bootstrap interval of kappa (runs resampled; pooled Var dE_b resampled) in "
-            "every cell run: holds if every lower bound > 0; does not hold if an upper bound "
-            "< 0; else inconclusive.",
+            f"{cov} t-interval of kappa with the bootstrap standard error (runs resampled; "
+            "pooled Var dE_b resampled) in every cell run: holds if every lower bound > 0; does "
+            f"not hold if an upper bound < 0; else inconclusive; a cell of fewer than "
+            f"{MIN_RUNS} runs: too few runs.",
             f"{len(t)} cells; kappa {t.kappa.min():.3f} to {t.kappa.max():.3f}; smallest lower "
             f"bound {lows.min():.3f}", verdict, "tables/cridd.csv"))
         # 2: bimodal kappa > 0.81
@@ -521,7 +530,8 @@ class _Analysis:
             out.append(self._not_run("2", "Bimodal model: kappa exceeds 0.81 in all 8 cells "
                                      "(sec. 4; Table 3).", "the bimodal model"))
         else:
-            verdict = ("holds" if np.all(bi.kappa_low > 0.8) else
+            verdict = ("too few runs" if int(bi.n_runs.min()) < MIN_RUNS else
+                       "holds" if np.all(bi.kappa_low > 0.8) else
                        "does not hold" if np.any(bi.kappa_high < 0.8) else "inconclusive")
             out.append(Claim(
                 "2", "Bimodal model: kappa exceeds 0.81 in all 8 cells (sec. 4; Table 3).",
@@ -530,7 +540,7 @@ class _Analysis:
                 f"{len(bi)} cells; kappa {bi.kappa.min():.3f} to {bi.kappa.max():.3f}, lower "
                 f"bounds >= {bi.kappa_low.min():.3f}", verdict, "tables/cridd.csv"))
         # 3: wrappers inflate more than the t-test
-        diffs, n_pos, n_neg, n_rows = [], 0, 0, 0
+        diffs, n_pos, n_neg, n_rows, n_few = [], 0, 0, 0, 0
         for row, members in self.rows_of.items():
             keys = {c["selector"]: c["key"] for c in members}
             if "ttest" not in keys:
@@ -538,11 +548,12 @@ class _Analysis:
             for sel in ("sfs", "sffs"):
                 if sel in keys:
                     d = self.boot[keys[sel]] - self.boot[keys["ttest"]]
-                    d = d[np.isfinite(d)]
-                    lo, hi = np.quantile(d, [a / 2, 1 - a / 2]) if d.size else (0.0, 0.0)
+                    runs = min(self.s[keys[sel]]["dE"].size, self.s[keys["ttest"]]["dE"].size)
+                    v, _, _ = verdict_positive(d, a, runs=runs, margin=MARGINS["kappa"])
                     n_rows += 1
-                    n_pos += lo > 0
-                    n_neg += hi < 0
+                    n_pos += v == "holds"
+                    n_neg += v == "does not hold"
+                    n_few += v == "too few runs"
                     diffs.append(f"{row[0]} N={row[1]} {CLF_LABEL[row[2]]} {row[3]} "
                                  f"{SEL_LABEL[sel]}")
         if n_rows == 0:
@@ -551,17 +562,20 @@ class _Analysis:
                                      "Tables 1-2 (all rows but unequal covariance, N = 50, SVM, "
                                      "LOO).", "a row with the t-test and a wrapper"))
         else:
-            verdict = ("holds" if n_pos >= 0.75 * n_rows and n_neg == 0 else
+            verdict = ("too few runs" if n_few else
+                       "holds" if n_pos >= 0.75 * n_rows and n_neg == 0 else
                        "does not hold" if n_neg > 0.25 * n_rows else "inconclusive")
             out.append(Claim(
                 "3", "SFS and SFFS inflate the deviation variance more than the t-test: their "
                 "kappa exceeds the t-test's in Tables 1-2 (all rows but unequal covariance, "
                 "N = 50, SVM, LOO).",
-                f"Per (model, N, rule, CV) row, {cov} bootstrap interval of kappa(SFS or SFFS) "
-                "- kappa(t-test): holds if it lies above 0 in at least 75 % of the comparisons "
-                "and below 0 in none; does not hold if below 0 in more than 25 %; else "
-                "inconclusive.",
-                f"above 0 in {n_pos} of {n_rows} comparisons, below 0 in {n_neg}", verdict,
+                "Per (model, N, rule, CV) row, kappa(SFS or SFFS) - kappa(t-test) judged by "
+                "the rule: " + better_rule(MARGINS["kappa"], "compared cells'", a)
+                + ". The claim holds if the comparison holds in at least 75 % of the rows and "
+                "does not hold in none; does not hold if it does not hold in more than 25 %; "
+                "else inconclusive.",
+                f"holds in {n_pos} of {n_rows} comparisons, does not hold in {n_neg}"
+                + (f", too few runs in {n_few}" if n_few else ""), verdict,
                 "tables/cridd.csv"))
         # 4: unequal, N = 50: kappa generally > 0.45
         un = t[(t.model == "unequal") & (t.n_samples == 50)]
@@ -647,7 +661,7 @@ class _Analysis:
             "9", "Patient data (Tables 4 and 8): kappa nearly constant across the t-test, SFS "
             "and SFFS; > 0.4 for LDA LOO and < 0.13 for SVM LOO.",
             "Not testable: the 295 breast-cancer profiles of the feature-selection test bed "
-            "and its best gene sets are not public.", "not run", "inconclusive", ""))
+            "and its best gene sets are not public.", "not run", "not testable", ""))
         return out
 
     @staticmethod

@@ -53,9 +53,14 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
+    MARGINS,
+    MIN_RUNS,
+    better_rule,
     bootstrap_counts,
-    interval,
+    count_verdicts,
     mean_boot,
+    t_interval,
+    tally,
     verdict_at_least,
     verdict_at_most,
     verdict_positive,
@@ -422,15 +427,17 @@ def _ci(lo: float, hi: float, digits: int = 3) -> str:
 
 
 def _tally(verdicts) -> str:
+    """The all-cases verdict's cases counted, with the majority-rule reading beside it."""
     verdicts = list(verdicts)
-    parts = [f"{sum(v == w for v in verdicts)} {w}" for w in
-             ("holds", "does not hold", "inconclusive") if any(v == w for v in verdicts)]
-    return f"{len(verdicts)} cases: " + ", ".join(parts) if verdicts else "no cases in this run"
+    return tally(verdicts) if verdicts else "no cases in this run"
 
 
-def _verdict_within(samples, margin: float, alpha: float) -> tuple[str, float, float]:
+def _verdict_within(samples, margin: float, alpha: float, runs: int
+                    ) -> tuple[str, float, float]:
     """Verdict on "the difference is within +- margin" (e.g. "similar accuracy")."""
-    lo, hi = interval(samples, alpha)
+    lo, hi = t_interval(samples, runs, alpha)
+    if runs < MIN_RUNS:
+        return "too few runs", lo, hi
     if not np.isfinite(lo):
         return "inconclusive", lo, hi
     if -margin <= lo and hi <= margin:
@@ -593,9 +600,11 @@ class _Analysis:
     def claims(self) -> list[Claim]:
         c, a = self.c, self.c.alpha
         cover = f"{100 * (1 - a):g} %"
-        boot = (f"percentile bootstrap over the {c.n_partitions} partitions "
-                f"({c.n_bootstrap} resamples, {cover} intervals; the folds of a partition "
-                "are averaged)")
+        R = c.n_partitions
+        boot = (f"bootstrap over the {R} partitions ({c.n_bootstrap} resamples, {cover} "
+                "t-intervals with the bootstrap standard error; the folds of a partition are "
+                f"averaged; fewer than {MIN_RUNS} partitions: too few runs)")
+        m_s, m_a = MARGINS["similarity"], 100 * MARGINS["accuracy"]
         others = [n for n in self.names if n != "srbct"]
         out = []
 
@@ -604,7 +613,7 @@ class _Analysis:
         for name in others:
             for k in c.dgf_sizes:
                 v, lo, _ = verdict_at_least(self._stab_boot(name, "fig2", "DGF", "value", k),
-                                            c.near_one, a)
+                                            c.near_one, a, runs=R)
                 verdicts.append(v)
                 lows.append(lo)
         means = [self._mean(self.stab_summary, dataset=n, figure="fig2", method="DGF",
@@ -624,16 +633,17 @@ class _Analysis:
         per_set, detail = [], []
         for name in self.names:
             vs = [verdict_at_least(self._stab_boot(name, "fig2", "DGF", "index", k),
-                                   c.id_level, a)[0] for k in c.dgf_sizes]
+                                   c.id_level, a, runs=R)[0] for k in c.dgf_sizes]
             most = len(vs) / 2
-            per_set.append("holds" if sum(v == "holds" for v in vs) > most else
+            per_set.append("too few runs" if R < MIN_RUNS else
+                           "holds" if sum(v == "holds" for v in vs) > most else
                            "does not hold" if sum(v == "does not hold" for v in vs) >= most
                            else "inconclusive")
             detail.append(f"{name} {sum(v == 'holds' for v in vs)}/{len(vs)}")
         need = max(1, len(self.names) - 1)
         n_hold = sum(v == "holds" for v in per_set)
         n_fail = sum(v == "does not hold" for v in per_set)
-        verdict = ("holds" if n_hold >= need else
+        verdict = ("too few runs" if R < MIN_RUNS else "holds" if n_hold >= need else
                    "does not hold" if n_fail > len(self.names) - need else "inconclusive")
         out.append(Claim(
             "2b", "More than 70 % of the features in one dense feature group match those in "
@@ -652,7 +662,7 @@ class _Analysis:
                     continue
                 for by in MEASURES:
                     diff = self._stab_diff_boot(name, "fig2", "DGF", "K-means", by, K)
-                    verdicts.append(verdict_positive(diff, a)[0])
+                    verdicts.append(verdict_positive(diff, a, runs=R, margin=m_s)[0])
             dgf = self._mean(self.stab_summary, dataset=name, figure="fig2", method="DGF")
             km = self._mean(self.stab_summary, dataset=name, figure="fig2", method="K-means")
             parts.append(f"{name} {_fmt(dgf, 2)} vs {_fmt(km, 2)}")
@@ -661,8 +671,8 @@ class _Analysis:
             "one exception (SRBCT, K = 4) (Yu, Ding and Loscalzo 2008, sec. 6.2, Fig. 2).",
             f"Top k dense groups of DGF against the K = k clusters of K-means, k in "
             f"{_klist([K for K in c.kmeans_sizes if K in c.dgf_sizes])}, both measures, every "
-            f"set (SRBCT at K = 4 left out); paired {boot} of DGF minus K-means: holds if the "
-            "interval lies above 0 in every case.",
+            f"set (SRBCT at K = 4 left out); paired {boot} of DGF minus K-means; per case: "
+            + better_rule(m_s, R, a) + "; the claim holds if it holds in every case.",
             f"mean over k and both measures, DGF vs K-means: {'; '.join(parts)}; "
             f"{_tally(verdicts)}", _combine(verdicts),
             "tables/stability.csv (fig2); figures/fig2_dgf_kmeans.png"))
@@ -672,7 +682,7 @@ class _Analysis:
         for name in self.names:
             for K in big:
                 v, _, hi = verdict_at_most(self._stab_boot(name, "fig2", "K-means", "index", K),
-                                           c.near_zero, a)
+                                           c.near_zero, a, runs=R)
                 verdicts.append(v)
                 highs.append(hi)
         means = [self._stab(n, "fig2", "K-means", "index", K)["value"].mean()
@@ -699,11 +709,11 @@ class _Analysis:
                     for k in ks:
                         diff = self._acc_diff_boot(name, clf, a_m, b_m, k)
                         if kind == "higher":
-                            v, lo, hi = verdict_positive(diff, a)
+                            v, lo, hi = verdict_positive(diff, a, runs=R, margin=m_a)
                         elif kind == "at least":
-                            v, lo, hi = verdict_positive(diff + c.same_margin, a)
+                            v, lo, hi = verdict_positive(diff + c.same_margin, a, runs=R)
                         else:
-                            v, lo, hi = _verdict_within(diff, c.same_margin, a)
+                            v, lo, hi = _verdict_within(diff, c.same_margin, a, R)
                         verdicts.append(v)
                         lows.append(lo)
                         highs.append(hi)
@@ -711,8 +721,8 @@ class _Analysis:
                     f"each k of {_klist(ks)}, classifiers {', '.join(clfs)}, sets "
                     f"{', '.join(sets) or 'none in this run'}: ")
             test += {
-                "higher": "holds if every interval lies above 0, does not hold if any lies "
-                          "below.",
+                "higher": f"per case (points of %): {better_rule(m_a, R, a)}; the claim holds "
+                          "if it holds in every case, does not hold if it fails in one.",
                 "at least": f"holds if every interval lies above -{c.same_margin:g} points "
                             f"(not worse by more than {c.same_margin:g}), does not hold if any "
                             "lies below.",
@@ -763,7 +773,7 @@ class _Analysis:
                 for by in MEASURES:
                     for k in c.sizes:
                         diff = self._stab_diff_boot(name, "fig3", hi_m, lo_m, by, k)
-                        verdicts.append(verdict_positive(diff, a)[0])
+                        verdicts.append(verdict_positive(diff, a, runs=R, margin=m_s)[0])
                 parts.append(f"{name} " + " / ".join(
                     f"{_fmt(self._mean(self.stab_summary, dataset=name, figure='fig3', method=m, measure=MEASURES['value']), 2)}"  # noqa: E501
                     for m in (hi_m, lo_m)))
@@ -772,7 +782,8 @@ class _Analysis:
                 "data sets (top k relevant groups or features; Yu, Ding and Loscalzo 2008, "
                 "sec. 6.3, Fig. 3).",
                 f"Every set, both measures, every k of {_klist(c.sizes)}; paired {boot} of "
-                f"{hi_m} minus {lo_m}: holds if every interval lies above 0.",
+                f"{hi_m} minus {lo_m}; per case: {better_rule(m_s, R, a)}; the claim holds if "
+                "it holds in every case.",
                 f"mean Sim^M_V {hi_m} / {lo_m}: {'; '.join(parts)}; {_tally(verdicts)}",
                 _combine(verdicts), "tables/stability.csv (fig3); figures/fig3_selection.png"))
 
@@ -780,7 +791,7 @@ class _Analysis:
         for name in self.names:
             for k in c.sizes:
                 v, _, hi = verdict_at_most(self._stab_boot(name, "fig3", "SVM-RFE", "index", k),
-                                           c.near_zero, a)
+                                           c.near_zero, a, runs=R)
                 verdicts.append(v)
                 highs.append(hi)
         means = [self._mean(self.stab_summary, dataset=n, figure="fig3", method="SVM-RFE",
@@ -799,9 +810,11 @@ class _Analysis:
         for name in self.names:
             for k in c.sizes:
                 verdicts.append(verdict_at_least(
-                    self._stab_boot(name, "fig3", "DRAGS", "value", k), c.near_one, a)[0])
+                    self._stab_boot(name, "fig3", "DRAGS", "value", k), c.near_one, a,
+                    runs=R)[0])
                 verdicts.append(verdict_at_least(
-                    self._stab_boot(name, "fig3", "DRAGS", "index", k), c.id_level, a)[0])
+                    self._stab_boot(name, "fig3", "DRAGS", "index", k), c.id_level, a,
+                    runs=R)[0])
         vmeans = [self._mean(self.stab_summary, dataset=n, figure="fig3", method="DRAGS",
                              measure=MEASURES["value"]) for n in self.names]
         imeans = [self._mean(self.stab_summary, dataset=n, figure="fig3", method="DRAGS",
@@ -998,9 +1011,7 @@ class _Analysis:
         ]
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        counts = {v: sum(cl.verdict == v for cl in claims)
-                  for v in ("holds", "does not hold", "inconclusive")}
-        told = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        told = count_verdicts(cl.verdict for cl in claims)
         out = [f"Of the {len(claims)} claims checked on {', '.join(self.names)}: {told}."]
         for group, ids in (("dense groups (Fig. 2)", "2"), ("accuracy (Table 2)", "T"),
                            ("selection stability (Fig. 3)", "3")):

@@ -28,7 +28,11 @@ LIW_ALPHA = 3.03
 _ZERO_RTOL = 1e-12
 
 
-def relief_margins(X, y, *, scale: bool = True) -> np.ndarray:
+#: the readings of "margin" in the thesis' eq. 8.2 (sec. 8.2)
+MARGIN_READINGS = ("nearest", "all")
+
+
+def relief_margins(X, y, *, scale: bool = True, margin: str = "nearest") -> np.ndarray:
     """Relief's hypothesis margin of every instance (2019 thesis eq. 2.53).
 
     ``theta(x) = (|x - nearmiss(x)| - |x - nearhit(x)|) / 2`` with the nearest hit and miss
@@ -37,23 +41,40 @@ def relief_margins(X, y, *, scale: bool = True) -> np.ndarray:
     instance of any other class. The sole member of a class has no hit; its hit distance is
     taken as 0. Ties do not matter (only the distance enters).
 
+    ``margin="all"`` reads sec. 8.2's "the average margin between every instance in D and
+    all the rest": ``theta(x) = (mean |x - m| - mean |x - h|) / 2`` over every miss ``m``
+    and every other hit ``h`` of ``x``.
+
     Returns
     -------
     ndarray of shape (n_samples,)
     """
     from stablefs.selectors.relief import nearest_hit_and_miss
 
+    if margin not in MARGIN_READINGS:
+        raise StablefsError(f"margin = {plain(margin)}: it must be one of "
+                            f"{', '.join(MARGIN_READINGS)}.")
     X = np.asarray(X, dtype=np.float64)
     _, codes = np.unique(np.asarray(y), return_inverse=True)
     Xs = minmax_scale(X) if scale else X
     D = pairwise_distances(Xs, "cityblock")
+    if margin == "all":
+        same = codes[:, None] == codes[None, :]
+        np.fill_diagonal(same, False)
+        other = codes[:, None] != codes[None, :]
+        n_hit = same.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d_hit = np.where(n_hit > 0, (D * same).sum(axis=1) / np.maximum(n_hit, 1), 0.0)
+        d_miss = (D * other).sum(axis=1) / other.sum(axis=1)
+        return 0.5 * (d_miss - d_hit)
     hit, miss = nearest_hit_and_miss(D, codes)
     rows = np.arange(X.shape[0])
     d_hit = np.where(hit >= 0, D[rows, np.maximum(hit, 0)], 0.0)
     return 0.5 * (D[rows, miss] - d_hit)
 
 
-def logistic_instance_weights(X, y, *, alpha: float = LIW_ALPHA, scale: bool = True) -> np.ndarray:
+def logistic_instance_weights(X, y, *, alpha: float = LIW_ALPHA, scale: bool = True,
+                              margin: str = "nearest") -> np.ndarray:
     """Logistic instance weights (2019 thesis sec. 8.2, eq. 8.2).
 
     ``omega(x) = 1 / (1 + exp(-alpha z(x)))`` with ``z(x) = (theta(x) - mean) / sd``, the
@@ -71,6 +92,9 @@ def logistic_instance_weights(X, y, *, alpha: float = LIW_ALPHA, scale: bool = T
     scale : bool, default=True
         Min-max scale the features before the distances (Relief's ``diff``). The thesis does
         not say; microarray intensities span orders of magnitude.
+    margin : {"nearest", "all"}, default="nearest"
+        The margin of :func:`relief_margins`: to the nearest hit and miss (eq. 2.53, as the
+        thesis' RLIW) or the average to all the rest (sec. 8.2's words).
 
     Returns
     -------
@@ -92,7 +116,7 @@ def logistic_instance_weights(X, y, *, alpha: float = LIW_ALPHA, scale: bool = T
     if isinstance(alpha, bool) or not (isinstance(alpha, (int, float, np.number))
                                        and np.isfinite(alpha) and alpha > 0):
         raise StablefsError(f"alpha = {plain(alpha)}: it must be a number > 0.")
-    theta = relief_margins(X, y, scale=scale)
+    theta = relief_margins(X, y, scale=scale, margin=margin)
     sd = float(np.std(theta, ddof=1))
     top = float(np.max(np.abs(theta)))
     if sd <= _ZERO_RTOL * top or sd == 0.0:

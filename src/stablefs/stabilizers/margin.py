@@ -38,6 +38,11 @@ from stablefs.selectors._margin_weights import (  # noqa: F401 - the functions l
 from stablefs.selectors._neighbors import (
     positive_weight_subset,
 )
+from stablefs.selectors.svm_rfe import SVMRFE
+
+
+#: the readings of eq. 5.2's per-sample penalties for an SVM-RFE inside (Han 2012)
+PENALTY_READINGS = ("printed", "mean")
 
 
 class MarginInstanceWeighting(BaseSelector):
@@ -65,6 +70,16 @@ class MarginInstanceWeighting(BaseSelector):
         Hits and misses counted equally (eq. 4.2) or by inverse distance (eqs. 4.3-4.5).
     neighbor_metric : str or callable, default="cityblock"
         Instance distance of the distance weighting.
+    penalty : {"printed", "mean"}, default="printed"
+        How an SVM-RFE inside (:class:`~stablefs.selectors.SVMRFE`) uses the weights as
+        per-sample penalties (Han 2012, eq. 5.2). ``"printed"``: the weights as eq. 4.6 prints
+        them (summing to 1), every dual variable bounded at ``C w_i`` as Weka's SMO does with
+        instance weights, about ``C / n``: the behaviour the thesis reports (IW SVM-RFE far
+        more stable than SVM-RFE). ``"mean"``: the weights rescaled to mean 1, bounds
+        ``C v_i`` with ``v_i = n w_i``, so that equal weights give plain SVM-RFE exactly (eq.
+        5.2's "becomes the original objective"); with n << p the SVM separates the training
+        samples below every bound and the weights change nothing at k >= 50. Other selectors
+        read only relative weights, so this has no effect on them.
     n_features_to_select : int, float or None, default=None
         Size of ``support_``. ``None`` uses the inner selector's own choice.
     random_state : int, RandomState or None, default=None
@@ -94,6 +109,7 @@ class MarginInstanceWeighting(BaseSelector):
         "tol": [number(0, None)],
         "neighbor_weighting": [StrOptions(set(NEIGHBOR_WEIGHTINGS))],
         "neighbor_metric": [StrOptions(set(MARGIN_METRICS)), callable],
+        "penalty": [StrOptions(set(PENALTY_READINGS))],
         "random_state": ["random_state"],
         "n_jobs": n_jobs_constraint(),
     }
@@ -108,6 +124,7 @@ class MarginInstanceWeighting(BaseSelector):
         tol=1e-8,
         neighbor_weighting="none",
         neighbor_metric="cityblock",
+        penalty="printed",
         n_features_to_select=None,
         random_state=None,
         n_jobs=None,
@@ -119,6 +136,7 @@ class MarginInstanceWeighting(BaseSelector):
         self.tol = tol
         self.neighbor_weighting = neighbor_weighting
         self.neighbor_metric = neighbor_metric
+        self.penalty = penalty
         self.n_features_to_select = n_features_to_select
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -143,6 +161,10 @@ class MarginInstanceWeighting(BaseSelector):
                  if k in params and getattr(self, k) is not None}
         if extra:
             inner.set_params(**extra)
+        if self.penalty == "printed" and isinstance(inner, SVMRFE):
+            # SVMRFE rescales its weights to mean 1 over the n_+ positive-weight samples
+            # (bounds C v_i, v_i = n_+ w_i): C / n_+ makes the bounds C w_i as printed
+            inner.set_params(C=inner.C / int(np.count_nonzero(combined > 0)))
         inner.fit(X, y, sample_weight=combined)
         self.selector_ = inner
         self.instance_weights_ = combined
