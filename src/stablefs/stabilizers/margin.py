@@ -40,7 +40,6 @@ from stablefs.selectors._neighbors import (
 )
 from stablefs.selectors.svm_rfe import SVMRFE
 
-
 #: the readings of eq. 5.2's per-sample penalties for an SVM-RFE inside (Han 2012)
 PENALTY_READINGS = ("printed", "mean")
 
