@@ -403,6 +403,9 @@ def test_announce_estimates_and_names_prefilter_when_long(capsys, monkeypatch):
     kw = dict(seed=0, prep=Preprocessing(), workers=1, settings=settings, prefilter=None,
               sizes=[2, 4], classifiers=["svm"])
     est = _trust.announce(X, y, ["ttest"], res, n_features=X.shape[1], **kw)
+    assert est < _trust.ANNOUNCE_SECONDS and capsys.readouterr().err == ""  # seconds: quiet
+    monkeypatch.setattr(_trust, "ANNOUNCE_SECONDS", 0.0)
+    est = _trust.announce(X, y, ["ttest"], res, n_features=X.shape[1], **kw)
     err = capsys.readouterr().err
     assert est > 0 and err.startswith("stablefs: estimated wall time about")
     assert "for the 4 fits" in err and "10 x 2 fits" in err and "--prefilter" not in err

@@ -87,10 +87,15 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
     return out
 
 
+#: estimates below this many seconds are printed only with -v
+ANNOUNCE_SECONDS = 10.0
+
+
 def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
              settings: TrustSettings, n_features: int, prefilter, sizes, classifiers
              ) -> float:
-    """Print (stderr) the estimated wall time from a pilot task per method; above
+    """Print (stderr) the estimated wall time from a pilot task per method (from
+    :data:`ANNOUNCE_SECONDS` on; shorter estimates only with ``-v``); above
     :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds.
 
     Fits: resamples x the pilot tasks; permutation test: B x R x (fit + one evaluation) of
@@ -115,9 +120,13 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
                      "recommended method; less when it stops early)")
     if settings.nested_outer:
         parts.append(f"up to {_fmt_s(nested)} for the nested estimate")
-    print(f"stablefs: estimated wall time about {_fmt_s(total)} on {workers} worker"
-          f"{'s' if workers > 1 else ''} (from one pilot fit per method): " + ", ".join(parts)
-          + ".", file=__import__("sys").stderr, flush=True)
+    line = (f"estimated wall time about {_fmt_s(total)} on {workers} worker"
+            f"{'s' if workers > 1 else ''} (from one pilot fit per method): "
+            + ", ".join(parts) + ".")
+    if total < ANNOUNCE_SECONDS:  # a run of seconds is not announced (but with -v)
+        log.info(line)
+    else:
+        print(f"stablefs: {line}", file=__import__("sys").stderr, flush=True)
     if total > LONG_RUN_SECONDS:
         hint = []
         if not prefilter and n_features > 2000:
