@@ -86,9 +86,29 @@ def _load(data, opts: dict, seed: int = 0):
     from stablefs.datasets._synthetic import from_spec
 
     if str(data).strip().lower().startswith("synthetic:"):
-        return from_spec(str(data).strip(), random_state=seed)
-    kwargs = {k: v for k, v in opts.items() if v not in (None, False)}
-    return load(data, **kwargs)
+        ds = from_spec(str(data).strip(), random_state=seed)
+        return _annotate(_log2_synthetic(ds, opts), opts)
+    kwargs = {k: v for k, v in opts.items() if v not in (None, False) and k != "annotation"}
+    return _annotate(load(data, **kwargs), opts)
+
+
+def _log2_synthetic(ds, opts: dict):
+    from stablefs.datasets._scale import log2_dataset
+
+    return log2_dataset(ds) if opts.get("log2") else ds
+
+
+def _annotate(ds, opts: dict):
+    """``ds.symbols`` from ``--annotation`` (checked against the data's probe IDs before any
+    work), recorded in ``ds.meta["annotation"]``."""
+    if not opts.get("annotation"):
+        return ds
+    from stablefs.datasets._annotation import load_annotation
+
+    ds.symbols = load_annotation(opts["annotation"], ds.feature_names)
+    ds.meta["annotation"] = {"file": str(opts["annotation"]),
+                             "features_with_symbol": int(sum(1 for s in ds.symbols if s))}
+    return ds
 
 
 def _input_fingerprints(ds, opts: dict) -> dict:
@@ -99,6 +119,8 @@ def _input_fingerprints(ds, opts: dict) -> dict:
     files = {}
     if ds.source and Path(ds.source).is_file():
         files[str(Path(ds.source).resolve())] = file_sha256(ds.source)
+    if opts.get("annotation") and Path(opts["annotation"]).is_file():
+        files[str(Path(opts["annotation"]).resolve())] = file_sha256(opts["annotation"])
     labels = opts.get("labels")
     if labels:
         path = Path(str(labels).rsplit(":", 1)[0]) if not Path(str(labels)).is_file() else \
@@ -143,6 +165,13 @@ data_options = [
                  "instead of refusing the file."),
     click.option("--encode-nominal", is_flag=True, help="Turn nominal attributes into 0/1 "
                  "indicator columns (as Weka's NominalToBinary) instead of refusing the file."),
+    click.option("--log2", is_flag=True, help="Analyse log2(max(x, 0) + 1) of every value: "
+                 "for raw (unlogged) intensities; negative values (below background) count "
+                 "as 0. Recorded in run.json."),
+    click.option("--annotation", default=None, metavar="FILE",
+                 help="Probe -> gene symbol table (csv/tsv, optional header; first column "
+                      "the probe IDs, second the symbols): symbols beside probe IDs in the "
+                      "report, signature.csv and signature.gmt."),
 ]
 
 
@@ -153,13 +182,18 @@ def with_data_options(f):
 
 
 def _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
-               encode_nominal) -> dict:
+               encode_nominal, log2=False, annotation=None) -> dict:
     if drop_missing and missing not in (None, "drop-samples"):
         raise StablefsError(f"--drop-missing contradicts --missing {missing}: give one of them.")
     if drop_missing:
         missing = "drop-samples"
+    if annotation is not None:
+        from stablefs.datasets._annotation import read_annotation
+
+        read_annotation(annotation)  # a missing or unreadable table: refused before any work
     return {"label": label, "labels": labels, "transpose": transpose, "missing": missing,
-            "drop_nominal": drop_nominal, "encode_nominal": encode_nominal}
+            "drop_nominal": drop_nominal, "encode_nominal": encode_nominal, "log2": log2,
+            "annotation": annotation}
 
 
 def _verbosity(f):
@@ -236,7 +270,8 @@ def cli():
 @_verbosity
 def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, classifiers, measures,
             out, force, n_jobs, backend, scheduler, seed, progress, no_report, label, labels,
-            transpose, missing, drop_missing, drop_nominal, encode_nominal, quiet, verbose):
+            transpose, missing, drop_missing, drop_nominal, encode_nominal, log2, annotation,
+            quiet, verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
     DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz, .h5ad), a registry name (colon,
@@ -260,7 +295,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     # --- every option is checked before the data is read and before --out is touched
     _check_seed(seed)
     opts = _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
-                      encode_nominal)
+                      encode_nominal, log2, annotation)
     method_list = split_list(methods)
     _method_templates(method_list)
     measure_list = split_list(measures)
@@ -342,7 +377,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
             "config": config, "config_key": folder.key,
         }
         paths = save_result(result, out_dir, run_info, report=not no_report, X=ds.X, y=ds.y,
-                            feature_names=ds.feature_names)
+                            feature_names=ds.feature_names, symbols=ds.symbols)
         folder.complete()
     click.echo(_summary_table(result))
     if not quiet:
@@ -410,7 +445,8 @@ def _summary_table(result) -> str:
 @with_data_options
 @_verbosity
 def select(data, method, k, resamples, out, seed, n_jobs, progress, label, labels, transpose,
-           missing, drop_missing, drop_nominal, encode_nominal, quiet, verbose):
+           missing, drop_missing, drop_nominal, encode_nominal, log2, annotation, quiet,
+           verbose):
     """Fit METHOD on all of DATA and list the ranked features with their scores."""
     import numpy as np
     import pandas as pd
@@ -423,7 +459,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     _set_verbosity(quiet, verbose)
     _check_seed(seed)
     opts = _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
-                      encode_nominal)
+                      encode_nominal, log2, annotation)
     if resamples < 0 or resamples == 1:
         raise StablefsError(f"--resamples must be 0 (none) or at least 2, not {resamples}.")
     check_n_jobs(n_jobs)
@@ -452,6 +488,8 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     selector.fit(ds.X, ds.y)
     table = pd.DataFrame({"rank": selector.ranking_, "feature": ds.feature_names,
                           "score": selector.scores_, "selected": selector.support_})
+    if ds.symbols is not None:
+        table.insert(2, "symbol", ds.symbols)
     if resamples:
         from stablefs.evaluation.protocols import Protocol
         from stablefs.evaluation.runner import run_experiment
@@ -483,15 +521,22 @@ def datasets(names, download):
     """List the named data sets and where each file is, or download some.
 
     The 16 microarray sets of the datamicroarray collection, with the names the seed papers
-    use as aliases (colon, leukemia, prostate, lung, srbct, dlbcl). NAMEs alone restrict the
-    list; with --download they are fetched into the cache (sha256-checked, then converted).
+    use as aliases (colon, leukemia, prostate, lung, srbct, dlbcl). NAMEs alone describe those
+    sets (classes and counts, features, platform, value scale: raw intensities or log scale);
+    with --download they are fetched into the cache (sha256-checked, then converted).
     """
     from stablefs.datasets import _registry as reg
 
     names = [n.strip() for part in names for n in part.split(",") if n.strip()]
     entries = [reg.entry_for(n) for n in names]  # every name checked before any download
     if not download:
-        click.echo(reg.format_registry_table(names=names or None))
+        if names:  # what each named set predicts, its platform and value scale
+            from stablefs.datasets._describe import describe_dataset
+
+            click.echo("\n\n".join(describe_dataset(e.name) for e in
+                                    {e.name: e for e in entries}.values()))
+            return
+        click.echo(reg.format_registry_table(names=None))
         return
     if not entries:
         raise StablefsError("--download needs set names, e.g. 'stablefs datasets --download "

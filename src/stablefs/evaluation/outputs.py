@@ -72,12 +72,14 @@ def read_result(out_dir) -> ExperimentResult:
 
 
 def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
-                report: bool = True, X=None, y=None, feature_names=None) -> dict[str, Path]:
+                report: bool = True, X=None, y=None, feature_names=None,
+                symbols=None) -> dict[str, Path]:
     """Write every output file of a comparison into ``out_dir``; return their paths.
 
     With the whole data (``X``, ``y``, ``feature_names``) the consensus signatures are also
     written, as ``signature.csv`` and ``signature.gmt``
-    (:func:`stablefs.report.signature.write_signature`).
+    (:func:`stablefs.report.signature.write_signature`); ``symbols`` (one gene symbol per
+    feature, ``--annotation``) adds a ``symbol`` column beside ``feature`` there.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -98,6 +100,10 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
         from stablefs.report.signature import signature_table, write_signature
 
         signature = signature_table(result.frequencies, X, y, feature_names, result.selections)
+        if symbols is not None:
+            from stablefs.report.signature import add_symbols
+
+            signature = add_symbols(signature, feature_names, symbols)
         paths.update(write_signature(out_dir, signature, data_name=run_info.get("data")))
     if report:
         from stablefs.report import write_report
