@@ -123,6 +123,20 @@ register_selector("drags", "stablefs.selectors:DRAGS",
 register_selector("kmeans-groups", "stablefs.selectors:KMeansGroups",
                   "K-means clusters of features (K = 100, 50 restarts), selected by their "
                   "representative's F-statistic (Yu, Ding and Loscalzo 2008, sec. 6.1).")
+register_selector("l1-logistic", "stablefs.selectors:L1Logistic",
+                  "L1-penalised (lasso) logistic regression, C = 1, standardised features; "
+                  "scores |coef|, zero coefficients ordered by the path (Tibshirani 1996).")
+register_selector("enet-logistic", "stablefs.selectors:ElasticNetLogistic",
+                  "elastic-net penalised logistic regression, C = 1, l1_ratio = 0.5, "
+                  "standardised features; scores |coef| (Zou and Hastie 2005).")
+register_selector("stabsel", "stablefs.stabilizers.stability_selection:stabsel_l1_logistic",
+                  "stability selection of L1 logistic regression: 50 complementary pairs of "
+                  "half-samples, threshold 0.6, with the error bound (Meinshausen and "
+                  "Buhlmann 2010; Shah and Samworth 2013).")
+register_prefix("stabsel", "stablefs.stabilizers:StabilitySelection",
+                "stability selection around the selector: its top q = 20 features on 50 "
+                "complementary pairs of half-samples (Meinshausen and Buhlmann 2010; Shah "
+                "and Samworth 2013).")
 register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
                 "margin-based instance weighting around the selector (Han 2012, ch. 4, "
                 "eqs. 4.2 and 4.6).")
