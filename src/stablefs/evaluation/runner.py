@@ -287,7 +287,9 @@ def check_measures_defined(measures, sizes, n_features: int) -> None:
 
 
 def _method_templates(methods) -> dict:
-    """``{name: template}`` from method strings, selector objects or ``(name, selector)`` pairs."""
+    """``{name: template}`` from method strings, selector objects or ``(name, selector)`` pairs;
+    a scikit-learn selector (``SelectKBest``, ``SelectFromModel``, ``RFE``) is wrapped in
+    :class:`stablefs.selectors.sklearn_adapter.SklearnSelector` for its full ranking."""
     templates: dict = {}
     for m in methods:
         if isinstance(m, str):
@@ -298,6 +300,10 @@ def _method_templates(methods) -> dict:
             name, template = m
         else:
             name, template = type(m).__name__, m
+        if not isinstance(template, str):  # scikit-learn selectors get a full ranking
+            from stablefs.selectors.sklearn_adapter import as_stablefs_selector
+
+            template = as_stablefs_selector(template)
         if not isinstance(template, str) and not (
             hasattr(template, "fit") and hasattr(template, "get_params")
         ):
