@@ -289,6 +289,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         check_n_jobs,
         run_experiment,
     )
+    from stablefs.methods import check_method_sizes
     from stablefs.stability import available_measures
 
     _set_verbosity(quiet, verbose)
@@ -321,6 +322,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     check_backend(backend, scheduler)  # Dask installed, the scheduler reachable
     ds = _load(data, opts, seed)
     size_list = parse_sizes(sizes, ds.n_features)
+    check_method_sizes(method_list, ds.n_features)
     check_measures_defined(measure_list, size_list, ds.n_features)
     proto.resamples(ds.y, seed)  # a class too small for the protocol fails here
     from stablefs.evaluation.preprocessing import Preprocessing
@@ -454,7 +456,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     from stablefs._io import atomic_write_text
     from stablefs._validation import check_n_features_to_select
     from stablefs.evaluation.runner import check_n_jobs
-    from stablefs.methods import make_selector
+    from stablefs.methods import check_method_sizes, make_selector
 
     _set_verbosity(quiet, verbose)
     _check_seed(seed)
@@ -476,6 +478,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
         raise StablefsError("select fits on all samples: --missing impute applies only to "
                             "compare; use --missing drop-samples or drop-features.")
     check_n_features_to_select(k, ds.n_features)
+    check_method_sizes([method], ds.n_features)
     if resamples:
         from stablefs.evaluation.protocols import Protocol
 
@@ -582,7 +585,9 @@ class _OneLine(logging.Formatter):
     """``stablefs: warning: ...`` on one line, never a source line."""
 
     def format(self, record: logging.LogRecord) -> str:
-        msg = " ".join(record.getMessage().split())
+        from stablefs._cli_terms import cli_terms
+
+        msg = cli_terms(record.getMessage())
         if record.levelno >= logging.WARNING:
             return f"stablefs: {record.levelname.lower()}: {msg}"
         return f"stablefs: {msg}"
@@ -623,7 +628,9 @@ def main(argv=None) -> int:
     try:
         cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
     except StablefsError as exc:
-        click.echo(f"stablefs: error: {exc}", err=True)
+        from stablefs._cli_terms import cli_terms
+
+        click.echo(f"stablefs: error: {cli_terms(exc)}", err=True)
         return 2
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("stablefs: interrupted; finished fits are kept: rerun the same command "

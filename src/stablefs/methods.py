@@ -312,6 +312,61 @@ def _assign(chain, key, value, every=False) -> bool:
     return done
 
 
+#: size parameters of the selectors and stabilizers, checked against the data by
+#: :func:`check_method_sizes`
+_SIZE_PARAMETERS = ("n_features_to_select", "max_features", "q")
+
+
+def check_method_sizes(specs, n_features: int) -> None:
+    """Refuse, before any fit, a size parameter in a method string that the data cannot
+    meet (``-m "sfs(n_features_to_select=30)"`` on 20 features, ``stabsel-relieff`` with its
+    default ``q = 20`` on 10 features), with one line naming the method string and ``-k``.
+
+    Parameters
+    ----------
+    specs : iterable of str
+        Method strings (other objects are skipped).
+    n_features : int
+    """
+    for spec in specs:
+        if not isinstance(spec, str):
+            continue
+        for obj in _chain(make_selector(spec)):
+            params = obj.get_params(deep=False)
+            for key in _SIZE_PARAMETERS:
+                value = params.get(key)
+                if isinstance(value, bool) or not isinstance(value, int) or \
+                        value <= n_features:
+                    continue
+                hint = (" (compare and select take the sizes from -k; leave "
+                        "n_features_to_select out of the method string)"
+                        if key == "n_features_to_select" else "")
+                raise StablefsError(
+                    f"method {spec!r}: {key} = {value} is more than the {n_features} features "
+                    f"of the data: choose {key}={n_features} or less{hint}."
+                )
+
+
+def honour_sizes(selector, sizes):
+    """Stop forward wrapper searches (SFS, SFFS, forward RSA) at the largest size of ``sizes``
+    (the ``-k`` of ``compare``) when the method string sets neither
+    ``n_features_to_select`` nor ``max_features``: only the first ``max(sizes)`` features of
+    the ranking are evaluated, and a forward path on thousands of features would otherwise
+    evaluate O(p^2) subsets. Backward searches must visit every size and are left alone.
+    Returns ``selector``."""
+    from stablefs.selectors.wrappers._selectors import WrapperSelector
+
+    top = max(int(k) for k in sizes) if len(sizes) else None
+    for obj in _chain(selector):
+        if top is None or not isinstance(obj, WrapperSelector):
+            continue
+        forward = getattr(obj, "direction", "forward") == "forward" and \
+            type(obj).__name__ in ("SFS", "SFFS", "RSA")
+        if forward and obj.n_features_to_select is None and obj.max_features is None:
+            obj.set_params(max_features=top)
+    return selector
+
+
 def describe_methods() -> list[tuple[str, str]]:
     """``(name, description)`` rows for ``stablefs methods``."""
     rows = [(name, info.description) for name, info in sorted(SELECTORS.items())]

@@ -37,7 +37,7 @@ from stablefs._validation import check_sizes
 from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
 from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking, median_impute
 from stablefs.evaluation.protocols import Protocol, Resample
-from stablefs.methods import make_selector, parse_method
+from stablefs.methods import honour_sizes, make_selector, parse_method
 
 
 @dataclass
@@ -503,8 +503,8 @@ def run_experiment(
     def build(name, r):
         m = templates[name]
         seed = task_seed(random_state, r, name)
-        if isinstance(m, str):
-            return make_selector(m, random_state=seed, n_jobs=1)
+        if isinstance(m, str):  # forward wrappers search only as far as the largest -k
+            return honour_sizes(make_selector(m, random_state=seed, n_jobs=1), sizes)
         est = clone(m)
         if "random_state" in est.get_params():
             est.set_params(random_state=seed)
