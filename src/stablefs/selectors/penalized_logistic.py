@@ -9,8 +9,10 @@ O'Donoghue and Candès 2015) on the standardised features. The objective, for st
 ``F(W, b) = sum_i s_i l(y_i, W^T z_i + b) + lam (alpha ||W||_1 + (1 - alpha)/2 ||W||_F^2)``
 
 with ``l`` the logistic loss (two classes, one weight vector) or the multinomial loss (more
-classes, one column per class), ``alpha`` = ``l1_ratio`` (1 = lasso) and ``lam = 1/(C n)``, so
-that ``C`` has scikit-learn's meaning (``C sum_i l_i + penalty``) for equal weights. The
+classes, one column per class), ``alpha`` = ``l1_ratio`` (1 = lasso) and ``lam = 1/(C n)``
+(``n`` the sum of the instance weights as given, the sample count without them), so that
+``C`` has scikit-learn's meaning, ``C sum_i w_i l_i + penalty``, and integer weights equal
+repeated rows; the tests check the coefficients against scikit-learn's saga solver. The
 intercept is not penalised.
 
 Scores and ranking (a full permutation, ``docs/DESIGN.md`` "Selectors"):
@@ -114,7 +116,8 @@ def _kkt_residual(Z, Y, s, binary, l1, l2, W, b) -> float:
 
 
 def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-3,
-                       max_iter=5000, standardize=True, working_set=None, init=None):
+                       max_iter=5000, standardize=True, working_set=None, init=None,
+                       weight_total=None):
     """Fit L1 / elastic-net logistic regression; return ``(W, b, gradient, n_iter)``.
 
     The fit runs on a working set of features (Tibshirani et al. 2012's strategy): the
@@ -133,7 +136,7 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
     l1_ratio : float in (0, 1]
         ``alpha``: 1 is the lasso, smaller values mix in the ridge penalty (elastic net).
     sample_weight : ndarray, optional
-        Instance weights (normalised to sum to 1; ``n`` in ``lam`` stays the sample count).
+        Instance weights (normalised to sum to 1 in the loss).
     tol : float
         Stop when the largest violation of the optimality (KKT) conditions, checked every
         10 iterations, is below ``tol * lam``.
@@ -143,6 +146,10 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
         Centre and scale every feature (weighted mean and SD) before fitting (default); the
         coefficients are then on the standardised scale.
     working_set : int, optional
+    weight_total : float, optional
+        The ``n`` of ``lam = 1/(C n)``: the sum of the instance weights as given (default:
+        the number of samples), so that integer weights equal repeated rows, as
+        scikit-learn's ``C sum_i w_i l_i`` has it.
     init : tuple (W, b), optional
         A warm start (a neighbouring solution along a path); its nonzero features join the
         working set. The solution does not depend on it, only the cost.
@@ -164,7 +171,7 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
     binary = classes.size == 2
     Y = (codes[:, None] == (np.arange(1, 2) if binary else np.arange(classes.size))).astype(float)
     Z = _standardize(X, s) if standardize else X
-    lam = 1.0 / (C * n)
+    lam = 1.0 / (C * (n if weight_total is None else float(weight_total)))
     l1, l2 = lam * l1_ratio, lam * (1.0 - l1_ratio)
     K = Y.shape[1]
     prior = np.clip(s @ Y, 1e-12, None)
@@ -208,11 +215,18 @@ class _PenalizedLogistic(BaseSelector):
     def _l1_ratio(self) -> float:
         raise NotImplementedError
 
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X, y``; instance weights act as repeated rows (``C sum_i w_i l_i``)."""
+        self._weight_total = None if sample_weight is None else \
+            float(np.sum(np.asarray(sample_weight, dtype=float)))
+        return super().fit(X, y, sample_weight=sample_weight)
+
     def _rank(self, X, y, sample_weight):
         with limit_threads(1):
             W, b, grad, n_iter = penalized_logistic(
                 X, y, C=self.C, l1_ratio=self._l1_ratio(), sample_weight=sample_weight,
-                tol=self.tol, max_iter=self.max_iter)
+                tol=self.tol, max_iter=self.max_iter,
+                weight_total=getattr(self, "_weight_total", None))
         scores = np.abs(W).sum(axis=1)
         self.coef_ = W.T.copy()
         self.intercept_ = np.asarray(b, dtype=float)
