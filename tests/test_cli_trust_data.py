@@ -177,3 +177,13 @@ def test_cli_terms_rewrites():
         "X has 3 missing values: pass --missing impute"
     assert cli_terms("method 'relieff(n_neighbors=5)': fine") == \
         "method 'relieff(n_neighbors=5)': fine"
+
+
+def test_select_stabsel_states_the_bound(tmp_path, capsys):
+    path = _raw_file(tmp_path, p=120)
+    code, out, err = _run(capsys, ["select", path, "-m", "stabsel-ttest(n_subsamples=5, q=5)",
+                                   "-k", "5", "--log2"])
+    assert code == 0
+    line = [x for x in err.splitlines() if x.startswith("stability selection:")]
+    assert len(line) == 1
+    assert "q = 5.0 of 120; expected false selections <= " + f"{25 / (0.2 * 120):.3g}" in line[0]

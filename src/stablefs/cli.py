@@ -489,6 +489,11 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     if progress:
         click.echo(f"fitting {method} on {ds.n_samples} x {ds.n_features} ...", err=True)
     selector.fit(ds.X, ds.y)
+    if getattr(selector, "error_bound_", None) is not None and not quiet:
+        click.echo(f"stability selection: {selector.stable_set_.size} features with selection "
+                   f"probability >= {selector.threshold:g} (q = {selector.q_:.1f} of "
+                   f"{ds.n_features}; expected false selections <= "
+                   f"{selector.error_bound_:.3g}, Meinshausen and Buhlmann 2010)", err=True)
     table = pd.DataFrame({"rank": selector.ranking_, "feature": ds.feature_names,
                           "score": selector.scores_, "selected": selector.support_})
     if ds.symbols is not None:
