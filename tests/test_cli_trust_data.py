@@ -171,7 +171,8 @@ def test_cli_terms_rewrites():
     assert cli_terms("name it with label=NAME (CLI --label NAME), or labels=FILE:COLUMN "
                      "(CLI --labels FILE:COLUMN)") == \
         "name it with --label NAME, or --labels FILE:COLUMN"
-    assert cli_terms("label= ('x') and labels= both given") == "--label ('x') and --labels both given"
+    assert cli_terms("label= ('x') and labels= both given") == \
+        "--label ('x') and --labels both given"
     assert cli_terms("so label= (--label) must be") == "so --label must be"
     assert cli_terms("X has 3 missing values: pass impute='median' (CLI --missing impute)") == \
         "X has 3 missing values: pass --missing impute"
