@@ -131,3 +131,4 @@ def test_ranking_breaks_probability_ties_by_mean_rank():
     order = np.argsort(sel.ranking_)
     key = list(zip(-sel.scores_[order], sel.mean_rank_[order]))
     assert key == sorted(key)
+
