@@ -39,6 +39,8 @@ RUN_FILES = (
     "frequencies.csv", "comparisons.csv", "signature.csv", "signature.gmt", "report.html",
     "report.md", "figures",
     "claims.csv", "tables", ".partial",
+    "cells", "cells.csv", "ranks.csv", "friedman.csv", "sets.csv", "timing.csv",
+    "leaderboard.html",
 )
 
 
