@@ -101,6 +101,9 @@ window.addEventListener("load", function () {
   }
   function column(i) { return visible().map(function (r) { return r.cells[i].textContent; }); }
   out.visibleAtStart = visible().length;
+  var ov = document.getElementById("table-overall");
+  out.overallFirst = Array.prototype.filter.call(ov.tBodies[0].rows, function (r) {
+    return !r.hidden; }).map(function (r) { return r.cells[0].textContent; });
   out.ks = column(2).filter(function (v, i, a) { return a.indexOf(v) === i; });
   var heads = t.tHead.rows[0].cells;
   heads[3].click();                       // stability: first click sorts descending
@@ -160,6 +163,8 @@ def test_page_sorts_filters_and_loads_figures(page, tmp_path):
     assert got["loaded"] == got["images"]
     # the k filter starts at the headline k (10 of 5, 10): 4 sets x 3 methods rows
     assert got["visibleAtStart"] == 12 and got["ks"] == ["10"]
+    # the overall ranking at k = 10, best stability first
+    assert got["overallFirst"] == ["ttest", "relieff", "a<b>&c"]
     assert got["sortFirst"] == "descending" and got["sortSecond"] == "ascending"
     assert got["methodsDesc"] == ["ttest"] * 4 and got["methodsAsc"] == ["a<b>&c"] * 4
     assert got["valuesDesc"] == sorted(got["valuesDesc"], reverse=True)

@@ -125,7 +125,9 @@ def _estimate_text(pilot, estimate, workers: int, done: dict, backend: str, sche
     if done:
         lines.append(f"  finished in an earlier run (fits reused): {', '.join(done)}")
     if len(estimate):
-        total = float(estimate["seconds"].sum())
+        from stablefs.evaluation.benchmark import FINAL_OVERHEAD_S
+
+        total = float(estimate["seconds"].sum()) + FINAL_OVERHEAD_S
         ok = pilot[pilot["error"] == ""]
         slow = ok.sort_values("seconds", ascending=False).head(3)
         slow_text = ", ".join(f"{r.method} on {r.set} {r.seconds:.2f} s" for r in
@@ -255,6 +257,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     from stablefs.evaluation.ranks import check_rank_libraries
     from stablefs.evaluation.runner import _method_templates, check_backend, check_n_jobs
 
+    t_start = time.perf_counter()
     _set_verbosity(quiet, verbose)
     # --- every option is checked before any data is read and before --out is touched
     _check_seed(seed)
@@ -379,11 +382,12 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
             "fits_reused": bres.info["fits_reused"],
             "fits_computed": bres.info["fits_computed"],
             "pilot_seconds": round(pilot_s, 3),
-            "estimated_seconds": round(float(estimate["seconds"].sum()), 1),
+            "estimated_seconds": round(float(estimate["seconds"].sum())
+                                       + bm.FINAL_OVERHEAD_S, 1),
             "set_seconds": {k: round(v, 3) for k, v in bres.info["seconds"].items()},
             "started": started.isoformat(timespec="seconds"),
             "finished": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "wall_time_s": round(time.perf_counter() - t0 + pilot_s, 3),
+            "wall_time_s": round(time.perf_counter() - t_start, 3),
             "config": config, "config_key": folder.key,
         })
         from stablefs.evaluation.benchmark_outputs import read_benchmark, write_benchmark
@@ -396,7 +400,8 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     click.echo(summary_text(t["cells"], t["ranks"], t["friedman"], method_list, size_list))
     reused = bres.info["fits_reused"]
     note = f" (resumed: {reused} fits reused)" if reused else ""
-    echo(f"\nwall time {elapsed + pilot_s:.1f} s, pilot fits included{note}; wrote "
+    echo(f"\nwall time {time.perf_counter() - t_start:.1f} s (pilot fits {pilot_s:.1f} s, "
+         f"sets {elapsed:.1f} s){note}; wrote "
          + ", ".join(sorted(Path(p).name for k, p in paths.items() if not isinstance(p, list)))
          + f", figures/, cells/ in {out_dir}/")
 

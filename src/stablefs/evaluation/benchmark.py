@@ -337,17 +337,22 @@ def pilot_fits(sets: Sequence[BenchmarkSet], methods: Sequence[str], *, protocol
     return pd.DataFrame(rows, columns=cols)
 
 
-#: seconds per set beyond its fits: stability intervals, the paired tests, the per-set files
-#: (measured on two cores: about 1 s for the tables, 4 s more for a report with figures)
-SET_OVERHEAD_S = 1.0
-REPORT_OVERHEAD_S = 4.0
+#: seconds per set beyond its fits: stability intervals, the paired tests and the tables
+#: (about 2 s), and its report with figures (about 8 s; both measured on two cores, and several
+#: times more on a busy machine)
+SET_OVERHEAD_S = 2.0
+REPORT_OVERHEAD_S = 8.0
+#: seconds for the ranks, the Bayesian tests and the leaderboard's figures at the end
+FINAL_OVERHEAD_S = 20.0
 
 
 def estimate_seconds(pilot: pd.DataFrame, n_resamples: dict, workers: int, *,
                      report: bool = True) -> pd.DataFrame:
     """Predicted wall time per set from the pilot fits: the cells' fit times times the
     number of resamples, shared by ``workers``, plus a fixed cost per set
-    (:data:`SET_OVERHEAD_S`, :data:`REPORT_OVERHEAD_S`).
+    (:data:`SET_OVERHEAD_S`, :data:`REPORT_OVERHEAD_S`). The pilot fits run under the
+    machine's current load, so the fits' share of the estimate follows it; the fixed costs
+    do not (add :data:`FINAL_OVERHEAD_S` for the end of the run).
 
     Returns
     -------

@@ -177,6 +177,8 @@ td .ci { color: var(--muted); font-size: .82em; }
 label.filter { font-size: .92rem; color: var(--muted); margin-right: 1rem; }
 td.best { font-weight: 700; }
 td.nowrap { white-space: nowrap; }
+#table-overall th, #table-overall td { padding: .34rem .5rem; }
+#table-overall thead th { white-space: normal; min-width: 4.2rem; vertical-align: bottom; }
 p.lead { font-size: 1.05rem; }
 """
 
@@ -283,18 +285,25 @@ def _k_select(table_id: str, sizes: Sequence[int], selected: int) -> str:
             f'{opts}<option value="all">every k</option></select></label>')
 
 
-def _overall_rows(ranks: pd.DataFrame, cells: pd.DataFrame, measures: Sequence[str],
-                  methods: Sequence[str]) -> list[str]:
+def _overall_rows(ranks: pd.DataFrame, cells: pd.DataFrame, friedman: pd.DataFrame,
+                  measures: Sequence[str], methods: Sequence[str]) -> list[str]:
     rows = []
+    left_out = {(int(r.k), r.measure): set(str(r.sets_left_out).split(";"))
+                if isinstance(r.sets_left_out, str) and r.sets_left_out else set()
+                for r in friedman.itertuples(index=False)}
     overall = ranks[ranks["scope"] == "overall"]
     for k in sorted(cells["k"].unique()):
-        for m in methods:
+        # best first by the first measure (stability); methods without a rank last
+        first = overall[(overall["k"] == k) & (overall["measure"] == measures[0])]
+        order = dict(zip(first["method"], first["rank"]))
+        for m in sorted(methods, key=lambda m: order.get(m, np.inf)):
             tds = [_td(m, cls="l nowrap"), _td(k, k, cls="r")]
             present = False
             for q in measures:
                 r = overall[(overall["k"] == k) & (overall["measure"] == q)
                             & (overall["method"] == m)]
-                c = cells[(cells["k"] == k) & (cells["measure"] == q) & (cells["method"] == m)]
+                c = cells[(cells["k"] == k) & (cells["measure"] == q) & (cells["method"] == m)
+                          & ~cells["set"].isin(left_out.get((int(k), q), set()))]
                 rank = float(r["rank"].iloc[0]) if len(r) else float("nan")
                 mean = float(c["estimate"].mean()) if len(c) else float("nan")
                 present |= bool(len(r))
@@ -472,11 +481,12 @@ def write_leaderboard(out_dir, *, cells: pd.DataFrame, ranks: pd.DataFrame,
         "method ran (1 = best in a set; ties share the mean rank), the mean of its estimates "
         "over those sets, and the Holm-adjusted p-value of its comparison with the best method "
         "(Demšar 2006). Stability is Nogueira's; bal. acc. is the balanced accuracy of a "
-        "classifier trained on the selected features. Bold: the best mean rank. Click a "
-        "column head to sort.</p>")
+        "classifier trained on the selected features. Bold: the best mean rank; rows start in "
+        "the order of the stability ranks. Click a column head to sort.</p>")
     if k0 is not None:
         parts.append(_k_select("table-overall", sizes, k0))
-    parts.append(_table("table-overall", head, _overall_rows(ranks, cells, measures, methods)))
+    parts.append(_table("table-overall", head, _overall_rows(ranks, cells, friedman, measures,
+                                                              methods)))
     parts.append("<h3>Tests over the data sets</h3>")
     parts.append(_table("table-tests", [("Measure", "l", "asc"), ("k", "r", "asc"),
                                   ("sets", "r", "desc"), ("test", "l", "asc"),
