@@ -247,6 +247,11 @@ def test_prepare_set_prefilter_sizes_and_exclusions(tmp_path):
     assert b.included and b.prefilter == 60 and b.sizes == [10, 50]
     assert any("pre-filter: the 60 features" in s for s in b.preparation)
     assert any("k = 100 left out (the pre-filter keeps 60)" in s for s in b.preparation)
+    from stablefs.evaluation.benchmark_outputs import sets_table
+
+    status = pd.DataFrame(columns=["set", "method", "status", "reason"])
+    table = sets_table(bm.BenchmarkResult([b], {}, pd.DataFrame(), status, pd.DataFrame()))
+    assert table.loc[0, "prefilter"] == 60 and ",60,10;50," in table.to_csv(index=False)
     narrow = prepare_set(wide, "w", "w", sizes=[10, 119, 120], protocol=proto, seed=0,
                          prefilter=60, prefilter_above=500)
     assert narrow.prefilter is None and narrow.sizes == [10, 119]

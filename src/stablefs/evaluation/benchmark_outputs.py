@@ -72,8 +72,11 @@ def sets_table(bres: BenchmarkResult, signal: Mapping[str, dict] | None = None) 
         }
         row.update((signal or {}).get(b.name, {}))
         rows.append(row)
-    return pd.DataFrame(rows, columns=list(dict.fromkeys(
+    out = pd.DataFrame(rows, columns=list(dict.fromkeys(
         SETS_COLUMNS + [c for r in rows for c in r])))
+    for col in ("n_samples", "n_features", "prefilter"):  # whole numbers, empty when none
+        out[col] = out[col].astype("Int64")
+    return out
 
 
 def write_benchmark(bres: BenchmarkResult, out_dir, run_info: dict, *, methods: Sequence[str],
