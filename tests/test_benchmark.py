@@ -346,3 +346,18 @@ def test_quick_dry_run_on_the_shared_sets(shared_data, tmp_path, capsys):
     assert names == ["alon", "golub", "khan"]  # the three smallest of the shared sets
     assert "t-test pre-filter: the 1000 features" in plan[2]
     assert "pilot fits: 18 cells timed" in err and not out.exists()
+
+
+def test_dask_backend_gives_the_same_cells(tmp_path, sets, capsys):
+    pytest.importorskip("dask.distributed", reason="Dask not installed (stablefs[dask])")
+    outs = []
+    for backend in ("loky", "dask"):
+        out = tmp_path / backend
+        code, _, err = run(["benchmark", str(sets[0]), "-m", "ttest,relieff", "-k", "4",
+                            "--repeats", "15", "--no-report", "--no-progress", "--n-jobs", "2",
+                            "--backend", backend, "--out", str(out)], capsys)
+        assert code == 0, err
+        outs.append(out)
+    assert json.loads((outs[1] / "run.json").read_text())["backend"] == "dask"
+    for name in ("cells.csv", "ranks.csv", "friedman.csv"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
