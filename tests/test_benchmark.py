@@ -70,7 +70,7 @@ def test_grid_files_and_cells_equal_a_direct_comparison(tmp_path, sets, capsys):
     assert code == 0, err
     for name in ("cells.csv", "ranks.csv", "friedman.csv", "sets.csv", "timing.csv",
                  "leaderboard.html", "run.json", "cells/one/stability.csv",
-                 "cells/two/results.csv"):
+                 "cells/two/results.csv", "cells/one/preparation.json"):
         assert (out / name).is_file(), name
     assert not (out / ".partial").exists() and not (out / "cells" / "tiny").exists()
     assert "pilot fits: 6 cells timed" in err and "estimated wall time" in err
@@ -100,6 +100,11 @@ def test_grid_files_and_cells_equal_a_direct_comparison(tmp_path, sets, capsys):
     info = json.loads((out / "run.json").read_text())
     assert info["fits_computed"] == 2 * 3 * 15 and info["fits_reused"] == 0
     assert len(info["config_key"]) == 64 and info["estimated_seconds"] > 0
+    assert info["tool"] == "stablefs"
+    listed = set(info["files"])
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*")
+               if p.is_file() and p.name != ".lock"}
+    assert listed == on_disk  # run.json lists every file the run wrote, itself included
     table = read_csv(out / "sets.csv").set_index("set")
     assert table.loc["tiny", "status"] == "excluded"
     assert "a class has too few samples" in table.loc["tiny", "reason"]

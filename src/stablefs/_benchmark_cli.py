@@ -337,6 +337,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     started = _dt.datetime.now().astimezone()
     t0 = time.perf_counter()
     links: dict[str, str] = {}
+    written: list = []
     run_base = {
         "command": _command_line(), "protocol": proto.describe(),
         "protocol_config": proto.__dict__, "classifiers": classifier_list,
@@ -351,7 +352,8 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
                     n_features=ds.n_features, classes=ds.class_counts(),
                     methods=list(pd_unique(result.stability["method"])), sizes=bset.sizes,
                     preparation=bset.preparation, benchmark=str(out_dir))
-        write_set(out_dir, bset, result, info, report=not no_report)
+        for p in write_set(out_dir, bset, result, info, report=not no_report).values():
+            written.extend(p if isinstance(p, list | tuple) else [p])
         if not no_report:
             links[bset.name] = f"cells/{bset.name}/report.html"
 
@@ -394,7 +396,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
 
         paths = write_benchmark(bres, out_dir, run_info, methods=method_list,
                                 classifiers=classifier_list, links=links, signal=signal,
-                                seed=seed)
+                                seed=seed, written=written)
         folder.complete()
     t = read_benchmark(out_dir)
     click.echo(summary_text(t["cells"], t["ranks"], t["friedman"], method_list, size_list))

@@ -17,6 +17,7 @@ Every file is written atomically.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -36,12 +37,22 @@ SETS_COLUMNS = ["set", "label", "source", "n_samples", "n_features", "classes", 
 def write_set(out_dir, bset: BenchmarkSet, result, run_info: Mapping, *, report: bool = True
               ) -> dict:
     """Write one set's comparison into ``<out_dir>/cells/<set>/`` (the files of
-    ``stablefs compare``)."""
+    ``stablefs compare``) and ``preparation.json`` (how the set was prepared).
+
+    ``preparation.json`` is written first, by an atomic write that creates the set's folder,
+    so that an output folder that keeps a journal of what a run wrote records the folder too.
+    """
     from stablefs.evaluation.outputs import save_result
 
     ds = bset.dataset
-    return save_result(result, Path(out_dir) / "cells" / bset.name, dict(run_info),
-                       report=report, X=ds.X, y=ds.y, feature_names=ds.feature_names)
+    where = Path(out_dir) / "cells" / bset.name
+    prep = atomic_write_text(where / "preparation.json", json.dumps(
+        {"set": bset.name, "label": bset.label, "source": bset.source, "sizes": bset.sizes,
+         "prefilter": bset.prefilter, "log2": bset.log2, "preparation": bset.preparation},
+        indent=2))
+    paths = save_result(result, where, dict(run_info), report=report, X=ds.X, y=ds.y,
+                        feature_names=ds.feature_names)
+    return {"preparation.json": prep, **paths}
 
 
 def sets_table(bres: BenchmarkResult, signal: Mapping[str, dict] | None = None) -> pd.DataFrame:
@@ -81,9 +92,14 @@ def sets_table(bres: BenchmarkResult, signal: Mapping[str, dict] | None = None) 
 
 def write_benchmark(bres: BenchmarkResult, out_dir, run_info: dict, *, methods: Sequence[str],
                     classifiers: Sequence[str], links: Mapping[str, str] | None = None,
-                    signal: Mapping[str, dict] | None = None, seed: int = 0
-                    ) -> dict[str, object]:
-    """Write the tables, the figures, the page and ``run.json`` (last)."""
+                    signal: Mapping[str, dict] | None = None, seed: int = 0,
+                    written: Sequence = ()) -> dict[str, object]:
+    """Write the tables, the figures, the page and ``run.json`` (last).
+
+    ``run.json`` names stablefs (``"tool"``) and lists every file the run wrote (``"files"``,
+    POSIX paths relative to ``out_dir``): these, the per-set files given as ``written``, and
+    itself; a later ``--force`` deletes exactly those.
+    """
     from stablefs.evaluation.ranks import rank_tables
     from stablefs.report.leaderboard import write_leaderboard
 
@@ -104,7 +120,13 @@ def write_benchmark(bres: BenchmarkResult, out_dir, run_info: dict, *, methods: 
                                    sets_table=table, timing=bres.timing, run_info=run_info,
                                    methods=ran, measures=measures, links=links, alpha=ALPHA))
     paths["run.json"] = out_dir / "run.json"
-    atomic_write_text(out_dir / "run.json", json.dumps(run_info, indent=2, default=str))
+    flat: list = list(written)
+    for p in paths.values():
+        flat.extend(p if isinstance(p, list | tuple) else [p])
+    root = Path(os.path.abspath(out_dir))
+    files = sorted({Path(os.path.abspath(p)).relative_to(root).as_posix() for p in flat})
+    info = {"tool": "stablefs", **run_info, "files": files}
+    atomic_write_text(out_dir / "run.json", json.dumps(info, indent=2, default=str))
     return paths
 
 

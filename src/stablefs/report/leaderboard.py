@@ -406,8 +406,7 @@ def write_leaderboard(out_dir, *, cells: pd.DataFrame, ranks: pd.DataFrame,
     from stablefs.evaluation.benchmark import headline_k
 
     out_dir = Path(out_dir)
-    fig_dir = out_dir / "figures"
-    fig_dir.mkdir(parents=True, exist_ok=True)
+    fig_dir = out_dir / "figures"  # created by the first atomic write (the folder's journal)
     links = dict(links or {})
     written: list[Path] = []
     sizes = sorted(int(k) for k in cells["k"].unique()) if len(cells) else []
