@@ -752,6 +752,10 @@ from stablefs.experiments._commands import experiments, reproduce  # noqa: E402
 cli.add_command(reproduce)
 cli.add_command(experiments)
 
+from stablefs._benchmark_cli import benchmark  # noqa: E402
+
+cli.add_command(benchmark)
+
 
 def main(argv=None) -> int:
     """Entry point: run the command; bad input gives one line and exit status 2."""
