@@ -323,22 +323,35 @@ def test_default_methods_hook(monkeypatch):
     assert got[-1] == "logistic-margin" and "no-such-thing" not in got
 
 
-def test_log2_and_signal_hooks_reach_the_files(tmp_path, sets, capsys, monkeypatch):
-    def log2(ds):
-        ds.X = np.log2(ds.X - ds.X.min() + 1)
-        return ds, "log2: applied by the test"
+def test_log2_hook_transforms_raw_intensities_and_says_so():
+    from stablefs.datasets import Dataset
 
-    monkeypatch.setattr(bm, "log2_hook", log2)
-    monkeypatch.setattr(bm, "signal_hook", lambda result, bset: {"permutation_p": 0.01})
+    rng = np.random.default_rng(0)
+    y = np.array(["a"] * 10 + ["b"] * 10)
+    logged = rng.normal(8, 1.5, size=(20, 150))
+    names = [f"g{j}" for j in range(150)]
+    raw = Dataset(X=np.exp2(logged), y=y, feature_names=names, name="raw")
+    ds, note = bm.log2_hook(raw)
+    assert note.startswith("log2: raw intensities") and "log2(max(x, 0) + 1)" in note
+    assert np.allclose(ds.X, np.log2(np.exp2(logged) + 1))
+    ds2, note2 = bm.log2_hook(Dataset(X=logged.copy(), y=y, feature_names=names,
+                                          name="logged"))
+    assert note2.startswith("log2: not applied") and np.array_equal(ds2.X, logged)
+
+
+def test_signal_columns_reach_sets_csv(tmp_path, sets, capsys):
     out = tmp_path / "bench"
-    code, _, err = run(["benchmark", str(sets[0]), *FAST, "--out", str(out)], capsys)
+    code, _, err = run(["benchmark", str(sets[0]), *FAST, "--permutations", "19",
+                        "--out", str(out)], capsys)
     assert code == 0, err
     table = read_csv(out / "sets.csv")
-    assert table.loc[0, "log2"] == "log2: applied by the test"
-    assert "log2: applied by the test" in table.loc[0, "preparation"]
-    assert table.loc[0, "permutation_p"] == 0.01
+    row = table.iloc[0]
+    assert row["best_method"] in ("ttest", "relieff") and row["best_k"] > 0
+    assert 1 / 20 <= row["permutation_p"] <= 1 and 1 <= row["permutations_used"] <= 19
+    assert row["signal"] != "" and "majority_accuracy" in table.columns
+    assert row["log2"].startswith("log2: not applied")
     info = json.loads((out / "run.json").read_text())
-    assert info["config"]["sets"][0]["log2"] == "log2: applied by the test"
+    assert info["config"]["permutations"] == 19
 
 
 def test_quick_dry_run_on_the_shared_sets(shared_data, tmp_path, capsys):

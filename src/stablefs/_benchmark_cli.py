@@ -222,6 +222,10 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
                    "--n-jobs workers).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the resamples and every randomised method.")
+@click.option("--permutations", type=int, default=100, show_default=True, metavar="N",
+              help="Permutation test of each set's recommended (method, k), labels permuted and "
+                   "the selector refitted on 3 resamples (as 'stablefs compare'); 0 skips it "
+                   "(the majority-class baselines are always reported).")
 @click.option("--no-report", is_flag=True,
               help="Skip each set's report.html/report.md (the leaderboard is still written).")
 @click.option("--dry-run", is_flag=True,
@@ -232,8 +236,8 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
 @click.option("-q", "--quiet", is_flag=True, help="Only errors and the results.")
 @click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")
 def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classifiers, prefilter,
-              out, force, n_jobs, backend, scheduler, seed, no_report, dry_run, progress, quiet,
-              verbose):
+              out, force, n_jobs, backend, scheduler, seed, permutations, no_report, dry_run,
+              progress, quiet, verbose):
     """Rank feature-selection methods over many data sets: stability and accuracy of every
     method on every set under one protocol, with Friedman and post-hoc tests (Demšar 2006).
 
@@ -265,6 +269,8 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     if repeats is not None and repeats < 2:
         raise StablefsError(f"--repeats must be at least 2 (stability compares resamples), "
                             f"not {repeats}.")
+    if permutations < 0:
+        raise StablefsError(f"--permutations must be 0 (no test) or more, not {permutations}.")
     if prefilter is not None and prefilter < 0:
         raise StablefsError(f"--prefilter must be 0 (never) or a number of features, not "
                             f"{prefilter}.")
@@ -304,7 +310,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
         "protocol": proto.__dict__, "classifiers": classifier_list,
         "measures": list(bm.MEASURES), "seed": seed, "prefilter": prefilter_n,
         "prefilter_above": bm.PREFILTER_ABOVE, "report": not no_report,
-        "stablefs": __version__,
+        "permutations": permutations, "stablefs": __version__,
     }
     folder = RunFolder(out_dir, config, force=force)
     if not dry_run and folder.check() == "reuse":
@@ -369,8 +375,24 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
                                     cache_dir=folder.partial, pilot=pilot, progress=progress,
                                     on_set=on_set, log=echo)
         elapsed = time.perf_counter() - t0
-        signal = {b.name: bm.signal_hook(bres.results[b.name], b) for b in sets
-                  if b.name in bres.results}
+        signal = {}
+        for b in sets:
+            if b.name not in bres.results:
+                continue
+            from stablefs._trust import set_signal
+            from stablefs.evaluation.permutation import DEFAULT_PERMUTATION_RESAMPLES
+
+            if permutations:
+                echo(f"{b.name}: permutation test of the recommended pair (up to "
+                     f"{permutations} permutations x {DEFAULT_PERMUTATION_RESAMPLES} "
+                     "resamples)")
+            signal[b.name] = set_signal(
+                bres.results[b.name], b.dataset.X, b.dataset.y,
+                proto.resamples(b.dataset.y, seed), n_permutations=permutations,
+                n_resamples=DEFAULT_PERMUTATION_RESAMPLES, seed=seed, n_jobs=n_jobs,
+                backend=backend, scheduler=scheduler,
+                cache_dir=folder.partial / "permutation" / b.name, prefilter=b.prefilter)
+        elapsed = time.perf_counter() - t0
         run_info = dict(run_base)
         run_info.update({
             "sets": [{"name": b.name, "label": b.label, "source": b.source,

@@ -69,7 +69,7 @@ DEFAULT_METHODS = ("ttest", "relieff", "iw-relieff", "en-relieff", "svm-rfe", "i
                    "simba", "drags", "wen-logistic-margin", "rf")
 #: hook: methods of the comparison and data issues (stability selection, penalised logistic
 #: regression) that join the defaults once ``stablefs methods`` knows them
-OPTIONAL_DEFAULT_METHODS = ("stabsel", "l1-logistic", "elasticnet-logistic")
+OPTIONAL_DEFAULT_METHODS = ("stabsel", "l1-logistic", "enet-logistic")
 DEFAULT_SIZES = (10, 20, 50, 100)
 DEFAULT_REPEATS = 50
 DEFAULT_CLASSIFIERS = ("svm", "1nn")
@@ -141,21 +141,27 @@ def smallest_sets(names: Sequence[str], n: int) -> list[str]:
 
 
 def log2_hook(ds) -> tuple[object, str]:
-    """Hook for the log2 transform of raw intensities (the data issue's ``--log2`` and its
-    raw-intensity detector, not in this version): returns the data set to use and the
-    statement for ``sets.csv``.
+    """log2 of raw intensities: the data set to use and the statement for ``sets.csv``.
 
-    Wiring it: detect raw intensities on ``ds.X`` and, when found, return the transformed
-    set (``load(..., log2=True)``) with a statement naming the transform and its offset.
+    A set whose values look like raw (unlogged) intensities
+    (:func:`stablefs.datasets._scale.value_scale`: at least 100 features, 99th percentile
+    above 100, skewness above 2) is transformed as ``stablefs compare --log2`` does,
+    ``log2(max(x, 0) + 1)`` (:func:`stablefs.datasets._scale.log2_dataset`); other sets are
+    used as they are. Either way the statement says what was found.
     """
-    return ds, "log2: not checked (no raw-intensity detector in this version)"
+    from stablefs.datasets._scale import log2_dataset, value_scale
 
-
-def signal_hook(result, bset) -> dict:
-    """Hook for the evidence of signal of the comparison issue (a permutation test of the
-    best method of a set, not in this version): extra columns of ``sets.csv`` for one set
-    (``result`` is the set's :class:`~stablefs.evaluation.ExperimentResult`). Empty here."""
-    return {}
+    if ds.meta.get("log2"):
+        return ds, "log2: applied when loading"
+    scale = value_scale(ds.X)
+    if not scale.raw:
+        return ds, (f"log2: not applied (values look log-scale: 99th percentile "
+                    f"{scale.q99:.4g}, skewness {scale.skewness:.1f})")
+    ds = log2_dataset(ds)
+    floored = ds.meta["log2"]["negative_floored"]
+    return ds, (f"log2: raw intensities (99th percentile {scale.q99:.4g}, skewness "
+                f"{scale.skewness:.1f}) transformed to log2(max(x, 0) + 1)"
+                + (f"; {floored} negative values floored at 0" if floored else ""))
 
 
 @dataclass
