@@ -66,7 +66,7 @@ CASES = {
     "one repeat": (["--repeats", "1"], "--repeats"),
     "empty stability": (["--stability", ""], "--stability"),
     "unknown measure": (["--stability", "kunchev"], "kuncheva"),
-    "zero jobs": (["--n-jobs", "0"], "n_jobs"),
+    "zero jobs": (["--n-jobs", "0"], "--n-jobs 0"),
     "scheduler without dask": (["--scheduler", "tcp://127.0.0.1:1"], "--backend dask"),
     "negative seed": (["--seed", "-1"], "--seed"),
     "unknown classifier": (["--classifiers", "forest"], "forest"),

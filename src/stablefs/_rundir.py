@@ -61,6 +61,8 @@ RUN_FILES = (
     "nested.csv", "signature.csv", "signature.gmt", "report.html",
     "report.md", "figures",
     "claims.csv", "tables", ".partial",
+    "cells", "cells.csv", "ranks.csv", "friedman.csv", "sets.csv", "timing.csv",
+    "leaderboard.html",
 )
 #: the report figures of ``stablefs compare`` runs of earlier versions (``figures/NAME.png``
 #: and ``.svg``)

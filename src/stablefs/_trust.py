@@ -221,3 +221,49 @@ def log_resamples(resamples, y, verbose: int) -> None:
             tr = ", ".join(f"{c} {int(np.sum(y[r.train] == c))}" for c in classes)
             te = ", ".join(f"{c} {int(np.sum(y[r.test] == c))}" for c in classes)
             log.debug(f"resample {r.index}: train ({tr}), test ({te})")
+
+
+#: columns that :func:`set_signal` adds to a leaderboard's ``sets.csv``
+SET_SIGNAL_COLUMNS = ["best_method", "best_k", "permutation_p", "permutations_used",
+                      "signal"]
+
+
+def set_signal(result, X, y, resamples, *, n_permutations: int, n_resamples: int, seed: int,
+               n_jobs, backend: str, scheduler, cache_dir, prefilter) -> dict:
+    """The evidence of signal of one leaderboard set (``stablefs benchmark``): the pair
+    ``compare`` would recommend on the set's grid, judged against the majority-class
+    baseline of the held-out parts (as ``compare`` judges it), and its
+    permutation test (labels permuted, the selector refitted; :mod:`~stablefs.evaluation.
+    permutation`) with ``n_permutations`` (0: baselines only). Returns the columns of
+    :data:`SET_SIGNAL_COLUMNS`."""
+    from stablefs.evaluation.baseline import baseline_means
+    from stablefs.evaluation.permutation import permutation_test
+    from stablefs.report.summary import judge_evidence, recommend_from_tables
+    from stablefs.report.tables import parse_metric
+
+    base = baseline_means(result.baseline)
+    row = {"best_method": None, "best_k": None, "permutation_p": None,
+           "permutations_used": 0, "signal": "no recommendation"}
+    rec = recommend_from_tables(result.results, result.stability)
+    if rec is None:
+        return row
+    row.update(best_method=rec.method, best_k=int(rec.k))
+    info: dict = {}
+    if n_permutations:
+        clf = parse_metric(rec.metric)[1]
+        metric = f"balanced_accuracy_{clf}"
+        used = [r for r in resamples if len(r.test)][:n_resamples]
+        res = result.results
+        sel = res[(res["method"] == rec.method) & (res["k"] == rec.k)
+                  & (res["metric"] == metric)].set_index("resample")["value"]
+        test = permutation_test(
+            X, y, rec.method, int(rec.k), resamples=used, classifier=clf,
+            n_permutations=n_permutations, n_resamples=len(used),
+            observed_values=[float(sel.loc[r.index]) for r in used], random_state=seed,
+            n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache_dir=cache_dir,
+            prefilter=prefilter)
+        info["permutation"] = test.to_dict()
+        row.update(permutation_p=test.p_value, permutations_used=test.n_used)
+    verdict = judge_evidence(rec, base, info)
+    row["signal"] = verdict.label
+    return row

@@ -94,9 +94,29 @@ def _load(data, opts: dict, seed: int = 0):
     from stablefs.datasets._synthetic import from_spec
 
     if str(data).strip().lower().startswith("synthetic:"):
-        return from_spec(str(data).strip(), random_state=seed)
-    kwargs = {k: v for k, v in opts.items() if v not in (None, False)}
-    return load(data, **kwargs)
+        ds = from_spec(str(data).strip(), random_state=seed)
+        return _annotate(_log2_synthetic(ds, opts), opts)
+    kwargs = {k: v for k, v in opts.items() if v not in (None, False) and k != "annotation"}
+    return _annotate(load(data, **kwargs), opts)
+
+
+def _log2_synthetic(ds, opts: dict):
+    from stablefs.datasets._scale import log2_dataset
+
+    return log2_dataset(ds) if opts.get("log2") else ds
+
+
+def _annotate(ds, opts: dict):
+    """``ds.symbols`` from ``--annotation`` (checked against the data's probe IDs before any
+    work), recorded in ``ds.meta["annotation"]``."""
+    if not opts.get("annotation"):
+        return ds
+    from stablefs.datasets._annotation import load_annotation
+
+    ds.symbols = load_annotation(opts["annotation"], ds.feature_names)
+    ds.meta["annotation"] = {"file": str(opts["annotation"]),
+                             "features_with_symbol": int(sum(1 for s in ds.symbols if s))}
+    return ds
 
 
 def _input_fingerprints(ds, opts: dict) -> dict:
@@ -107,6 +127,8 @@ def _input_fingerprints(ds, opts: dict) -> dict:
     files = {}
     if ds.source and Path(ds.source).is_file():
         files[str(Path(ds.source).resolve())] = file_sha256(ds.source)
+    if opts.get("annotation") and Path(opts["annotation"]).is_file():
+        files[str(Path(opts["annotation"]).resolve())] = file_sha256(opts["annotation"])
     labels = opts.get("labels")
     if labels:
         path = Path(str(labels).rsplit(":", 1)[0]) if not Path(str(labels)).is_file() else \
@@ -165,6 +187,13 @@ data_options = [
                  "instead of refusing the file."),
     click.option("--encode-nominal", is_flag=True, help="Turn nominal attributes into 0/1 "
                  "indicator columns (as Weka's NominalToBinary) instead of refusing the file."),
+    click.option("--log2", is_flag=True, help="Analyse log2(max(x, 0) + 1) of every value: "
+                 "for raw (unlogged) intensities; negative values (below background) count "
+                 "as 0. Recorded in run.json."),
+    click.option("--annotation", default=None, metavar="FILE",
+                 help="Probe -> gene symbol table (csv/tsv, optional header; first column "
+                      "the probe IDs, second the symbols): symbols beside probe IDs in the "
+                      "report, signature.csv and signature.gmt."),
 ]
 
 
@@ -175,13 +204,18 @@ def with_data_options(f):
 
 
 def _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
-               encode_nominal) -> dict:
+               encode_nominal, log2=False, annotation=None) -> dict:
     if drop_missing and missing not in (None, "drop-samples"):
         raise StablefsError(f"--drop-missing contradicts --missing {missing}: give one of them.")
     if drop_missing:
         missing = "drop-samples"
+    if annotation is not None:
+        from stablefs.datasets._annotation import read_annotation
+
+        read_annotation(annotation)  # a missing or unreadable table: refused before any work
     return {"label": label, "labels": labels, "transpose": transpose, "missing": missing,
-            "drop_nominal": drop_nominal, "encode_nominal": encode_nominal}
+            "drop_nominal": drop_nominal, "encode_nominal": encode_nominal, "log2": log2,
+            "annotation": annotation}
 
 
 def _verbosity(f):
@@ -278,7 +312,7 @@ def cli():
 def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, classifiers, measures,
             out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, progress, no_report,
             permutations, permutation_resamples, nested, label, labels, transpose, missing,
-            drop_missing, drop_nominal, encode_nominal, quiet, verbose):
+            drop_missing, drop_nominal, encode_nominal, log2, annotation, quiet, verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
     DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz, .h5ad), a registry name (colon,
@@ -296,13 +330,14 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         check_n_jobs,
         run_experiment,
     )
+    from stablefs.methods import check_method_sizes
     from stablefs.stability import available_measures
 
     _set_verbosity(quiet, verbose)
     # --- every option is checked before the data is read and before --out is touched
     _check_seed(seed)
     opts = _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
-                      encode_nominal)
+                      encode_nominal, log2, annotation)
     method_list = split_list(methods)
     _method_templates(method_list)
     measure_list = split_list(measures)
@@ -329,6 +364,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     check_backend(backend, scheduler, scheduler_timeout)  # Dask installed, scheduler answers
     ds = _load(data, opts, seed)
     size_list = parse_sizes(sizes, ds.n_features)
+    check_method_sizes(method_list, ds.n_features)
     check_measures_defined(measure_list, size_list, ds.n_features)
     proto.resamples(ds.y, seed)  # a class too small for the protocol fails here
     from stablefs.evaluation.preprocessing import Preprocessing
@@ -418,7 +454,8 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         }
         trust_paths = _trust.write_trust_files(out_dir, trust)
         paths = save_result(result, out_dir, run_info, report=not no_report, X=ds.X, y=ds.y,
-                            feature_names=ds.feature_names, extra_paths=trust_paths)
+                            feature_names=ds.feature_names, symbols=ds.symbols,
+                            extra_paths=trust_paths)
         folder.complete()
     elapsed = time.perf_counter() - t0  # with the files and the report
     click.echo(printable(_summary_table(result)))
@@ -540,7 +577,8 @@ def _verdict_text(result, trust: dict) -> str:
 @with_data_options
 @_verbosity
 def select(data, method, k, resamples, out, seed, n_jobs, progress, label, labels, transpose,
-           missing, drop_missing, drop_nominal, encode_nominal, quiet, verbose):
+           missing, drop_missing, drop_nominal, encode_nominal, log2, annotation, quiet,
+           verbose):
     """Fit METHOD on all of DATA and list the ranked features with their scores."""
     import numpy as np
     import pandas as pd
@@ -549,12 +587,12 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     from stablefs._io import atomic_write_text
     from stablefs._validation import check_n_features_to_select
     from stablefs.evaluation.runner import check_n_jobs
-    from stablefs.methods import make_selector
+    from stablefs.methods import check_method_sizes, make_selector
 
     _set_verbosity(quiet, verbose)
     _check_seed(seed)
     opts = _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
-                      encode_nominal)
+                      encode_nominal, log2, annotation)
     if resamples < 0 or resamples == 1:
         raise StablefsError(f"--resamples must be 0 (none) or at least 2, not {resamples}.")
     check_n_jobs(n_jobs)
@@ -571,6 +609,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
         raise StablefsError("select fits on all samples: --missing impute applies only to "
                             "compare; use --missing drop-samples or drop-features.")
     check_n_features_to_select(k, ds.n_features)
+    check_method_sizes([method], ds.n_features)
     if resamples:
         from stablefs.evaluation.protocols import Protocol
 
@@ -581,8 +620,15 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     if progress:
         click.echo(f"fitting {method} on {ds.n_samples} x {ds.n_features} ...", err=True)
     selector.fit(ds.X, ds.y)
+    if getattr(selector, "error_bound_", None) is not None and not quiet:
+        click.echo(f"stability selection: {selector.stable_set_.size} features with selection "
+                   f"probability >= {selector.threshold:g} (q = {selector.q_:.1f} of "
+                   f"{ds.n_features}; expected false selections <= "
+                   f"{selector.error_bound_:.3g}, Meinshausen and Buhlmann 2010)", err=True)
     table = pd.DataFrame({"rank": selector.ranking_, "feature": ds.feature_names,
                           "score": selector.scores_, "selected": selector.support_})
+    if ds.symbols is not None:
+        table.insert(2, "symbol", ds.symbols)
     if resamples:
         from stablefs.evaluation.protocols import Protocol
         from stablefs.evaluation.runner import run_experiment
@@ -614,15 +660,22 @@ def datasets(names, download):
     """List the named data sets and where each file is, or download some.
 
     The 16 microarray sets of the datamicroarray collection, with the names the seed papers
-    use as aliases (colon, leukemia, prostate, lung, srbct, dlbcl). NAMEs alone restrict the
-    list; with --download they are fetched into the cache (sha256-checked, then converted).
+    use as aliases (colon, leukemia, prostate, lung, srbct, dlbcl). NAMEs alone describe those
+    sets (classes and counts, features, platform, value scale: raw intensities or log scale);
+    with --download they are fetched into the cache (sha256-checked, then converted).
     """
     from stablefs.datasets import _registry as reg
 
     names = [n.strip() for part in names for n in part.split(",") if n.strip()]
     entries = [reg.entry_for(n) for n in names]  # every name checked before any download
     if not download:
-        click.echo(reg.format_registry_table(names=names or None))
+        if names:  # what each named set predicts, its platform and value scale
+            from stablefs.datasets._describe import describe_dataset
+
+            click.echo("\n\n".join(describe_dataset(e.name) for e in
+                                    {e.name: e for e in entries}.values()))
+            return
+        click.echo(reg.format_registry_table(names=None))
         return
     if not entries:
         raise StablefsError("--download needs set names, e.g. 'stablefs datasets --download "
@@ -668,7 +721,9 @@ class _OneLine(logging.Formatter):
     """``stablefs: warning: ...`` on one line, never a source line."""
 
     def format(self, record: logging.LogRecord) -> str:
-        msg = printable(" ".join(record.getMessage().split()), keep_newlines=False)
+        from stablefs._cli_terms import cli_terms
+
+        msg = printable(cli_terms(record.getMessage()), keep_newlines=False)
         if record.levelno >= logging.WARNING:
             return f"stablefs: {record.levelname.lower()}: {msg}"
         return f"stablefs: {msg}"
@@ -697,6 +752,10 @@ from stablefs.experiments._commands import experiments, reproduce  # noqa: E402
 cli.add_command(reproduce)
 cli.add_command(experiments)
 
+from stablefs._benchmark_cli import benchmark  # noqa: E402
+
+cli.add_command(benchmark)
+
 
 def main(argv=None) -> int:
     """Entry point: run the command; bad input gives one line and exit status 2."""
@@ -711,7 +770,10 @@ def main(argv=None) -> int:
     try:
         cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
     except StablefsError as exc:
-        click.echo(f"stablefs: error: {printable(exc, keep_newlines=False)}", err=True)
+        from stablefs._cli_terms import cli_terms
+
+        click.echo(f"stablefs: error: {printable(cli_terms(exc), keep_newlines=False)}",
+                   err=True)
         return 2
     except OSError as exc:  # a failed write or read outside a run folder's own handling
         click.echo(f"stablefs: error: {_os_error_line(exc)}", err=True)

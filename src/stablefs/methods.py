@@ -123,6 +123,20 @@ register_selector("drags", "stablefs.selectors:DRAGS",
 register_selector("kmeans-groups", "stablefs.selectors:KMeansGroups",
                   "K-means clusters of features (K = 100, 50 restarts), selected by their "
                   "representative's F-statistic (Yu, Ding and Loscalzo 2008, sec. 6.1).")
+register_selector("l1-logistic", "stablefs.selectors:L1Logistic",
+                  "L1-penalised (lasso) logistic regression, C = 1, standardised features; "
+                  "scores |coef|, zero coefficients ordered by the path (Tibshirani 1996).")
+register_selector("enet-logistic", "stablefs.selectors:ElasticNetLogistic",
+                  "elastic-net penalised logistic regression, C = 1, l1_ratio = 0.5, "
+                  "standardised features; scores |coef| (Zou and Hastie 2005).")
+register_selector("stabsel", "stablefs.stabilizers.stability_selection:stabsel_l1_logistic",
+                  "stability selection of L1 logistic regression: 50 complementary pairs of "
+                  "half-samples, threshold 0.6, with the error bound (Meinshausen and "
+                  "Buhlmann 2010; Shah and Samworth 2013).")
+register_prefix("stabsel", "stablefs.stabilizers:StabilitySelection",
+                "stability selection around the selector: its top q = 20 features on 50 "
+                "complementary pairs of half-samples (Meinshausen and Buhlmann 2010; Shah "
+                "and Samworth 2013).")
 register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
                 "margin-based instance weighting around the selector (Han 2012, ch. 4, "
                 "eqs. 4.2 and 4.6). Around SVM-RFE the weights are per-sample penalties "
@@ -303,6 +317,61 @@ def _assign(chain, key, value, every=False) -> bool:
             if not every:
                 break
     return done
+
+
+#: size parameters of the selectors and stabilizers, checked against the data by
+#: :func:`check_method_sizes`
+_SIZE_PARAMETERS = ("n_features_to_select", "max_features", "q")
+
+
+def check_method_sizes(specs, n_features: int) -> None:
+    """Refuse, before any fit, a size parameter in a method string that the data cannot
+    meet (``-m "sfs(n_features_to_select=30)"`` on 20 features, ``stabsel-relieff`` with its
+    default ``q = 20`` on 10 features), with one line naming the method string and ``-k``.
+
+    Parameters
+    ----------
+    specs : iterable of str
+        Method strings (other objects are skipped).
+    n_features : int
+    """
+    for spec in specs:
+        if not isinstance(spec, str):
+            continue
+        for obj in _chain(make_selector(spec)):
+            params = obj.get_params(deep=False)
+            for key in _SIZE_PARAMETERS:
+                value = params.get(key)
+                if isinstance(value, bool) or not isinstance(value, int) or \
+                        value <= n_features:
+                    continue
+                hint = (" (compare and select take the sizes from -k; leave "
+                        "n_features_to_select out of the method string)"
+                        if key == "n_features_to_select" else "")
+                raise StablefsError(
+                    f"method {spec!r}: {key} = {value} is more than the {n_features} features "
+                    f"of the data: choose {key}={n_features} or less{hint}."
+                )
+
+
+def honour_sizes(selector, sizes):
+    """Stop forward wrapper searches (SFS, SFFS, forward RSA) at the largest size of ``sizes``
+    (the ``-k`` of ``compare``) when the method string sets neither
+    ``n_features_to_select`` nor ``max_features``: only the first ``max(sizes)`` features of
+    the ranking are evaluated, and a forward path on thousands of features would otherwise
+    evaluate O(p^2) subsets. Backward searches must visit every size and are left alone.
+    Returns ``selector``."""
+    from stablefs.selectors.wrappers._selectors import WrapperSelector
+
+    top = max(int(k) for k in sizes) if len(sizes) else None
+    for obj in _chain(selector):
+        if top is None or not isinstance(obj, WrapperSelector):
+            continue
+        forward = getattr(obj, "direction", "forward") == "forward" and \
+            type(obj).__name__ in ("SFS", "SFFS", "RSA")
+        if forward and obj.n_features_to_select is None and obj.max_features is None:
+            obj.set_params(max_features=top)
+    return selector
 
 
 def describe_methods() -> list[tuple[str, str]]:

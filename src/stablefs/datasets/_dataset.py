@@ -32,6 +32,9 @@ class Dataset:
         genes × samples file read with ``transpose=True``), a DataFrame's index, an AnnData's
         ``obs_names``; ``s0 … s{n-1}`` when the source has none. Sample sheets given with
         ``labels=`` are joined on these names.
+    symbols : ndarray of str, shape (n_features,), optional
+        Gene symbol of each feature (``""`` when unknown), from an annotation table
+        (CLI ``--annotation``, :func:`stablefs.datasets._annotation.symbols_for`).
     """
 
     X: np.ndarray
@@ -43,6 +46,7 @@ class Dataset:
     source: str = ""
     meta: dict = field(default_factory=dict)
     sample_names: np.ndarray | None = None
+    symbols: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.sample_names is None:

@@ -20,6 +20,7 @@ from stablefs.datasets._inmemory import (
 )
 from stablefs.datasets._readers import SUPPORTED, ReadOptions, file_stem, read_file
 from stablefs.datasets._registry import REGISTRY, fetch
+from stablefs.datasets._scale import check_log2, log2_dataset, warn_if_raw
 from stablefs.datasets._synthetic import GENERATORS, from_spec
 
 
@@ -37,6 +38,7 @@ def load(
     layer: str | None = None,
     feature_names: str | None = None,
     max_dense_bytes: int = DEFAULT_MAX_DENSE_BYTES,
+    log2: bool = False,
 ) -> Dataset:
     """Load a data set from a file, data in memory, the registry, or a synthetic spec.
 
@@ -103,6 +105,11 @@ def load(
         AnnData / ``.h5ad`` only: a sparse (or non-float64) matrix is made dense float64 only
         when ``n × p × 8`` bytes fit in this bound (default 4 GiB); otherwise the load is
         refused.
+    log2 : bool
+        Replace every value x by ``log2(max(x, 0) + 1)`` (CLI ``--log2``; the rule and why
+        negatives are floored: :func:`stablefs.datasets._scale.log2_transform`), recorded in
+        ``meta["log2"]``. Without it, data that look like raw (unlogged) intensities
+        (:func:`stablefs.datasets._scale.value_scale`) get one warning line naming ``--log2``.
 
     Returns
     -------
@@ -124,6 +131,23 @@ def load(
     """
     if isinstance(source, Dataset):
         return source
+    ds = _read_source(source, label=label, data_home=data_home, drop_nominal=drop_nominal,
+                      drop_missing=drop_missing, encode_nominal=encode_nominal,
+                      transpose=transpose, labels=labels, missing=missing, layer=layer,
+                      feature_names=feature_names, max_dense_bytes=max_dense_bytes)
+    return log2_dataset(ds) if check_log2(log2) else _warned_if_raw(ds)
+
+
+def _warned_if_raw(ds: Dataset) -> Dataset:
+    warn_if_raw(ds)
+    return ds
+
+
+def _read_source(source, *, label, data_home, drop_nominal, drop_missing, encode_nominal,
+                 transpose, labels, missing, layer, feature_names,
+                 max_dense_bytes) -> Dataset:
+    """The reading part of :func:`load` (its parameters but ``log2``, which :func:`load`
+    applies to the result)."""
     if not isinstance(transpose, (bool, np.bool_)):
         raise StablefsError(f"transpose={show(transpose)} must be True or False.")
     if isinstance(max_dense_bytes, bool) or not isinstance(max_dense_bytes, (int, np.integer)) \

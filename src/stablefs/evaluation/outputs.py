@@ -94,7 +94,7 @@ def read_result(out_dir) -> ExperimentResult:
 
 def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
                 report: bool = True, X=None, y=None, feature_names=None,
-                extra_paths: dict | None = None) -> dict[str, Path]:
+                symbols=None, extra_paths: dict | None = None) -> dict[str, Path]:
     """Write every output file of a comparison into ``out_dir``; return their paths.
 
     ``extra_paths`` are files the caller already wrote into ``out_dir`` for this run (the
@@ -103,7 +103,8 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
 
     With the whole data (``X``, ``y``, ``feature_names``) the consensus signatures are also
     written, as ``signature.csv`` and ``signature.gmt``
-    (:func:`stablefs.report.signature.write_signature`).
+    (:func:`stablefs.report.signature.write_signature`); ``symbols`` (one gene symbol per
+    feature, ``--annotation``) adds a ``symbol`` column beside ``feature`` there.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -129,6 +130,10 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
         signal = (run_info.get("trust") or {}).get("signal")
         if signal:  # "no evidence of signal", or the evidence, on every row
             signature["signal"] = signal
+        if symbols is not None:
+            from stablefs.report.signature import add_symbols
+
+            signature = add_symbols(signature, feature_names, symbols)
         paths.update(write_signature(out_dir, signature, data_name=run_info.get("data")))
     if report:
         from stablefs.report import write_report

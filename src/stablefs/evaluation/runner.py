@@ -39,7 +39,7 @@ from stablefs._validation import check_sizes
 from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
 from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking, median_impute
 from stablefs.evaluation.protocols import Protocol, Resample
-from stablefs.methods import make_selector, parse_method
+from stablefs.methods import honour_sizes, make_selector, parse_method
 
 
 @dataclass
@@ -475,7 +475,9 @@ def check_measures_defined(measures, sizes, n_features: int) -> None:
 
 
 def _method_templates(methods) -> dict:
-    """``{name: template}`` from method strings, selector objects or ``(name, selector)`` pairs."""
+    """``{name: template}`` from method strings, selector objects or ``(name, selector)`` pairs;
+    a scikit-learn selector (``SelectKBest``, ``SelectFromModel``, ``RFE``) is wrapped in
+    :class:`stablefs.selectors.sklearn_adapter.SklearnSelector` for its full ranking."""
     templates: dict = {}
     for m in methods:
         if isinstance(m, str):
@@ -486,6 +488,10 @@ def _method_templates(methods) -> dict:
             name, template = m
         else:
             name, template = type(m).__name__, m
+        if not isinstance(template, str):  # scikit-learn selectors get a full ranking
+            from stablefs.selectors.sklearn_adapter import as_stablefs_selector
+
+            template = as_stablefs_selector(template)
         if not isinstance(template, str) and not (
             hasattr(template, "fit") and hasattr(template, "get_params")
         ):
@@ -690,8 +696,8 @@ def run_experiment(
     def build(name, r):
         m = templates[name]
         seed = task_seed(random_state, r, name)
-        if isinstance(m, str):
-            return make_selector(m, random_state=seed, n_jobs=1)
+        if isinstance(m, str):  # forward wrappers search only as far as the largest -k
+            return honour_sizes(make_selector(m, random_state=seed, n_jobs=1), sizes)
         est = clone(m)
         if "random_state" in est.get_params():
             est.set_params(random_state=seed)

@@ -27,8 +27,8 @@ from stablefs._escape import csv_text, escape_cell
 from stablefs._io import atomic_write_text
 from stablefs.stability.frequency import in_consensus
 
-__all__ = ["SIGNATURE_COLUMNS", "bh_fdr", "feature_statistics", "signature_gmt",
-           "signature_table", "write_signature"]
+__all__ = ["SIGNATURE_COLUMNS", "add_symbols", "bh_fdr", "feature_statistics",
+           "signature_gmt", "signature_table", "write_signature"]
 
 SIGNATURE_COLUMNS = [
     "method", "k", "feature", "frequency", "mean_rank", "higher_in", "test",
@@ -182,6 +182,28 @@ def signature_table(frequencies: pd.DataFrame, X, y, feature_names,
     return out[SIGNATURE_COLUMNS].reset_index(drop=True)
 
 
+def add_symbols(signature: pd.DataFrame, feature_names, symbols) -> pd.DataFrame:
+    """``signature`` with a ``symbol`` column right after ``feature`` (``--annotation``).
+
+    ``symbols`` holds one gene symbol per entry of ``feature_names`` (``""`` for a probe
+    without one, as :func:`stablefs.datasets._annotation.symbols_for` gives them).
+    """
+    lookup = dict(zip((str(f) for f in feature_names), (str(s) for s in symbols)))
+    out = signature.copy()
+    column = out["feature"].astype(str).map(lookup).fillna("") if len(out) else []
+    out.insert(out.columns.get_loc("feature") + 1, "symbol", column)
+    return out
+
+
+def _gmt_members(d: pd.DataFrame) -> list[str]:
+    """A GMT line's genes: the symbols when the signature has them (each once, in signature
+    order; a probe without a symbol keeps its ID), else the feature IDs."""
+    if "symbol" not in d.columns:
+        return [_gmt_field(f) for f in d["feature"]]
+    genes = [s if s else f for f, s in zip(d["feature"].astype(str), d["symbol"].astype(str))]
+    return [_gmt_field(g) for g in dict.fromkeys(genes)]
+
+
 def _gmt_field(text) -> str:
     # no tab or newline inside a GMT field; a leading formula character is escaped (OWASP)
     return escape_cell(" ".join(str(text).split()))
@@ -189,19 +211,29 @@ def _gmt_field(text) -> str:
 
 def signature_gmt(signature: pd.DataFrame, *, data_name: str | None = None) -> str:
     """The signatures as a GMT gene set file: one line per (method, k) with a consensus,
-    ``name<TAB>description<TAB>gene<TAB>gene...``; the name is ``<method>_k<k>``.
+    ``name<TAB>description<TAB>gene<TAB>gene...``; the name is ``<method>_k<k>``. With a
+    ``symbol`` column (:func:`add_symbols`) the genes are the symbols (what enrichment tools
+    match) and the description lists the probe IDs beside them.
 
     A field that a spreadsheet would run as a formula (a gene named ``=cmd()``) gets a leading
-    ``'`` (:func:`stablefs._escape.escape_cell`); ``selections.parquet`` keeps the raw names."""
+    ``'`` (:func:`stablefs._escape.escape_cell`); the raw names stay in the data file."""
     lines = []
     for (method, k), d in signature.groupby(["method", "k"], sort=False):
         kk = f"{float(k):g}"
         name = _gmt_field(f"{method}_k{kk}")
         desc = _gmt_field(f"stablefs consensus of {method} at k={kk}"
                           + (f" on {data_name}" if data_name else "")
-                          + ": features selected in more than half of the resamples")
-        lines.append("\t".join([name, desc, *(_gmt_field(f) for f in d["feature"])]))
+                          + ": features selected in more than half of the resamples"
+                          + _gmt_probes(d))
+        lines.append("\t".join([name, desc, *_gmt_members(d)]))
     return "".join(line + "\n" for line in lines)
+
+
+def _gmt_probes(d: pd.DataFrame) -> str:
+    if "symbol" not in d.columns:
+        return ""
+    return "; probes " + ", ".join(f"{f} ({s})" if s else str(f) for f, s in
+                                   zip(d["feature"].astype(str), d["symbol"].astype(str)))
 
 
 def write_signature(out_dir, signature: pd.DataFrame, *, data_name: str | None = None

@@ -513,7 +513,7 @@ def consensus_feature_table(features: pd.DataFrame, signature: pd.DataFrame | No
         align += ["r", "l", "r", "r"]
     rows = []
     for i, (f, q) in enumerate(features[["feature", "frequency"]].itertuples(index=False)):
-        row = [str(i + 1), f, f"{q:.2f}"]
+        row = [str(i + 1), _with_symbol(f, sig), f"{q:.2f}"]
         if sig is not None:
             if f in sig.index:
                 r = sig.loc[f]
@@ -524,6 +524,15 @@ def consensus_feature_table(features: pd.DataFrame, signature: pd.DataFrame | No
                 row += [DASH] * 4
         rows.append(row)
     return Table(header=header, rows=rows, align=align)
+
+
+def _with_symbol(feature: str, sig: pd.DataFrame | None) -> str:
+    """``"1007_s_at (DDR1)"`` when the signature has a symbol for the feature
+    (``--annotation``), else the feature."""
+    if sig is None or "symbol" not in sig.columns or feature not in sig.index:
+        return feature
+    symbol = str(sig.loc[feature, "symbol"])
+    return f"{feature} ({symbol})" if symbol else feature
 
 
 def _fmt_p(p: float) -> str:

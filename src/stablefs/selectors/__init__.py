@@ -9,6 +9,7 @@ from stablefs.selectors.dense_groups import DGF, DRAGS
 from stablefs.selectors.filters import InfoGain, OneR, RandomForestImportance
 from stablefs.selectors.kmeans_groups import KMeansGroups
 from stablefs.selectors.logistic_margin import LogisticMarginWeighting, logistic_margin_weights
+from stablefs.selectors.penalized_logistic import ElasticNetLogistic, L1Logistic
 from stablefs.selectors.relief import DReliefF, PDReliefF, Relief, relief_scores
 from stablefs.selectors.relieff import ReliefF, relieff_scores
 from stablefs.selectors.simba import Simba, simba_weights
@@ -21,5 +22,5 @@ __all__ = [
     "welch_t", "Relief", "relief_scores", "DReliefF", "PDReliefF", "Simba", "simba_weights",
     "RSA", "SBS", "SFFS", "SFS", "SBGPlus", "DGF", "DRAGS", "KMeansGroups",
     "LogisticMarginWeighting", "logistic_margin_weights", "InfoGain", "OneR",
-    "RandomForestImportance",
+    "RandomForestImportance", "L1Logistic", "ElasticNetLogistic",
 ]

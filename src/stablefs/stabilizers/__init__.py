@@ -7,7 +7,9 @@
 - :class:`ResampledInstanceWeighting`: the same weights for selectors without
   ``sample_weight``, by weighted resampling (2019 stability thesis Alg. 8.3);
 - :class:`Ensemble`: bagging / subsampling ensembles with rank, weight or frequency
-  aggregation (seed 000 sec. 5.2.3, seed 003).
+  aggregation (seed 000 sec. 5.2.3, seed 003);
+- :class:`StabilitySelection`: stability selection (Meinshausen and Bühlmann 2010) with
+  complementary pairs (Shah and Samworth 2013).
 """
 
 from stablefs.stabilizers.ensemble import Ensemble
@@ -23,9 +25,10 @@ from stablefs.stabilizers.margin import (
     margin_vectors,
 )
 from stablefs.stabilizers.resampled import ResampledInstanceWeighting
+from stablefs.stabilizers.stability_selection import StabilitySelection
 
 __all__ = [
     "Ensemble", "LogisticInstanceWeighting", "MarginInstanceWeighting", "logistic_instance_weights",
     "margin_instance_weights", "margin_vectors", "relief_margins",
-    "distance_weighted_margin_vectors", "ResampledInstanceWeighting",
+    "distance_weighted_margin_vectors", "ResampledInstanceWeighting", "StabilitySelection",
 ]

@@ -1,0 +1,315 @@
+"""L1- and elastic-net-penalised logistic regression as feature selectors.
+
+The sparse linear models users expect beside the filters and Relief family: the lasso for
+logistic regression (Tibshirani 1996) and the elastic net (Zou and Hastie 2005), fitted by
+accelerated proximal gradient (FISTA, Beck and Teboulle 2009, with the adaptive restart of
+O'Donoghue and Candès 2015) on the standardised features. The objective, for standardised
+``z_i``, weights ``s_i`` summing to 1 (equal weights: ``1/n``), is
+
+``F(W, b) = sum_i s_i l(y_i, W^T z_i + b) + lam (alpha ||W||_1 + (1 - alpha)/2 ||W||_F^2)``
+
+with ``l`` the logistic loss (two classes, one weight vector) or the multinomial loss (more
+classes, one column per class), ``alpha`` = ``l1_ratio`` (1 = lasso) and ``lam = 1/(C n)``
+(``n`` the sum of the instance weights as given, the sample count without them), so that
+``C`` has scikit-learn's meaning, ``C sum_i w_i l_i + penalty``, and integer weights equal
+repeated rows; the tests check the coefficients against scikit-learn's saga solver. The
+intercept is not penalised.
+
+Scores and ranking (a full permutation, ``docs/DESIGN.md`` "Selectors"):
+
+- ``scores_`` = ``|w_j|`` on the standardised scale (more classes: ``sum_k |w_jk|``);
+- features with equal scores, in particular the many at exactly zero, are ordered by the
+  magnitude of the loss gradient at the solution, ``g_j = ||d loss / d w_j||_1``. By the
+  optimality (KKT) conditions a zero coefficient has ``g_j <= lam alpha``, and as ``C`` grows
+  (``lam`` falls) the zero features enter the regularisation path in decreasing order of
+  ``g_j`` to first order (Friedman, Hastie and Tibshirani 2010, sec. 2.1 and the strong rules
+  of Tibshirani et al. 2012): ``g_j`` is the entry order along the path just beyond ``C``;
+  remaining ties go to the lower feature index.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, log_expit, logsumexp, softmax
+
+from stablefs._threads import limit_threads
+from stablefs.selectors._base import BaseSelector
+from stablefs.selectors._constraints import number, whole
+
+
+def _standardize(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``(X - mean) / sd`` with the weighted mean and SD; constant features become 0."""
+    mean = w @ X
+    Z = X - mean
+    sd = np.sqrt(w @ (Z * Z))
+    sd[sd <= 1e-12 * np.maximum(1.0, np.abs(mean))] = np.inf
+    return Z / sd
+
+
+def lambda_max(X, y, *, l1_ratio=1.0, sample_weight=None) -> float:
+    """The smallest ``lam`` at which every coefficient is zero (the start of the
+    regularisation path): ``max_j ||d loss / d w_j||_inf / alpha`` at the intercept-only
+    model, on the standardised features."""
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    s = np.full(n, 1.0 / n) if sample_weight is None else np.asarray(sample_weight, float)
+    s = s / s.sum()
+    classes, codes = np.unique(y, return_inverse=True)
+    binary = classes.size == 2
+    Y = (codes[:, None] == (np.arange(1, 2) if binary else np.arange(classes.size))).astype(float)
+    prior = np.clip(s @ Y, 1e-12, None)
+    b = np.log(prior / (1 - prior)) if binary else np.log(prior) - np.log(prior).mean()
+    Z = _standardize(X, s)
+    _, g0, _ = _loss_grad(Z, Y, s, np.zeros((X.shape[1], Y.shape[1])), b, binary)
+    return float(np.abs(g0).max() / l1_ratio)
+
+
+def _loss_grad(Z, Y, s, W, b, binary):
+    """Weighted loss, its gradient in W and in b."""
+    eta = Z @ W + b
+    if binary:
+        y = Y[:, 0]
+        loss = -(s @ (y * log_expit(eta[:, 0]) + (1 - y) * log_expit(-eta[:, 0])))
+        R = (expit(eta) - Y) * s[:, None]
+    else:
+        loss = s @ (logsumexp(eta, axis=1) - (eta * Y).sum(axis=1))
+        R = (softmax(eta, axis=1) - Y) * s[:, None]
+    return float(loss), Z.T @ R, R.sum(axis=0)
+
+
+def _fista(Z, Y, s, binary, l1, l2, lam, W, b, tol, max_iter):
+    """FISTA with gradient restart on the columns ``Z``; returns ``(W, b, n_iter)``."""
+    Zs = Z * np.sqrt(s)[:, None]
+    # Lipschitz constant of the smooth part's gradient in (W, b): the loss Hessian is at most
+    # 1/4 (logistic) or 1/2 (multinomial) times [Z 1]^T diag(s) [Z 1]
+    top = np.linalg.norm(np.column_stack([Zs, np.sqrt(s)]), 2) ** 2
+    step = 1.0 / ((0.25 if binary else 0.5) * top + l2)
+    W_prev, b_prev = W.copy(), b.copy()
+    t = 1.0
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        t_next = (1 + np.sqrt(1 + 4 * t * t)) / 2
+        mom = (t - 1) / t_next
+        V = W + mom * (W - W_prev)
+        c = b + mom * (b - b_prev)
+        _, gW, gb = _loss_grad(Z, Y, s, V, c, binary)
+        U = V - step * (gW + l2 * V)
+        W_new = np.sign(U) * np.maximum(np.abs(U) - step * l1, 0.0)
+        b_new = c - step * gb
+        # gradient restart (O'Donoghue and Candes 2015): momentum against the descent
+        if np.sum((V - W_new) * (W_new - W)) + np.sum((c - b_new) * (b_new - b)) > 0:
+            t_next = 1.0
+        W_prev, b_prev, W, b, t = W, b, W_new, b_new, t_next
+        if n_iter % 10 == 0 and _kkt_residual(Z, Y, s, binary, l1, l2, W, b) <= tol * lam:
+            break
+    return W, b, n_iter
+
+
+def _kkt_residual(Z, Y, s, binary, l1, l2, W, b) -> float:
+    """Largest violation of the optimality conditions of (W, b): ``|g_b|``; for a nonzero
+    ``w``, ``|g + l2 w + l1 sign(w)|``; for a zero one, ``max(|g| - l1, 0)``."""
+    _, gW, gb = _loss_grad(Z, Y, s, W, b, binary)
+    gW = gW + l2 * W
+    nz = W != 0
+    r = np.where(nz, np.abs(gW + l1 * np.sign(W)), np.maximum(np.abs(gW) - l1, 0.0))
+    return float(max(np.max(r, initial=0.0), np.max(np.abs(gb))))
+
+
+def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-3,
+                       max_iter=5000, standardize=True, working_set=None, init=None,
+                       weight_total=None):
+    """Fit L1 / elastic-net logistic regression; return ``(W, b, gradient, n_iter)``.
+
+    The fit runs on a working set of features (Tibshirani et al. 2012's strategy): the
+    ``working_set`` features with the largest gradient at the null model (default
+    ``max(200, 2 n)``), then every zero feature outside it that violates the optimality
+    condition ``||d loss / d w_j||_inf <= lam alpha`` is added and the fit repeated (warm
+    started) until none does. The result is the minimiser over all features; only the cost
+    depends on the working set.
+
+    Parameters
+    ----------
+    X : ndarray (n_samples, n_features)
+    y : ndarray (n_samples,)
+    C : float > 0
+        Inverse penalty strength, ``lam = 1 / (C n)`` (see the module docstring).
+    l1_ratio : float in (0, 1]
+        ``alpha``: 1 is the lasso, smaller values mix in the ridge penalty (elastic net).
+    sample_weight : ndarray, optional
+        Instance weights (normalised to sum to 1 in the loss).
+    tol : float
+        Stop when the largest violation of the optimality (KKT) conditions, checked every
+        10 iterations, is below ``tol * lam``.
+    max_iter : int
+        FISTA iterations per working set.
+    standardize : bool
+        Centre and scale every feature (weighted mean and SD) before fitting (default); the
+        coefficients are then on the standardised scale.
+    working_set : int, optional
+    weight_total : float, optional
+        The ``n`` of ``lam = 1/(C n)``: the sum of the instance weights as given (default:
+        the number of samples), so that integer weights equal repeated rows, as
+        scikit-learn's ``C sum_i w_i l_i`` has it.
+    init : tuple (W, b), optional
+        A warm start (a neighbouring solution along a path); its nonzero features join the
+        working set. The solution does not depend on it, only the cost.
+
+    Returns
+    -------
+    W : ndarray (n_features, 1) for two classes, (n_features, n_classes) otherwise
+    b : ndarray
+    gradient : ndarray (n_features,)
+        ``||d loss / d w_j||_1`` at the solution (without the penalty).
+    n_iter : int
+        FISTA iterations in all.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n, p = X.shape
+    s = np.full(n, 1.0 / n) if sample_weight is None else np.asarray(sample_weight, float)
+    s = s / s.sum()
+    classes, codes = np.unique(y, return_inverse=True)
+    binary = classes.size == 2
+    Y = (codes[:, None] == (np.arange(1, 2) if binary else np.arange(classes.size))).astype(float)
+    Z = _standardize(X, s) if standardize else X
+    lam = 1.0 / (C * (n if weight_total is None else float(weight_total)))
+    l1, l2 = lam * l1_ratio, lam * (1.0 - l1_ratio)
+    K = Y.shape[1]
+    prior = np.clip(s @ Y, 1e-12, None)
+    b = np.log(prior / (1 - prior)) if binary else np.log(prior) - np.log(prior).mean()
+    W = np.zeros((p, K))
+    _, g0, _ = _loss_grad(Z, Y, s, W, b, binary)
+    m = min(p, working_set or max(200, 2 * n))
+    active = np.zeros(p, dtype=bool)
+    active[np.argsort(-np.abs(g0).max(axis=1), kind="stable")[:m]] = True
+    if init is not None:
+        W, b = np.array(init[0], dtype=float).reshape(p, K), np.array(init[1], dtype=float)
+        active |= np.any(W != 0, axis=1)
+    total = 0
+    while True:
+        cols = np.flatnonzero(active)
+        Wa, b, n_iter = _fista(Z[:, cols], Y, s, binary, l1, l2, lam, W[cols], b, tol,
+                                  max_iter)
+        total += n_iter
+        W[:] = 0.0
+        W[cols] = Wa
+        _, gW, _ = _loss_grad(Z, Y, s, W, b, binary)
+        violation = (np.abs(gW).max(axis=1) > l1 * (1 + 1e-6) + 1e-12) & ~active
+        if not violation.any():
+            break
+        worst = np.flatnonzero(violation)
+        worst = worst[np.argsort(-np.abs(gW[worst]).max(axis=1), kind="stable")[:m]]
+        active[worst] = True
+    return W, b, np.abs(gW).sum(axis=1), total
+
+
+class _PenalizedLogistic(BaseSelector):
+    """Common fit of :class:`L1Logistic` and :class:`ElasticNetLogistic`."""
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "C": [number(0, None, closed="neither")],
+        "tol": [number(0, None, closed="neither")],
+        "max_iter": [whole(1, None)],
+    }
+
+    def _l1_ratio(self) -> float:
+        raise NotImplementedError
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X, y``; instance weights act as repeated rows (``C sum_i w_i l_i``)."""
+        self._weight_total = None if sample_weight is None else \
+            float(np.sum(np.asarray(sample_weight, dtype=float)))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+    def _rank(self, X, y, sample_weight):
+        with limit_threads(1):
+            W, b, grad, n_iter = penalized_logistic(
+                X, y, C=self.C, l1_ratio=self._l1_ratio(), sample_weight=sample_weight,
+                tol=self.tol, max_iter=self.max_iter,
+                weight_total=getattr(self, "_weight_total", None))
+        scores = np.abs(W).sum(axis=1)
+        self.coef_ = W.T.copy()
+        self.intercept_ = np.asarray(b, dtype=float)
+        self.gradient_ = grad
+        self.n_nonzero_ = int(np.count_nonzero(scores))
+        self.n_iter_ = n_iter
+        order = np.lexsort((np.arange(scores.size), -grad, -scores))
+        ranking = np.empty(scores.size, dtype=np.int64)
+        ranking[order] = np.arange(1, scores.size + 1)
+        return scores, ranking
+
+
+_ATTRIBUTES = """
+    Attributes
+    ----------
+    coef_ : ndarray (1, n_features) for two classes, (n_classes, n_features) otherwise
+        On the standardised scale.
+    intercept_ : ndarray
+    gradient_ : ndarray (n_features,)
+        ``||d loss / d w_j||_1`` at the solution (orders the zero coefficients).
+    n_nonzero_ : int
+    n_iter_ : int
+    scores_, ranking_, support_
+        ``scores_ = |coef|`` summed over classes; ``ranking_`` breaks ties by
+        ``gradient_``, then the feature index (the module docstring says why).
+"""
+
+
+class L1Logistic(_PenalizedLogistic):
+    """L1-penalised (lasso) logistic regression selector (Tibshirani 1996).
+
+    Method string ``l1-logistic``. The features are standardised inside (each training
+    part's own weighted mean and SD); the objective, solver, scores and the ordering of zero
+    coefficients are in the module docstring (:mod:`stablefs.selectors.penalized_logistic`).
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Inverse penalty strength, scikit-learn's ``C``: larger keeps more features.
+    tol : float, default=1e-3
+    max_iter : int, default=5000
+    n_features_to_select : int, float or None
+    """ + _ATTRIBUTES
+
+    def __init__(self, C=1.0, *, tol=1e-3, max_iter=5000, n_features_to_select=None):
+        self.C = C
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_features_to_select = n_features_to_select
+
+    def _l1_ratio(self) -> float:
+        return 1.0
+
+
+class ElasticNetLogistic(_PenalizedLogistic):
+    """Elastic-net penalised logistic regression selector (Zou and Hastie 2005).
+
+    Method string ``enet-logistic``: penalty ``lam (alpha ||w||_1 + (1 - alpha)/2
+    ||w||^2)`` with ``alpha = l1_ratio``; correlated genes enter together rather than one of
+    them alone (the grouping effect of Zou and Hastie 2005, sec. 2.3). Standardised inside;
+    see :mod:`stablefs.selectors.penalized_logistic`.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+    l1_ratio : float in (0, 1], default=0.5
+    tol : float, default=1e-3
+    max_iter : int, default=5000
+    n_features_to_select : int, float or None
+    """ + _ATTRIBUTES
+
+    _parameter_constraints: dict = {
+        **_PenalizedLogistic._parameter_constraints,
+        "l1_ratio": [number(0, 1, closed="right")],
+    }
+
+    def __init__(self, C=1.0, *, l1_ratio=0.5, tol=1e-3, max_iter=5000,
+                 n_features_to_select=None):
+        self.C = C
+        self.l1_ratio = l1_ratio
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_features_to_select = n_features_to_select
+
+    def _l1_ratio(self) -> float:
+        return float(self.l1_ratio)
