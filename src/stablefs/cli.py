@@ -273,43 +273,54 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     such as 'synthetic:han2012?n_samples=200'.
     """
     from stablefs._rundir import RunFolder
+    from stablefs.evaluation.classifiers import check_classifiers
+    from stablefs.evaluation.outputs import read_result, save_result
     from stablefs.evaluation.protocols import Protocol
+    from stablefs.evaluation.runner import (
+        _method_templates,
+        check_backend,
+        check_measures_defined,
+        check_n_jobs,
+        run_experiment,
+    )
+    from stablefs.stability import available_measures
 
     _set_verbosity(quiet, verbose)
-    # --- the options that need no scikit-learn, SciPy or pandas are checked first, then the
-    # data is read and the first line printed; the checks that need the selectors and their
-    # libraries follow: all of them before any fit and before --out is touched
+    # --- every option is checked before the data is read and before --out is touched
     _check_seed(seed)
     opts = _data_opts(label, labels, transpose, missing, drop_missing, drop_nominal,
                       encode_nominal)
     method_list = split_list(methods)
+    _method_templates(method_list)
     measure_list = split_list(measures)
     if not measure_list:
         raise StablefsError("--stability is empty: name at least one measure, e.g. "
                             "--stability kuncheva (see 'stablefs measures').")
+    unknown = [m for m in measure_list if m not in available_measures()]
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], available_measures(), n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise StablefsError(f"unknown stability measure {unknown[0]!r}.{hint} Run 'stablefs "
+                            "measures' for the full list.")
+    classifier_list = list(check_classifiers(split_list(classifiers)))
+    check_n_jobs(n_jobs)
     if repeats is not None and repeats < 2:
         raise StablefsError(f"--repeats must be at least 2 (stability compares resamples), "
                             f"not {repeats}.")
     proto = Protocol.parse(protocol, repeats)
     if out is not None:
         RunFolder(out, {}).check_path()  # a file, an unwritable place: refused before any work
+    check_backend(backend, scheduler, scheduler_timeout)  # Dask installed, scheduler answers
     ds = _load(data, opts, seed)
     size_list = parse_sizes(sizes, ds.n_features)
-    out_dir = Path(out) if out else _default_out(ds.name)
-    if not quiet:
-        click.echo(printable(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
-                             f"k = {', '.join(map(str, size_list))}; output {out_dir}"),
-                   err=True)
-    _check_compare_options(method_list, measure_list, classifiers, n_jobs, backend, scheduler,
-                           scheduler_timeout)
-    from stablefs.evaluation.outputs import read_result, save_result
-    from stablefs.evaluation.preprocessing import Preprocessing
-    from stablefs.evaluation.runner import check_measures_defined, run_experiment
-
-    classifier_list = list(_check_classifiers(classifiers))
     check_measures_defined(measure_list, size_list, ds.n_features)
     proto.resamples(ds.y, seed)  # a class too small for the protocol fails here
+    from stablefs.evaluation.preprocessing import Preprocessing
+
     Preprocessing(standardize=standardize, prefilter=prefilter).check(ds.n_features, size_list)
+    out_dir = Path(out) if out else _default_out(ds.name)
     impute = "median" if ds.meta.get("missing") == "impute" else None
 
     config = {
@@ -324,14 +335,18 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         config.update(standardize=standardize, prefilter=prefilter)
     folder = RunFolder(out_dir, config, force=force)
     if folder.check() == "reuse":
-        if not quiet:  # the data set was on the first line
-            click.echo(printable(f"{out_dir}") + " holds this finished run (same "
+        if not quiet:
+            click.echo(printable(f"{ds!r}\n{out_dir}") + " holds this finished run (same "
                        "configuration): nothing refitted; add --force to recompute.", err=True)
         click.echo(printable(_summary_table(read_result(out_dir))))
         return
     if progress is None:
         progress = sys.stderr.isatty() and not quiet
     started = _dt.datetime.now().astimezone()
+    if not quiet:
+        click.echo(printable(f"{ds!r}\n{proto.describe()}; methods {', '.join(method_list)}; "
+                             f"k = {', '.join(map(str, size_list))}; output {out_dir}"),
+                   err=True)
     t0 = time.perf_counter()
     with folder:
         result = run_experiment(
@@ -367,33 +382,6 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
                    + ", ".join(sorted(str(Path(p).name) for k, p in paths.items()
                                       if not isinstance(p, list)))
                    + f" in {printable(out_dir)}/", err=True)
-
-
-def _check_classifiers(classifiers) -> list:
-    from stablefs.evaluation.classifiers import check_classifiers
-
-    return list(check_classifiers(split_list(classifiers)))
-
-
-def _check_compare_options(method_list, measure_list, classifiers, n_jobs, backend, scheduler,
-                           scheduler_timeout) -> None:
-    """The options of ``compare`` whose checks import the selectors (scikit-learn): methods
-    and their parameters, measures, classifiers, ``--n-jobs`` and the backend."""
-    from stablefs.evaluation.runner import _method_templates, check_backend, check_n_jobs
-    from stablefs.stability import available_measures
-
-    _method_templates(method_list)
-    unknown = [m for m in measure_list if m not in available_measures()]
-    if unknown:
-        import difflib
-
-        close = difflib.get_close_matches(unknown[0], available_measures(), n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise StablefsError(f"unknown stability measure {unknown[0]!r}.{hint} Run 'stablefs "
-                            "measures' for the full list.")
-    _check_classifiers(classifiers)
-    check_n_jobs(n_jobs)
-    check_backend(backend, scheduler, scheduler_timeout)  # Dask installed, scheduler answers
 
 
 #: the arguments of the running command (set by :func:`main`), for run.json and the report

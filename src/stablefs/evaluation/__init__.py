@@ -2,56 +2,36 @@
 CRIDD."""
 
 from stablefs.evaluation.bias_variance import bias_variance, bias_variance_path
+from stablefs.evaluation.classifiers import CLASSIFIERS, evaluate_subset, make_classifier
 from stablefs.evaluation.cridd import cridd, cridd_summary
-
-# The other submodules are imported on first use of one of their names (PEP 562): the CLI reads the
-# protocol before scikit-learn, SciPy and pandas are imported.
-_LAZY = {
-    "CLASSIFIERS": "classifiers",
-    "evaluate_subset": "classifiers",
-    "make_classifier": "classifiers",
-    "bolstered_error": "error_estimators",
-    "bolstering_widths": "error_estimators",
-    "chi_median": "error_estimators",
-    "cv_error": "error_estimators",
-    "loo_error": "error_estimators",
-    "resubstitution_error": "error_estimators",
-    "semi_bolstered_error": "error_estimators",
-    "Preprocessing": "preprocessing",
-    "Protocol": "protocols",
-    "Resample": "protocols",
-    "stratified_subsample": "protocols",
-    "ExperimentResult": "runner",
-    "run_experiment": "runner",
-    "COMPARISON_COLUMNS": "statistics",
-    "INTERVAL_KINDS": "statistics",
-    "ComparisonResult": "statistics",
-    "add_interval_column": "statistics",
-    "bootstrap_pair_interval": "statistics",
-    "compare_methods": "statistics",
-    "corrected_resampled_ttest": "statistics",
-    "dietterich_5x2cv_ttest": "statistics",
-    "holm": "statistics",
-    "interval_kind": "statistics",
-    "is_five_by_two": "statistics",
-    "stability_interval": "statistics",
-    "stability_two_sample_test": "statistics",
-    "wilcoxon_test": "statistics",
-}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+from stablefs.evaluation.error_estimators import (
+    bolstered_error,
+    bolstering_widths,
+    chi_median,
+    cv_error,
+    loo_error,
+    resubstitution_error,
+    semi_bolstered_error,
+)
+from stablefs.evaluation.preprocessing import Preprocessing
+from stablefs.evaluation.protocols import Protocol, Resample, stratified_subsample
+from stablefs.evaluation.runner import ExperimentResult, run_experiment
+from stablefs.evaluation.statistics import (
+    COMPARISON_COLUMNS,
+    INTERVAL_KINDS,
+    ComparisonResult,
+    add_interval_column,
+    bootstrap_pair_interval,
+    compare_methods,
+    corrected_resampled_ttest,
+    dietterich_5x2cv_ttest,
+    holm,
+    interval_kind,
+    is_five_by_two,
+    stability_interval,
+    stability_two_sample_test,
+    wilcoxon_test,
+)
 
 __all__ = [
     "CLASSIFIERS",

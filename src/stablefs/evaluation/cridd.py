@@ -45,23 +45,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from stablefs._errors import StablefsError
-
-# the error estimators (and with them the selectors and scikit-learn) are imported where they
-# are used, so that importing stablefs.evaluation stays light (start-up of the CLI)
-
-
-def make_rule(classifier):
-    """:func:`stablefs.evaluation.error_estimators.make_rule`, imported on first use."""
-    from stablefs.evaluation.error_estimators import make_rule as _make_rule
-
-    return _make_rule(classifier)
-
-
-def stratified_folds(*args, **kwargs):
-    """:func:`stablefs.evaluation.error_estimators.stratified_folds`, imported on first use."""
-    from stablefs.evaluation.error_estimators import stratified_folds as _folds
-
-    return _folds(*args, **kwargs)
+from stablefs.evaluation.error_estimators import make_rule, stratified_folds
 
 __all__ = [
     "MODELS",
