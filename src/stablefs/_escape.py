@@ -31,8 +31,10 @@ so a file or feature name cannot rewrite the screen or hide part of a message.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where a frame is escaped (start-up of the CLI)
+    import pandas as pd
 
 __all__ = ["FORMULA_TRIGGERS", "csv_text", "escape_cell", "escape_frame", "printable",
            "unescape_cell"]
@@ -88,6 +90,8 @@ def escape_frame(df: pd.DataFrame) -> pd.DataFrame:
     Numeric, boolean and datetime columns are not touched (their values are not text); a text,
     object or categorical column has each string cell escaped. ``df`` itself is not changed.
     """
+    import pandas as pd
+
     out = df.copy(deep=False)
     for i in range(df.shape[1]):
         series = df.iloc[:, i]
@@ -112,6 +116,8 @@ def csv_text(df: pd.DataFrame, **to_csv) -> str:
     exactly as ``to_csv`` writes them.
     """
     import csv
+
+    import pandas as pd
 
     out = escape_frame(df)
     to_csv.setdefault("index", False)

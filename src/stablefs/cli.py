@@ -90,12 +90,13 @@ def parse_sizes(text: str | None, n_features: int) -> list[int]:
 def _load(data, opts: dict, seed: int = 0):
     """Load DATA with the data options; a synthetic spec without ``random_state`` is drawn
     from ``seed`` (``--seed``), never from entropy, so the same command gives the same data."""
-    from stablefs.datasets import load
     from stablefs.datasets._synthetic import from_spec
 
     if str(data).strip().lower().startswith("synthetic:"):
         ds = from_spec(str(data).strip(), random_state=seed)
         return _annotate(_log2_synthetic(ds, opts), opts)
+    from stablefs.datasets import load  # the readers (pandas)
+
     kwargs = {k: v for k, v in opts.items() if v not in (None, False) and k != "annotation"}
     return _annotate(load(data, **kwargs), opts)
 

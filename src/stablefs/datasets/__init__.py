@@ -12,7 +12,6 @@
 """
 
 from stablefs.datasets._dataset import Dataset
-from stablefs.datasets._load import load
 from stablefs.datasets._rdata import read_rdata
 from stablefs.datasets._registry import (
     ALIASES,
@@ -24,6 +23,16 @@ from stablefs.datasets._registry import (
     registry_table,
 )
 from stablefs.datasets._synthetic import make_han2012, make_xiao2007, xiao2007_mu
+
+
+def __getattr__(name: str):
+    # load and its readers import pandas: on first use, so that a synthetic data set (and the
+    # CLI's first line) does not wait for it
+    if name == "load":
+        from stablefs.datasets._load import load
+
+        return load
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ALIASES",

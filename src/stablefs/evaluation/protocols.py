@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 
 from stablefs._errors import StablefsError
 from stablefs._validation import check_classes
@@ -234,6 +233,8 @@ def _resamples(proto: Protocol, y: np.ndarray, ids: np.ndarray, random_state) ->
             out.append(Resample(len(out), ids[train], ids[test], repeat=r))
         else:
             seed = int(rng.integers(2**31 - 1))
+            from sklearn.model_selection import StratifiedKFold  # on first use (start-up)
+
             folds = StratifiedKFold(proto.n_folds, shuffle=True, random_state=seed)
             for f, (train, test) in enumerate(folds.split(np.zeros(n), y)):
                 out.append(Resample(len(out), ids[np.sort(train)], ids[np.sort(test)], r, f))

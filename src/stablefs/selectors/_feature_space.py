@@ -29,6 +29,9 @@ import numpy as np
 
 #: bytes allowed for one temporary block (rows x features) in blocked distance computations
 BLOCK_BYTES = 48 * 2**20
+#: nearest-neighbour searches take each row's top K with the compiled kernel
+#: (:func:`stablefs.selectors._dgf_kernels.top_k_desc`, same values); False: :func:`top_k_rows`
+COMPILED_TOP_K = True
 
 
 def block_rows(n_cols: int, n_arrays: int = 2, budget: int = BLOCK_BYTES) -> int:
@@ -207,7 +210,12 @@ def _knn_block(Qb, Fa, K, own=None, exclude_within=None):
     if exclude_within is not None:
         thr = (qq - exclude_within**2) / 2
         G[thr[:, None] <= G] = -np.inf
-    top = top_k_rows(G, K)
+    if COMPILED_TOP_K:
+        from stablefs.selectors._dgf_kernels import top_k_desc  # Numba, on first use
+
+        top = top_k_desc(G, K)
+    else:
+        top = top_k_rows(G, K)
     return np.sqrt(np.maximum(qq[:, None] - 2.0 * top, 0.0))
 
 

@@ -37,6 +37,9 @@ from stablefs.selectors._feature_space import block_rows, shifted_gram
 #: windows holding more than 1/DENSE_SHARE of the points (on average over a block) are summed
 #: with a dense matrix product instead of a sparse one
 DENSE_SHARE = 8
+#: finite-support kernels sum their windows with the compiled kernel
+#: (:func:`stablefs.selectors._dgf_kernels.window_sums`); False: the NumPy/SciPy path above
+COMPILED = True
 
 
 def window_radius(bandwidth: float, kernel: str, truncate: float | None) -> float | None:
@@ -95,6 +98,10 @@ def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
         W = window_weights(G, qq, bandwidth, kernel, window)
         return (W @ Fa)[:, :-1], W.sum(axis=1)
     thr = (qq - window * window) / 2
+    if COMPILED:
+        from stablefs.selectors._dgf_kernels import window_sums  # Numba, on first use
+
+        return window_sums(G, thr, qq, Fa, bandwidth, kernel)
     inside = thr[:, None] <= G
     if np.count_nonzero(inside) * DENSE_SHARE > inside.size:
         W = _dense_weights(G, qq, bandwidth, kernel, window, inside, W_out[:rows])
@@ -152,14 +159,22 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
             diff = new - Yb
             return blk, new, den, np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
-        moving = []
-        for blk, new, den, shift in pool_map(
-                block, [active[i:i + b] for i in range(0, active.size, b)], n_jobs):
-            empty = den <= 0
-            Y[blk] = new
-            if step == 0:
-                density[blk] = den / p
-            n_iter[blk[~empty]] += 1
-            moving.append(blk[(shift > stop) & ~empty])
-        active = np.concatenate(moving)
+        # seeds at the same position (bit for bit) have the same window and the same path
+        # from here on: each position is shifted once (the result is unchanged)
+        _, first, inv = np.unique(Y[active], axis=0, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        rep = active[first]
+        new_u, den_u, shift_u = [], [], []
+        for _blk, new, den, shift in pool_map(
+                block, [rep[i:i + b] for i in range(0, rep.size, b)], n_jobs):
+            new_u.append(new)
+            den_u.append(den)
+            shift_u.append(shift)
+        new, den, shift = (np.concatenate(a)[inv] for a in (new_u, den_u, shift_u))
+        empty = den <= 0
+        Y[active] = new
+        if step == 0:
+            density[active] = den / p
+        n_iter[active[~empty]] += 1
+        active = active[(shift > stop) & ~empty]
     return Y, n_iter, density

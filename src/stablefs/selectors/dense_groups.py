@@ -159,7 +159,8 @@ def _threads(n_jobs) -> int:
     return max(1, int(effective_n_jobs(1 if n_jobs is None else n_jobs)))
 
 
-def merge_peaks(modes: np.ndarray, bandwidth: float) -> tuple[np.ndarray, np.ndarray]:
+def merge_peaks(modes: np.ndarray, bandwidth: float,
+                lone: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Merge stationary points into peaks, in order (Yu, Ding and Loscalzo 2008, Alg. 1).
 
     Point ``i`` joins its closest existing peak if their distance is ``< h`` (the peak is not
@@ -171,6 +172,12 @@ def merge_peaks(modes: np.ndarray, bandwidth: float) -> tuple[np.ndarray, np.nda
     ----------
     modes : ndarray of shape (m, d)
     bandwidth : float
+    lone : ndarray of bool, shape (m,), optional
+        Points known to be at least ``h`` from every other ``lone`` point (in DGF: features
+        that did not move because no other feature is within ``h``). A lone point is compared
+        only with the peaks founded by points that are not lone: a lone peak can neither
+        absorb it nor be the closest peak below ``h``, so the result is the same, and most
+        of the distances of a microarray's many isolated features are not computed.
 
     Returns
     -------
@@ -181,43 +188,56 @@ def merge_peaks(modes: np.ndarray, bandwidth: float) -> tuple[np.ndarray, np.nda
     """
     modes = np.asarray(modes, dtype=np.float64)
     m, d = modes.shape
+    lone = np.zeros(m, dtype=bool) if lone is None else np.asarray(lone, dtype=bool)
     h2 = float(bandwidth) ** 2
     sqm = np.einsum("ij,ij->i", modes, modes)
     founders: list[int] = []
     assignment = np.empty(m, dtype=np.int64)
     P = np.empty((m, d))  # the peaks so far, first n_known rows
     sqP = np.empty(m)
+    lone_peak = np.zeros(m, dtype=bool)
     n_known = 0
     chunk = min(256, block_rows(m))  # the chunk-by-peaks block stays within BLOCK_BYTES
     for start in range(0, m, chunk):
         stop = min(m, start + chunk)
-        Yc, sqc = modes[start:stop], sqm[start:stop]
+        Yc, sqc, lc = modes[start:stop], sqm[start:stop], lone[start:stop]
         c = stop - start
+        best_e = np.zeros(c, dtype=np.int64)
+        dist_e = np.full(c, np.inf)
         if n_known:
-            De = sq_distances(Yc, sqc, P[:n_known], sqP[:n_known])
-            best_e = np.argmin(De, axis=1)
-            dist_e = De[np.arange(c), best_e]
-        else:
-            best_e = np.zeros(c, dtype=np.int64)
-            dist_e = np.full(c, np.inf)
+            shared = np.flatnonzero(~lone_peak[:n_known])  # peaks every point is compared with
+            for rows, cols in ((np.flatnonzero(~lc), None), (np.flatnonzero(lc), shared)):
+                if rows.size == 0 or (cols is not None and cols.size == 0):
+                    continue
+                Pk = P[:n_known] if cols is None else P[cols]
+                sk = sqP[:n_known] if cols is None else sqP[cols]
+                De = sq_distances(Yc[rows], sqc[rows], Pk, sk)
+                best = np.argmin(De, axis=1)
+                dist_e[rows] = De[np.arange(rows.size), best]
+                best_e[rows] = best if cols is None else cols[best]
         Dc = sq_distances(Yc, sqc, Yc, sqc)
         local: list[int] = []
+        local_shared: list[int] = []
         for j in range(c):
             best, pid = dist_e[j], best_e[j]
-            if local:
-                dl = Dc[j, local]
+            cand = local_shared if lc[j] else local
+            if cand:
+                dl = Dc[j, cand]
                 k = int(np.argmin(dl))
                 if dl[k] < best:
-                    best, pid = dl[k], n_known + k
+                    best, pid = dl[k], n_known + local.index(cand[k])
             if best < h2:
                 assignment[start + j] = pid
             else:
                 assignment[start + j] = n_known + len(local)
                 local.append(j)
+                if not lc[j]:
+                    local_shared.append(j)
         if local:
             founders.extend(start + j for j in local)
             P[n_known:n_known + len(local)] = Yc[local]
             sqP[n_known:n_known + len(local)] = sqc[local]
+            lone_peak[n_known:n_known + len(local)] = lc[local]
             n_known += len(local)
     return np.asarray(founders, dtype=np.int64), assignment
 
@@ -294,7 +314,13 @@ def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None,
             h = float(bandwidth)
         modes, n_iter, density = _shift_all(Fa, near, h, kernel, truncate, tol, max_iter,
                                             jobs)
-        founders, _ = merge_peaks(modes, h)
+        # features that stayed where they are and whose nearest other feature is beyond h
+        # (with a margin far above the round-off of the distances) are >= h from each other
+        lone = None
+        if near.shape[1]:
+            lone = near[:, 0] > h * (1 + 1e-9)
+            lone[lone] = np.all(modes[lone] == Fa[lone, :-1], axis=1)
+        founders, _ = merge_peaks(modes, h, lone)
         groups, dens, knn, peaks = _peak_groups(space, modes, founders, near, h, K, kernel,
                                                 truncate, self_neighbor, tol, jobs)
     keep = np.array([g.size > 0 for g in groups], dtype=bool)

@@ -1,0 +1,129 @@
+"""Compiled (Numba) kernels of DGF's feature space: row-wise top ``K`` and window sums.
+
+Yu, Ding and Loscalzo (2008, sec. 4.1, eqs. 2-4) need, over the ``p`` features as points,
+
+- each feature's ``K`` nearest features (the bandwidth ``h``): :func:`top_k_desc` takes the
+  ``K`` largest entries of every row of a shifted Gram block (``shifted_gram``) in one pass,
+  keeping a sorted list of ``K`` per row (insertion: ``K`` is 4-5), instead of NumPy's
+  chunk maxima, threshold, ``nonzero`` and sort (three passes over a ``block x p`` array);
+- every mean-shift step's kernel-weighted sums over the seed's window: :func:`window_sums`
+  reads the Gram block once, and for each point inside the window (``G >= thr``) adds the
+  point (flat kernel) or ``exp(-||y - f||^2 / 2h^2)`` times it (truncated Gaussian) to the
+  row's sums -- ``|window| x d`` operations per row instead of a sparse matrix built in
+  NumPy or a second dense ``p x d`` product.
+
+Same result: :func:`top_k_desc` selects values (no arithmetic), so the neighbour distances and
+the bandwidth are bit for bit those of the NumPy version. :func:`window_sums` adds the window's
+points in ascending index order, exactly as SciPy's CSR product does (``y += a x`` row after
+row), so the flat kernel's sums are bit for bit those of the sparse path; blocks whose windows
+NumPy summed with a dense BLAS product differed from these only in the order of additions
+(round-off). One thread, float64. Imported lazily by :mod:`stablefs.selectors._mean_shift` and
+:mod:`stablefs.selectors._feature_space` (importing stablefs does not import Numba); compiled
+code is cached on disk (``cache=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def _top_k_desc(G, k, out):  # pragma: no cover - compiled
+    m, p = G.shape
+    for i in range(m):
+        top = out[i]
+        for t in range(k):
+            top[t] = -np.inf
+        low = -np.inf
+        row = G[i]
+        for j in range(p):
+            v = row[j]
+            if v > low:
+                t = k - 1
+                while t > 0 and top[t - 1] < v:
+                    top[t] = top[t - 1]
+                    t -= 1
+                top[t] = v
+                low = top[k - 1]
+    return out
+
+
+def top_k_desc(G: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` largest values of every row of ``G``, in descending order (``-inf`` where a
+    row has fewer than ``k`` values above ``-inf``).
+
+    Parameters
+    ----------
+    G : ndarray of shape (m, p), float64
+    k : int
+
+    Returns
+    -------
+    ndarray of shape (m, k)
+    """
+    G = np.ascontiguousarray(G, dtype=np.float64)
+    return _top_k_desc(G, int(k), np.empty((G.shape[0], int(k))))
+
+
+@njit(cache=True, nogil=True)
+def _window_sums(G, thr, qq, Fa, scale, flat, num, den):  # pragma: no cover - compiled
+    m, p = G.shape
+    d = num.shape[1]
+    for i in range(m):
+        acc = num[i]
+        for c in range(d):
+            acc[c] = 0.0
+        s = 0.0
+        t = thr[i]
+        row = G[i]
+        for j in range(p):
+            g = row[j]
+            if t <= g:
+                f = Fa[j]
+                if flat:
+                    for c in range(d):
+                        acc[c] += f[c]
+                    s += 1.0
+                else:
+                    d2 = qq[i] - 2.0 * g
+                    if d2 < 0.0:
+                        d2 = 0.0
+                    w = np.exp(d2 * scale)
+                    for c in range(d):
+                        acc[c] += w * f[c]
+                    s += w
+        den[i] = s
+    return num, den
+
+
+def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
+                bandwidth: float, kernel: str) -> tuple[np.ndarray, np.ndarray]:
+    """Kernel-weighted sums over the windows of a block (Yu, Ding and Loscalzo 2008, eq. 4).
+
+    Parameters
+    ----------
+    G : ndarray of shape (m, p)
+        Shifted Gram block ``y.f - ||f||^2/2`` of the rows ``y`` (``shifted_gram``).
+    thr : ndarray of shape (m,)
+        ``(||y||^2 - r^2) / 2``: point ``f`` is in the window of radius ``r`` of ``y`` when
+        ``G >= thr``.
+    qq : ndarray of shape (m,)
+        ``||y||^2``.
+    Fa : ndarray of shape (p, d + 1)
+        The augmented points; only their first ``d`` columns are summed.
+    bandwidth : float
+    kernel : {"flat", "gaussian"}
+
+    Returns
+    -------
+    num : ndarray of shape (m, d)
+        ``sum_{f in window} K f``.
+    den : ndarray of shape (m,)
+        ``sum_{f in window} K``.
+    """
+    m, d = G.shape[0], Fa.shape[1] - 1
+    return _window_sums(np.ascontiguousarray(G), np.ascontiguousarray(thr, dtype=np.float64),
+                        np.ascontiguousarray(qq, dtype=np.float64),
+                        np.ascontiguousarray(Fa), -0.5 / float(bandwidth) ** 2,
+                        kernel == "flat", np.empty((m, d)), np.empty(m))
