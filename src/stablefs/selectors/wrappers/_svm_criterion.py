@@ -1,0 +1,78 @@
+"""The linear-SVM criterion part (two classes, C = 1) under (semi-)bolstering."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stablefs.selectors.wrappers._bolstering_widths import WidthMixin
+from stablefs.selectors.wrappers._criterion_base import RulePart, _ee
+
+
+class SVMPart(RulePart, WidthMixin):
+    """The two-class linear SVM (C = 1) under (semi-)bolstering: one libsvm solve per
+    candidate (:func:`stablefs.selectors.wrappers._error_estimators.linear_svm`, the solver and
+    arrays of :class:`sklearn.svm.SVC` without its per-call validation), then the signed
+    distances, the kernel widths (:meth:`WidthMixin._dhat_add`) and the closed-form terms
+    ``Phi(-s_i / sigma_i)`` of all candidates at once. Cross-validation parts count errors
+    candidate by candidate (:class:`RulePart`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        counts = np.bincount(self.ct, minlength=self.g)
+        self.fast = self.g == 2 and np.count_nonzero(counts) == 2 and self.kind != "count"
+        self._init_classes()
+
+    def _fits(self, subsets) -> tuple[np.ndarray, np.ndarray]:
+        """``diff`` (n, m): ``a^T x_i + b`` of the SVM designed on each column subset (the
+        columns in the given order, as :meth:`RulePart.value` passes them) and the norms
+        ``||a||``."""
+        n = self.Xt.shape[0]
+        diff = np.empty((n, len(subsets)))
+        norm = np.empty(len(subsets))
+        svm = _ee().linear_svm
+        yf = self.ct.astype(np.float64)
+        for q, sub in enumerate(subsets):
+            Xs = self.Xt[:, sub]
+            a, b = svm(Xs, yf)
+            diff[:, q] = Xs @ a + b
+            norm[q] = np.sqrt(a @ a)
+        return diff, norm
+
+    def _fits_add(self, cols, cands) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_fits` of the subsets ``cols + [j]``, the candidate's column written into one
+        reused buffer (the same arrays, so the same libsvm solutions)."""
+        n, k = self.Xt.shape[0], cols.size
+        diff = np.empty((n, cands.size))
+        norm = np.empty(cands.size)
+        svm = _ee().linear_svm
+        yf = self.ct.astype(np.float64)
+        buf = np.empty((n, k + 1))
+        buf[:, :k] = self.Xt[:, cols]
+        for q, j in enumerate(cands):
+            buf[:, k] = self._XT[j]
+            a, b = svm(buf, yf)
+            diff[:, q] = buf @ a + b
+            norm[q] = np.sqrt(a @ a)
+        return diff, norm
+
+    def values_add(self, cols, cands) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.asarray(cands, dtype=np.int64)
+        if not self.fast or cols.size + 1 > self.Xt.shape[0]:
+            return super().values_add(cols, cands)
+        diff, norm = self._fits_add(cols, cands)
+        wrong = (diff > 0) != (self.ct[:, None] == 1)
+        dh = self._dhat_add(cols, cands, cols.size + 1)
+        return self._bolstered_values(diff, norm, dh, cols.size + 1, wrong)
+
+    def values_remove(self, cols) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        k = cols.size
+        if k <= 1:
+            return np.array([self.value(np.zeros(0, dtype=np.int64))] * k)
+        if not self.fast:
+            return super().values_remove(cols)
+        diff, norm = self._fits([np.delete(cols, i) for i in range(k)])
+        wrong = (diff > 0) != (self.ct[:, None] == 1)
+        dh = self._dhat(self._class_sq_cached(cols), cols, -1.0, k - 1)
+        return self._bolstered_values(diff, norm, dh, k - 1, wrong)
