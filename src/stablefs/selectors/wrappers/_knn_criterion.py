@@ -11,8 +11,13 @@ from stablefs.selectors.wrappers._criterion_base import CHUNK_ELEMENTS, RulePart
 #: elements per temporary (candidates, points, draws, neighbours) tensor of KNNPart._mc_terms
 KNN_CHUNK = 2**20
 
-#: the two-class 1NN/3NN vote with the neighbour axis first (KNNPart._vote_lfirst)
+#: the two-class 1NN/3NN vote by running order statistics (KNNPart._vote_lfirst) instead of
+#: a partition of every row
 LFIRST = True
+
+#: the running order statistics by the compiled kernel (KNNPart._vote_compiled) instead of
+#: NumPy passes over the (neighbours, draws, points, candidates) tensor
+COMPILED = True
 
 #: candidates evaluated in full before the others are pruned (KNNPart.sums_add_bounded)
 PRUNE_FIRST = 6
@@ -191,7 +196,8 @@ class KNNPart(RulePart, WidthMixin):
         tensor instead of the distances' seven; the vote is :func:`knn_vote`'s (two classes:
         each class's ``(K + 1)/2``-th order statistic, ties by the sorted neighbour list)."""
         if ctx["two"] and self.K in (1, 3) and LFIRST:
-            pred = self._vote_lfirst(ctx, ci, pts)
+            pred = self._vote_compiled(ctx, ci, pts) if COMPILED else \
+                self._vote_lfirst(ctx, ci, pts)
             terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)
             if self.kind == "semi":
                 terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
@@ -223,6 +229,33 @@ class KNNPart(RulePart, WidthMixin):
         if self.kind == "semi":
             terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
         return terms
+
+    def _vote_compiled(self, ctx, ci, pts) -> np.ndarray:
+        """:meth:`_vote_lfirst` by the compiled kernel
+        (:func:`~stablefs.selectors.wrappers._wrapper_kernels.mc_vote_two_class`: each value
+        computed once, with the same operations, so the same votes bit for bit); equal
+        statistics go to the vote on the sorted row, computed here for those draws only."""
+        from stablefs.selectors.wrappers._wrapper_kernels import mc_vote_two_class  # Numba
+
+        ci = np.ascontiguousarray(ci, dtype=np.int64)
+        pts = np.ascontiguousarray(pts, dtype=np.int64)
+        js = ctx["cands"][ci]
+        pred = mc_vote_two_class(self.Xt, js, ci, pts, ctx["perm"], ctx["n0"], ctx["A"],
+                                 ctx["B"], ctx["EM"], ctx["half_inv_sig"], self.K)
+        pred = pred.transpose(2, 1, 0)  # (mc, ni, M), strided as _vote_lfirst's (the same sums)
+        c, i, m = np.nonzero(pred < 0)
+        if c.size:
+            pi, cc, jj = pts[i], ci[c], js[c]
+            perm = ctx["perm"]
+            dL = self.Xt[pi, jj][:, None] - self.Xt[perm][:, jj].T     # (nt, n)
+            H = dL * dL
+            H += ctx["A"][pi]
+            H *= ctx["half_inv_sig"][pi, cc][:, None]
+            rows = dL * ctx["EM"][m, pi, cc][:, None]
+            rows += ctx["B"][pi, m]
+            rows += H
+            pred[c, i, m] = _vote_sorted(rows[:, ctx["inv"]], self.ct, self.K, self.g)
+        return pred
 
     def _vote_lfirst(self, ctx, ci, pts) -> np.ndarray:
         """The two-class 1NN / 3NN vote of every draw with the neighbour axis first and the

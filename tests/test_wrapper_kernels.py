@@ -1,0 +1,125 @@
+"""The compiled wrapper-criterion kernels against their NumPy references (``_wrapper_kernels``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stablefs.selectors.wrappers._knn_criterion as K
+from stablefs.selectors.wrappers import make_criterion, sffs, sfs
+
+
+def _data(n0, n1, p, seed, shift=0.8, informative=3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n0 + n1, p))
+    y = np.r_[np.zeros(n0, dtype=int), np.ones(n1, dtype=int)]
+    X[y == 1, :informative] += shift
+    return X, y
+
+
+def _contexts(X, y, estimator, criterion, seed):
+    crit = make_criterion(X, y, estimator=estimator, criterion=criterion, random_state=seed)
+    part = crit.parts[0]
+    p = X.shape[1]
+    for cols in ([], [3], [3, 7, 1], [3, 7, 1, 0, 5]):
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.setdiff1d(np.arange(p), cols)
+        counts, wrong = part._step_add(cols, cands)
+        ctx = part._mc_context(cols, cands, wrong)
+        if ctx is not None:
+            yield part, ctx, cands
+
+
+@pytest.mark.parametrize("estimator", ["1nn", "3nn"])
+@pytest.mark.parametrize("rounded", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compiled_vote_equals_the_numpy_vote_bit_for_bit(estimator, rounded, seed):
+    # the kernel's votes (ties resolved by the sorted vote) against the NumPy running order
+    # statistics over the (neighbours, draws, points, candidates) tensor, on arbitrary
+    # candidate and point subsets; rounded data give tied statistics
+    X, y = _data(11 + seed, 13, 10, seed=50 + seed)
+    if rounded:
+        X = np.round(2 * X) / 2
+        X[4] = X[2]
+    rng = np.random.default_rng(seed)
+    checked = ties = 0
+    for part, ctx, cands in _contexts(X, y, estimator, "semi-bolstered", seed):
+        ci = np.sort(rng.choice(cands.size, size=max(1, cands.size - 2), replace=False))
+        pts = rng.permutation(X.shape[0])[:17]
+        fast = part._vote_compiled(ctx, ci, pts)
+        ref = part._vote_lfirst(ctx, ci, pts)
+        assert fast.shape == ref.shape
+        assert np.array_equal(fast, ref)
+        from stablefs.selectors.wrappers._wrapper_kernels import mc_vote_two_class
+
+        raw = mc_vote_two_class(part.Xt, ctx["cands"][ci], ci, pts, ctx["perm"], ctx["n0"],
+                                ctx["A"], ctx["B"], ctx["EM"], ctx["half_inv_sig"], part.K)
+        ties += int(np.count_nonzero(raw < 0))
+        checked += 1
+    assert checked >= 2
+    if rounded and estimator == "1nn":
+        assert ties > 0  # the tie path is exercised
+
+
+def _reference_votes(Xt, js, ci, pts, perm, n0, A, B, EM, his, K):
+    """The kernel's definition, one draw at a time: each class's ``(K + 1)/2``-th smallest
+    value (inf for a smaller class), -1 on equality."""
+    r = (K + 1) // 2
+    M = EM.shape[0]
+    out = np.empty((M, pts.size, js.size), dtype=np.int64)
+    for c, (j, cc) in enumerate(zip(js, ci)):
+        for ii, i in enumerate(pts):
+            d = Xt[i, j] - Xt[perm, j]
+            h = (d * d + A[i]) * his[i, cc]
+            for m in range(M):
+                t = (d * EM[m, i, cc] + B[i, m]) + h
+                q = [np.sort(part)[r - 1] if part.size >= r else np.inf
+                     for part in (t[:n0], t[n0:])]
+                out[m, ii, c] = 1 if q[1] < q[0] else (-1 if q[1] == q[0] else 0)
+    return out
+
+
+@pytest.mark.parametrize("K", [1, 3])
+@pytest.mark.parametrize("n0, n", [(6, 11), (1, 7), (5, 6), (3, 3)])
+def test_kernel_equals_its_definition(K, n0, n):
+    # small classes (one point: no second neighbour for 3NN), an empty class, integer data
+    # (tied statistics); arbitrary candidate and point subsets
+    from stablefs.selectors.wrappers._wrapper_kernels import mc_vote_two_class
+
+    rng = np.random.default_rng(10 * K + n0 + n)
+    p, M = 7, 4
+    Xt = rng.integers(-2, 3, (n, p)).astype(float)
+    perm = rng.permutation(n)
+    A = rng.integers(0, 4, (n, n)).astype(float)
+    B = rng.integers(-2, 3, (n, M, n)).astype(float)
+    EM = rng.standard_normal((M, n, 5))
+    his = rng.random((n, 5)) + 0.5
+    js = np.array([0, 3, 6], dtype=np.int64)
+    ci = np.array([0, 2, 4], dtype=np.int64)
+    pts = rng.permutation(n)[:max(1, n - 1)].astype(np.int64)
+    args = (Xt, js, ci, pts, perm.astype(np.int64), n0, A, B, EM, his, K)
+    got = mc_vote_two_class(*args)
+    assert np.array_equal(got, _reference_votes(*args))
+    EM[:] = np.round(EM)  # integer values: many equal statistics
+    got = mc_vote_two_class(*args)
+    ref = _reference_votes(*args)
+    assert np.array_equal(got, ref)
+    r = (K + 1) // 2
+    if min(n0, n - n0) >= r:
+        assert (ref == -1).any()
+    else:  # a class without its order statistic never wins and never ties
+        assert not (ref == -1).any() and np.all(ref == (0 if n - n0 < r else 1))
+
+
+@pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
+@pytest.mark.parametrize("seed", range(4))
+def test_searches_with_the_compiled_vote_equal_the_numpy_ones(criterion, seed, monkeypatch):
+    X, y = _data(12 + seed, 14, 24, seed=70 + seed, informative=5, shift=0.7)
+    out = {}
+    for compiled in (True, False):
+        monkeypatch.setattr(K, "COMPILED", compiled)
+        out[compiled] = [search(make_criterion(X, y, estimator="3nn", criterion=criterion,
+                                               random_state=seed), 6) for search in (sfs, sffs)]
+    for a, b in zip(out[True], out[False]):
+        assert a.moves == b.moves and a.ties == b.ties
+        assert np.array_equal(a.errors, b.errors)
