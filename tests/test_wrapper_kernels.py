@@ -123,3 +123,92 @@ def test_searches_with_the_compiled_vote_equal_the_numpy_ones(criterion, seed, m
     for a, b in zip(out[True], out[False]):
         assert a.moves == b.moves and a.ties == b.ties
         assert np.array_equal(a.errors, b.errors)
+
+
+# ------------------------------------------------------------------------------ linear SVM
+
+
+def _libsvm(X, codes):
+    """scikit-learn's libsvm on X (C-SVC, linear, C = 1, tol 1e-3, shrinking): support
+    indices, dual coefficients and intercept."""
+    from stablefs.selectors.wrappers import _error_estimators as ee
+
+    fns = ee._libsvm_fns()
+    if fns is None:
+        pytest.skip("scikit-learn's libsvm binding is not available")
+    fit, quiet = fns
+    quiet(0)
+    sup, _, _, dual, intercept, *_ = fit(
+        np.ascontiguousarray(X), codes.astype(np.float64), svm_type=0,
+        sample_weight=ee._EMPTY, class_weight=ee._ONES2, kernel="linear", C=1.0, nu=0.5,
+        probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200, coef0=0.0,
+        gamma=1.0, epsilon=0.0, max_iter=-1, random_seed=0)
+    return sup, dual[0], intercept[0]
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_compiled_smo_equals_libsvm_bit_for_bit(block):
+    # 60 random two-class problems per block: sizes 4..60, 1..12 features, separable and
+    # overlapping classes, integer data (ties in the working-set choice), unequal classes
+    from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel, svc_dual
+
+    for seed in range(60 * block, 60 * (block + 1)):
+        rng = np.random.default_rng(seed)
+        n, k = int(rng.integers(4, 61)), int(rng.integers(1, 13))
+        X = rng.standard_normal((n, k))
+        codes = (rng.random(n) < rng.uniform(0.2, 0.8)).astype(np.int64)
+        codes[:2] = (0, 1)
+        X[codes == 1, :2] += 3 * rng.random()
+        if seed % 4 == 0:
+            X = np.round(X)
+        sup, dual, intercept = _libsvm(X, codes)
+        order = np.argsort(codes, kind="stable")
+        ysign = np.where(codes[order] == 0, 1, -1).astype(np.int64)
+        coef, rho = svc_dual(linear_kernel(np.ascontiguousarray(X[order])), ysign, 1.0, 1e-3)
+        nz = np.flatnonzero(coef)
+        assert np.array_equal(order[nz], sup), seed
+        assert np.array_equal(coef[nz], dual), seed
+        assert -rho == intercept, seed
+
+
+def test_candidate_kernels_are_the_kernels_of_the_extended_subsets():
+    # K_S + x_j x_j^T equals the left-to-right kernel of S + [j] bit for bit, so every
+    # candidate's SVM is libsvm's on the columns S + [j]; the margins equal linear_svm's to
+    # round-off (the direction is summed in a fixed order, not by BLAS)
+    from stablefs.selectors.wrappers._error_estimators import linear_svm
+    from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel, svc_margins_add
+
+    X, y = _data(14, 17, 9, seed=5, informative=3, shift=1.0)
+    cols = [4, 0, 7]
+    cands = np.array([1, 2, 3, 5, 6, 8])
+    XS = np.ascontiguousarray(X[:, cols])
+    for j in cands:
+        full = np.ascontiguousarray(X[:, cols + [int(j)]])
+        assert np.array_equal(linear_kernel(XS) + np.outer(X[:, j], X[:, j]),
+                              linear_kernel(full))
+    order = np.argsort(y, kind="stable")
+    ysign = np.where(y[order] == 0, 1, -1).astype(np.int64)
+    diff, norm = svc_margins_add(np.ascontiguousarray(XS[order]),
+                                 np.ascontiguousarray(X[order][:, cands]), ysign, 1.0, 1e-3)
+    for q, j in enumerate(cands):
+        Xs = X[:, cols + [int(j)]]
+        a, b = linear_svm(Xs, y)
+        np.testing.assert_allclose(diff[q], (Xs @ a + b)[order], rtol=1e-12, atol=1e-12)
+        assert norm[q] == pytest.approx(np.sqrt(a @ a), rel=1e-13)
+
+
+@pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
+@pytest.mark.parametrize("seed", range(4))
+def test_svm_searches_with_the_compiled_solver_equal_libsvm_ones(criterion, seed,
+                                                                  monkeypatch):
+    import stablefs.selectors.wrappers._svm_criterion as S
+
+    X, y = _data(12 + seed, 14, 24, seed=80 + seed, informative=5, shift=0.7)
+    out = {}
+    for compiled in (True, False):
+        monkeypatch.setattr(S, "COMPILED", compiled)
+        out[compiled] = [search(make_criterion(X, y, estimator="svm", criterion=criterion,
+                                               random_state=seed), 7) for search in (sfs, sffs)]
+    for a, b in zip(out[True], out[False]):
+        assert a.moves == b.moves and a.ties == b.ties
+        np.testing.assert_allclose(a.errors, b.errors, rtol=0, atol=1e-13)
