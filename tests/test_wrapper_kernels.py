@@ -212,3 +212,67 @@ def test_svm_searches_with_the_compiled_solver_equal_libsvm_ones(criterion, seed
     for a, b in zip(out[True], out[False]):
         assert a.moves == b.moves and a.ties == b.ties
         np.testing.assert_allclose(a.errors, b.errors, rtol=0, atol=1e-13)
+
+
+# ------------------------------------------------------------------ nearest distances
+
+
+@pytest.mark.parametrize("kth", [1, 2])
+@pytest.mark.parametrize("rounded", [False, True])
+def test_kth_smallest_add_equals_its_definition(kth, rounded):
+    from stablefs.selectors.wrappers._wrapper_kernels import kth_smallest_add
+
+    rng = np.random.default_rng(kth + 2 * rounded)
+    n, p = 13, 9
+    X = rng.standard_normal((n, p))
+    if rounded:
+        X = np.round(X)
+    D = rng.random((n, n)) * 3
+    D = D + D.T
+    J = np.array([8, 0, 3, 5], dtype=np.int64)
+    lo = rng.integers(0, n, n).astype(np.int64)
+    hi = np.minimum(n, lo + rng.integers(0, 6, n)).astype(np.int64)
+    got = kth_smallest_add(D, np.ascontiguousarray(X.T), J, lo, hi, kth)
+    for i in range(n):
+        ls = [l for l in range(lo[i], hi[i]) if l != i]
+        for c, j in enumerate(J):
+            vals = np.sort([(X[l, j] - X[i, j]) ** 2 + D[i, l] for l in ls])
+            assert got[i, c] == (vals[kth - 1] if vals.size >= kth else np.inf)
+
+
+@pytest.mark.parametrize("estimator, criterion", [("lda", "bolstered"), ("svm", "semi-bolstered"),
+                                                  ("3nn", "semi-bolstered")])
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_nearest_distances_equal_the_pruned_ones(estimator, criterion, seed,
+                                                          monkeypatch):
+    # the widths' nearest same-class distances and the 3NN resubstitution's second nearest
+    # other-class distances: bit for bit the pruned NumPy updates, along a search
+    import stablefs.selectors.wrappers._bolstering_widths as W
+
+    X, y = _data(9 + seed, 12, 15, seed=90 + seed, informative=4)
+    if seed == 2:
+        X = np.round(X * 2) / 2   # equal distances
+    crit = make_criterion(X, y, estimator=estimator, criterion=criterion, random_state=seed)
+    part = crit.parts[0]
+    assert part._class_layout()
+    cols: list[int] = []
+    for _ in range(5):
+        c = np.asarray(cols, dtype=np.int64)
+        cands = np.setdiff1d(np.arange(15), c)
+        D = part._sq_cached(c)
+        out = {}
+        for compiled in (True, False):
+            monkeypatch.setattr(W, "COMPILED", compiled)
+            part._nn_memo = None
+            if c.size:   # the first feature's widths come from sorted values, not _nn_add
+                out[compiled] = [part._nn_add(c, cands, c.size + 1)]
+            else:
+                out[compiled] = []
+            if estimator == "3nn":
+                out[compiled].append(part._resub3_add(c, cands)[1])
+        for a, b in zip(out[True], out[False]):
+            assert np.array_equal(a, b)
+        Dx = np.where(part._same, np.inf, D)
+        assert np.array_equal(part._kth_compiled(D, cands, own=False, kth=2),
+                              part._kth_add(Dx, cands, min(8, part._cmin - 2), 2))
+        cols.append(int(cands[crit.best_add(c, cands)[0]]))

@@ -17,6 +17,10 @@ from stablefs.selectors.wrappers._criterion_base import CHUNK_ELEMENTS, _ee
 #: neighbours kept per point by the pruned nearest-neighbour update (see WidthMixin._dhat)
 NN_PRUNE = 6
 
+#: forward-step nearest distances by the compiled kernel (WidthMixin._kth_compiled) instead
+#: of the pruned NumPy updates (the same values bit for bit)
+COMPILED = True
+
 
 class WidthMixin:
     """Bolstering kernel widths of candidate subspaces from per-class distance matrices."""
@@ -144,6 +148,26 @@ class WidthMixin:
                 np.partition(rows, kth - 1, axis=1)[:, kth - 1]
         return q
 
+    def _kth_compiled(self, D, J, own: bool, kth: int) -> np.ndarray:
+        """:meth:`_nn_add` (``own``: each point's class) or :meth:`_kth_add` on the other
+        class of two (``not own``) by the compiled kernel
+        (:func:`~stablefs.selectors.wrappers._wrapper_kernels.kth_smallest_add`): the same
+        sums and order statistics, every pair, no pruning."""
+        from stablefs.selectors.wrappers._wrapper_kernels import kth_smallest_add  # Numba
+
+        if getattr(self, "_ranges", None) is None:
+            cls = self.ct[self._cperm]
+            lo = self._cstart_all[cls].astype(np.int64)
+            hi = lo + np.bincount(self.ct, minlength=self.g)[cls]
+            n = cls.size
+            olo = np.where(cls == 0, hi, 0).astype(np.int64)         # two classes: the other
+            ohi = np.where(cls == 0, n, lo).astype(np.int64)
+            self._ranges = (lo, hi.astype(np.int64), olo, ohi)
+        lo, hi, olo, ohi = self._ranges
+        Jx = np.arange(self._XTc.shape[0], dtype=np.int64) if isinstance(J, slice) else \
+            np.ascontiguousarray(J, dtype=np.int64)
+        return kth_smallest_add(D, self._XTc, Jx, lo if own else olo, hi if own else ohi, kth)
+
     def _nn_add(self, cols, J, k_new: int) -> np.ndarray:
         """Squared distance of every point (class order) to its nearest other point of its
         class in ``S + {j}``, for the candidates ``J``; shape ``(n, m)``.
@@ -157,6 +181,10 @@ class WidthMixin:
         if self._nn_memo is not None and self._nn_memo[0] == key:
             return self._nn_memo[1]
         D = self._sq_cached(cols)
+        if COMPILED:
+            q = self._kth_compiled(D, J, own=True, kth=1)
+            self._nn_memo = (key, q)
+            return q
         W = self._wbuf                                                # (n, w)
         for s0, nc in zip(self._cstart, self._csize.astype(np.int64)):
             W[s0:s0 + nc, :nc] = D[s0:s0 + nc, s0:s0 + nc]

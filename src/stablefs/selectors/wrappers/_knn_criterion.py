@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from stablefs.selectors.wrappers import _bolstering_widths as widths
 from stablefs.selectors.wrappers._bolstering_widths import NN_PRUNE, WidthMixin
 from stablefs.selectors.wrappers._criterion_base import CHUNK_ELEMENTS, RulePart, _ee
 
@@ -334,8 +335,11 @@ class KNNPart(RulePart, WidthMixin):
         k_new = cols.size + 1
         own = self._nn_add(cols, cands, k_new)                        # (n, m), class order
         D = self._sq_cached(cols)
-        Dx = np.where(self._same, np.inf, D)
-        other = self._kth_add(Dx, cands, min(NN_PRUNE + 2, self._cmin - 2), 2)
+        if widths.COMPILED:
+            other = self._kth_compiled(D, cands, own=False, kth=2)
+        else:
+            Dx = np.where(self._same, np.inf, D)
+            other = self._kth_add(Dx, cands, min(NN_PRUNE + 2, self._cmin - 2), 2)
         wrong_c = other < own
         tie = other == own
         if tie.any():

@@ -1,5 +1,12 @@
 """Compiled (Numba) kernels of the wrapper criteria.
 
+- :func:`kth_smallest_add` -- per point and candidate, the nearest (or second nearest)
+  point of a range in ``S + {j}`` from the squared distances over ``S``: the bolstering
+  kernel widths (Braga-Neto and Dougherty 2004) and the 3NN resubstitution of every
+  candidate, with no pruning (the loop over all pairs is cheaper than the bound checks);
+- :func:`svc_dual` / :func:`svc_margins_add` -- the linear SVM of every candidate: libsvm's
+  SMO (Fan, Chen and Lin 2005; Chang and Lin 2011) step for step in single-precision ``Q``
+  as libsvm runs it, so the same dual coefficients and offset to the last bit (tested);
 - :func:`mc_vote_two_class` -- the two-class 1NN / 3NN vote of every Monte-Carlo draw of a
   forward step of the (semi-)bolstered kNN criterion (Braga-Neto and Dougherty 2004; the
   3NN criterion of Xiao, Hua and Dougherty 2007), for a block of candidates and points. The
@@ -101,6 +108,54 @@ def mc_vote_two_class(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):  # 
                     pred[m, ii, c] = 0
     return pred
 
+
+
+@njit(cache=True, nogil=True)
+def kth_smallest_add(D, XT, J, lo, hi, kth):  # pragma: no cover - compiled
+    """``out[i, c]``: the ``kth`` (1 or 2) smallest of ``(x_{l j} - x_{i j})^2 + D[i, l]`` over
+    ``l`` in ``[lo[i], hi[i])``, ``l != i``, with ``j = J[c]`` (inf when there are fewer than
+    ``kth`` such ``l``).
+
+    The squared distances of a forward step ``S + {j}`` from those over ``S`` (``D``), every
+    candidate at once, for the bolstering kernel widths (nearest same-class point) and the
+    3NN resubstitution (second nearest point of the other class); the pruned NumPy versions
+    (:meth:`~stablefs.selectors.wrappers._bolstering_widths.WidthMixin._nn_add`,
+    :meth:`~stablefs.selectors.wrappers._bolstering_widths.WidthMixin._kth_add`) compute
+    the same sums, so the same minima bit for bit. ``XT`` is ``(p, n)``.
+    """
+    n = D.shape[0]
+    m = J.size
+    X = np.empty((n, m))
+    for c in range(m):
+        row = XT[J[c]]
+        for t in range(n):
+            X[t, c] = row[t]
+    out = np.empty((n, m))
+    m1 = np.empty(m)
+    m2 = np.empty(m)
+    for i in range(n):
+        m1[:] = np.inf
+        m2[:] = np.inf
+        for l in range(lo[i], hi[i]):
+            if l == i:
+                continue
+            d = D[i, l]
+            if kth == 1:
+                for c in range(m):
+                    v = X[l, c] - X[i, c]
+                    t = v * v + d
+                    m1[c] = min(m1[c], t)
+            else:
+                for c in range(m):
+                    v = X[l, c] - X[i, c]
+                    t = v * v + d
+                    m2[c] = min(m2[c], max(m1[c], t))
+                    m1[c] = min(m1[c], t)
+        if kth == 1:
+            out[i] = m1
+        else:
+            out[i] = m2
+    return out
 
 # ------------------------------------------------------------------------------- linear SVM
 
