@@ -61,18 +61,25 @@ def mc_vote_two_class(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):  # 
     for l in range(n):
         for c in range(mc):
             xp[l, c] = Xt[perm[l], js[c]]
+    xs = np.empty(mc)
+    ss = np.empty(mc)
     q = np.empty((2, M, mc))
     m1 = np.empty((M, mc))
     m2 = np.empty((M, mc))
     for ii in range(ni):
         i = pts[ii]
         for c in range(mc):
-            s = half_inv_sig[i, ci[c]]
-            xi = Xt[i, js[c]]
-            for l in range(n):
-                dl = xi - xp[l, c]
-                d[l, c] = dl
-                h[l, c] = (dl * dl + A[i, l]) * s
+            xs[c] = Xt[i, js[c]]
+            ss[c] = half_inv_sig[i, ci[c]]
+        for l in range(n):
+            ail = A[i, l]
+            xl = xp[l]
+            dl = d[l]
+            hl = h[l]
+            for c in range(mc):
+                v = xs[c] - xl[c]
+                dl[c] = v
+                hl[c] = (v * v + ail) * ss[c]
         for m in range(M):
             for c in range(mc):
                 e[m, c] = EM[m, i, ci[c]]
@@ -82,18 +89,37 @@ def mc_vote_two_class(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):  # 
             m1[:, :] = np.inf
             m2[:, :] = np.inf
             if hi - lo >= r:
-                for l in range(lo, hi):
-                    for m in range(M):
-                        b = B[i, m, l]
-                        if K == 1:
+                if K == 1:
+                    for l in range(lo, hi):
+                        dl = d[l]
+                        hl = h[l]
+                        for m in range(M):
+                            b = B[i, m, l]
+                            em = e[m]
+                            r1 = m1[m]
+                            # a running minimum as plain selects on row views (vectorised
+                            # over the candidates; min() with its NaN rule is not)
                             for c in range(mc):
-                                t = (d[l, c] * e[m, c] + b) + h[l, c]
-                                m1[m, c] = min(m1[m, c], t)
-                        else:
+                                t = (dl[c] * em[c] + b) + hl[c]
+                                a1 = r1[c]
+                                r1[c] = a1 if a1 < t else t
+                else:
+                    for l in range(lo, hi):
+                        dl = d[l]
+                        hl = h[l]
+                        for m in range(M):
+                            b = B[i, m, l]
+                            em = e[m]
+                            r1 = m1[m]
+                            r2 = m2[m]
+                            # running minimum and second minimum, likewise
                             for c in range(mc):
-                                t = (d[l, c] * e[m, c] + b) + h[l, c]
-                                m2[m, c] = min(m2[m, c], max(m1[m, c], t))
-                                m1[m, c] = min(m1[m, c], t)
+                                t = (dl[c] * em[c] + b) + hl[c]
+                                a1 = r1[c]
+                                x = a1 if a1 > t else t
+                                a2 = r2[c]
+                                r2[c] = a2 if a2 < x else x
+                                r1[c] = a1 if a1 < t else t
             if K == 1:
                 q[k] = m1
             else:
@@ -136,21 +162,27 @@ def kth_smallest_add(D, XT, J, lo, hi, kth):  # pragma: no cover - compiled
     for i in range(n):
         m1[:] = np.inf
         m2[:] = np.inf
+        xi = X[i]
         for l in range(lo[i], hi[i]):
             if l == i:
                 continue
             d = D[i, l]
+            xl = X[l]
             if kth == 1:
                 for c in range(m):
-                    v = X[l, c] - X[i, c]
+                    v = xl[c] - xi[c]
                     t = v * v + d
-                    m1[c] = min(m1[c], t)
+                    a1 = m1[c]
+                    m1[c] = a1 if a1 < t else t
             else:
                 for c in range(m):
-                    v = X[l, c] - X[i, c]
+                    v = xl[c] - xi[c]
                     t = v * v + d
-                    m2[c] = min(m2[c], max(m1[c], t))
-                    m1[c] = min(m1[c], t)
+                    a1 = m1[c]
+                    x = a1 if a1 > t else t
+                    a2 = m2[c]
+                    m2[c] = a2 if a2 < x else x
+                    m1[c] = a1 if a1 < t else t
         if kth == 1:
             out[i] = m1
         else:
