@@ -30,15 +30,26 @@ whose cost is linear in the number of candidates:
   each point's few nearest same-class points in ``S`` (adding a feature only lengthens
   distances, so the nearest in ``S + {j}`` is among them unless a bound check fails; those
   pairs are computed in full: :meth:`WidthMixin._kth_add`).
-- **Linear SVM**: one libsvm solve per candidate
-  (:func:`stablefs.selectors.wrappers._error_estimators.linear_svm`, bit for bit scikit-learn's
-  ``SVC(kernel="linear", C=1)`` without its per-call validation), widths and closed-form terms
-  for all candidates at once (:class:`SVMPart`). The SVM has no exact incremental update that
-  reproduces libsvm's tolerance-1e-3 solution, so the solves stay.
+- **Linear SVM**: one SVM solve per candidate, all candidates of a step in one compiled call
+  (:func:`stablefs.selectors.wrappers._wrapper_kernels.svc_margins_add`): libsvm's SMO (Fan,
+  Chen and Lin 2005) step for step on ``K_S + x_j x_j^T``, so the dual coefficients and the
+  offset are those of scikit-learn's ``SVC(kernel="linear", C=1)`` to the last bit (tested);
+  widths and closed-form terms for all candidates at once (:class:`SVMPart`). No warm start:
+  libsvm's tolerance-1e-3 solution depends on its path from zero.
+- **Compiled kernels** (Numba, :mod:`stablefs.selectors.wrappers._wrapper_kernels`, imported
+  on first use): the two-class 1NN/3NN vote of the Monte-Carlo draws, the nearest same-class
+  distances of the widths and the 3NN resubstitution's order statistics, computed with the
+  same operations as the NumPy versions (the same values bit for bit); a flag ``COMPILED`` in
+  each part's module switches back to the NumPy/libsvm path.
 - **Pruned forward steps** (:meth:`Criterion.best_add`, used by SFS and SFFS): the
   Monte-Carlo kNN criteria evaluate a few candidates in full and the others point block by
   point block, dropping a candidate once its partial sum (a lower bound: every term is >= 0)
   exceeds the best value seen; the step's choice, value and tie count are unchanged.
+
+The parts live one family per module: :mod:`._criterion_base` (:class:`Criterion`,
+:class:`Noise`, :class:`RulePart`, :class:`CallablePart`), :mod:`._bolstering_widths`,
+:mod:`._lda_criterion`, :mod:`._knn_criterion` and :mod:`._svm_criterion`; this module builds
+a criterion (:func:`make_criterion`) and re-exports their names.
 
 Any other rule (a scikit-learn classifier) or a user callable is evaluated candidate by
 candidate (:class:`RulePart`); so is an LDA candidate whose bordered covariance is singular
