@@ -324,6 +324,14 @@ def svc_dual(K, ysign, C, eps):  # pragma: no cover - compiled
     QD = np.empty(n)
     for a in range(n):
         QD[a] = K[a, a]
+    return _smo(Q, QD, ysign, C, eps)
+
+
+@njit(cache=True, nogil=True)
+def _smo(Q, QD, ysign, C, eps):  # pragma: no cover - compiled
+    # svc_dual on libsvm's single-precision Q = y y^T K and its double diagonal QD (both
+    # overwritten: rows and columns follow the shrinking swaps)
+    n = Q.shape[0]
     yv = ysign.copy()
     alpha = np.zeros(n)
     G = np.full(n, -1.0)
@@ -508,14 +516,17 @@ def svc_margins_add(XS, Xj, ysign, C, eps):  # pragma: no cover - compiled
     KS = linear_kernel(XS)
     diff = np.empty((m, n))
     norm = np.empty(m)
-    K = np.empty((n, n))
+    Q = np.empty((n, n), dtype=np.float32)
+    QD = np.empty(n)
     a = np.empty(k + 1)
     for c in range(m):
+        # libsvm's Q and QD of S + [j] directly (svc_dual's, without the kernel matrix)
         for r in range(n):
             xr = Xj[r, c]
             for t in range(n):
-                K[r, t] = KS[r, t] + xr * Xj[t, c]
-        coef, rho = svc_dual(K, ysign, C, eps)
+                Q[r, t] = np.float32(ysign[r] * ysign[t] * (KS[r, t] + xr * Xj[t, c]))
+            QD[r] = KS[r, r] + xr * Xj[r, c]
+        coef, rho = _smo(Q, QD, ysign, C, eps)
         a[:] = 0.0
         for t in range(n):
             ct = coef[t]
