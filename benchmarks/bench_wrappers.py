@@ -18,7 +18,13 @@ other jobs inflate wall time, not CPU time) and wall time:
    ``exclusion="mlxtend"``, mlxtend's conditional-exclusion rule);
 3. one CRIDD cell, ``cridd("equal", selector="sfs", classifier="lda", cv="cv10",
    n_samples=50, n_runs=1000)`` (Algorithm 1: 11 SFS runs per Monte-Carlo run), with
-   ``--n-jobs`` workers.
+   ``--n-jobs`` workers;
+4. ``compiled``: the compiled kernels (Numba, ``selectors/wrappers/_wrapper_kernels.py``) on
+   and off, interleaved in this process (off, on, off, on, ... best of ``-r``): SFS and SFFS
+   of 10 from 200 with the three criteria of Xiao, Hua and Dougherty (2007) (bolstered LDA,
+   semi-bolstered 3NN, bolstered linear SVM), the speed ratio and whether both give the same
+   subsets, moves and ties. "Off" is the NumPy / libsvm path of before (the flags
+   ``_knn_criterion.COMPILED``, ``_svm_criterion.COMPILED``, ``_bolstering_widths.COMPILED``).
 
 Targets (benchmarks/README.md): SFS of 10 from 200 with bolstered LDA on 50 samples < 5 ms; at
 least 50x faster than mlxtend on the same criterion, same subsets.
@@ -100,6 +106,34 @@ def part_cridd(runs: int, n_jobs: int) -> None:
           f"Var dE_b {1e4 * r['var_dEb']:.2f}e-4")
 
 
+def part_compiled(X, y, repeat: int) -> None:
+    import stablefs.selectors.wrappers._bolstering_widths as widths
+    import stablefs.selectors.wrappers._knn_criterion as knn
+    import stablefs.selectors.wrappers._svm_criterion as svm
+
+    def flags(on: bool) -> None:
+        knn.COMPILED = svm.COMPILED = widths.COMPILED = on
+
+    print(f"4. compiled kernels off / on, interleaved, best of {repeat} (CPU ms per search)")
+    try:
+        for est, crit in (("lda", "bolstered"), ("3nn", "semi-bolstered"), ("svm", "bolstered")):
+            for label, search in (("SFS", sfs), ("SFFS", sffs)):
+                best = {False: np.inf, True: np.inf}
+                res = {}
+                for _ in range(repeat):
+                    for on in (False, True):
+                        flags(on)
+                        cpu, _, res[on] = timed(lambda s=search, e=est, c=crit: s(
+                            make_criterion(X, y, estimator=e, criterion=c, random_state=0), 10))
+                        best[on] = min(best[on], cpu)
+                same = (res[True].moves == res[False].moves and res[True].ties == res[False].ties)
+                print(f"   {label:4s} {est} {crit:15s} off {1e3 * best[False]:8.1f}  on "
+                      f"{1e3 * best[True]:7.1f}  ratio {best[False] / best[True]:5.1f}x  "
+                      f"same subsets: {same}")
+    finally:
+        flags(True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-r", "--repeat", type=int, default=5)
@@ -107,7 +141,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: search,mlxtend,"
-                    "cridd")
+                    "cridd,compiled")
     args = ap.parse_args(argv)
     if args.quick:
         args.repeat, args.runs = 2, 100
@@ -120,6 +154,8 @@ def main(argv=None) -> int:
         part_mlxtend(d.X, d.y, args.repeat)
     if "cridd" not in skip:
         part_cridd(args.runs, args.n_jobs)
+    if "compiled" not in skip:
+        part_compiled(d.X, d.y, args.repeat)
     return 0
 
 

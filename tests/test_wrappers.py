@@ -160,7 +160,7 @@ def test_vote_with_the_neighbour_axis_first_equals_the_partition(estimator, roun
     # the running order statistics over a neighbour-first tensor against np.partition of
     # every row; rounded data and duplicated points (one pair across the classes) give equal
     # statistics (then the sorted vote decides)
-    import stablefs.selectors.wrappers._criteria as C
+    import stablefs.selectors.wrappers._knn_criterion as C
 
     X, y = _data(13, 12, 10, seed=41)
     if rounded:

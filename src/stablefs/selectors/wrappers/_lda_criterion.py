@@ -1,0 +1,242 @@
+"""The LDA criterion part: rank-one updates of the pooled covariance (see :mod:`._criteria`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import ndtr
+
+from stablefs.selectors.wrappers._bolstering_widths import WidthMixin
+from stablefs.selectors.wrappers._criterion_base import (
+    CHUNK_ELEMENTS,
+    SCHUR_RTOL,
+    RulePart,
+    _chi_median,
+    _ee,
+)
+
+
+class LDAPart(RulePart, WidthMixin):
+    """LDA with rank-one updates of the pooled covariance (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        g = self.g
+        counts = np.bincount(self.ct, minlength=g)
+        self.means = np.zeros((g, self.X.shape[1]))
+        for c in range(g):
+            if counts[c]:
+                self.means[c] = self.Xt[self.ct == c].mean(axis=0)
+        self.Dt = self.Xt - self.means[self.ct]
+        self.dof = max(self.Xt.shape[0] - int(np.count_nonzero(counts)), 1)
+        with np.errstate(divide="ignore"):
+            self.logp = np.log(counts / counts.sum())
+        self.fast = np.count_nonzero(counts) == g and (self.kind == "count" or g == 2)
+        self._base_memo: tuple | None = None
+        self._init_classes()
+
+    def _base(self, cols):
+        """``S_SS^{-1}`` of the pooled covariance on ``cols`` (None when it is singular to
+        :data:`~stablefs.selectors.wrappers._error_estimators.PINV_RTOL`: the pseudo-inverse refits
+        decide); the last one is kept (a floating search asks for the same subset twice)."""
+        key = cols.tobytes()
+        if self._base_memo is not None and self._base_memo[0] == key:
+            return self._base_memo[1]
+        k = cols.size
+        if k == 0:
+            return np.zeros((0, 0))
+        if k >= self.dof:
+            return None
+        Dk = self.Dt[:, cols]
+        S = Dk.T @ Dk / self.dof
+        vals, vecs = np.linalg.eigh(S)
+        if not vals[0] > _ee().PINV_RTOL * vals[-1] or not vals[-1] > 0:
+            A = None
+        else:
+            A = (vecs / vals) @ vecs.T
+        self._base_memo = (key, A)
+        return A
+
+    def values_add(self, cols, cands) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.asarray(cands, dtype=np.int64)
+        A = self._base(cols) if self.fast else None
+        if A is None:
+            return super().values_add(cols, cands)
+        if self.g == 2 and self.kind != "count":
+            out = self._add_bolstered(cols, cands, A)
+            if out is not None:
+                return out
+        k = cols.size
+        Ms = self.means[:, cols]                     # (g, k)
+        U = A @ Ms.T                                  # (k, g)
+        q = np.einsum("ck,kc->c", Ms, U)              # (g,)
+        EU = self.Xe[:, cols] @ U                     # (ne, g)
+        Dk = self.Dt[:, cols]
+        out = np.empty(cands.size)
+        ne = self.Xe.shape[0]
+        step = max(1, CHUNK_ELEMENTS // (8 * max(ne, k + 1)))
+        if self.kind != "count":
+            Dc = self._class_sq(cols)
+        for s in range(0, cands.size, step):
+            cj = cands[s:s + step]
+            Dj = self.Dt[:, cj]
+            Sxc = Dk.T @ Dj / self.dof                 # (k, m)
+            sjj = np.einsum("ij,ij->j", Dj, Dj) / self.dof
+            V = A @ Sxc                                # (k, m)
+            c = sjj - np.einsum("km,km->m", Sxc, V)
+            ok = c > SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
+            c_safe = np.where(ok, c, 1.0)
+            H = self.means[:, cj] - Ms @ V             # (g, m)
+            T = H / c_safe                             # (g, m)
+            R = self.Xe[:, cj] - self.Xe[:, cols] @ V  # (ne, m)
+            if self.g == 2:
+                base = EU[:, 1] - EU[:, 0] - 0.5 * (q[1] - q[0]) + self.logp[1] - self.logp[0]
+                Td = T[1] - T[0]
+                diff = base[:, None] + Td[None, :] * R - 0.5 * (T[1] * H[1] - T[0] * H[0])
+                pred = (diff > 0).astype(np.int64)
+            else:
+                delta = (EU - 0.5 * q + self.logp)[:, :, None] + T[None, :, :] * (
+                    R[:, None, :] - 0.5 * H[None, :, :])
+                pred = np.argmax(delta, axis=1)
+            wrong = pred != self.ce[:, None]
+            if self.kind == "count":
+                vals = np.count_nonzero(wrong, axis=0).astype(float)
+            else:
+                ud = U[:, 1] - U[:, 0]
+                norm2 = ud @ ud - 2 * Td * (ud @ V) + Td**2 * (np.einsum("km,km->m", V, V) + 1)
+                norm = np.sqrt(np.maximum(norm2, 0.0))
+                dh = self._dhat(Dc, cj, +1.0, k + 1)
+                vals = self._bolstered_values(diff, norm, dh, k + 1, wrong)
+            bad = np.flatnonzero(~ok)
+            for b in bad:
+                vals[b] = self.value(np.append(cols, cj[b]))
+            out[s:s + step] = vals
+        return out
+
+    def _add_bolstered(self, cols, cands, A) -> np.ndarray | None:
+        """Forward step of the two-class (semi-)bolstered criterion for every candidate at once.
+
+        With ``A = S_SS^{-1}``, ``V = A S_{S,J}``, the Schur complements ``c_j = s_jj -
+        s_j^T v_j``, ``H = M_J - M_S V`` and ``T = H / c``, the LDA discriminant of point ``i``
+        on ``S + {j}`` is ``diff_ij = base_i + (T_1j - T_0j)(x_ij - x_iS v_j) - (T_1j H_1j -
+        T_0j H_0j)/2`` (one matrix product for all candidates: ``x_ij Td_j + ([X_S, 1] @ [u_d - V
+        Td; const_j])_ij`` with ``u_d = A (m_1 - m_0)_S``; ``||a_j||^2 = ||u_d - v_j Td_j||^2 +
+        Td_j^2``) and the bolstered term is ``Phi(-(2 y_i - 1) diff_ij alpha_{k+1} / (||a_j||
+        d_{y_i}(j)))`` (Braga-Neto and Dougherty 2004; ``reproduction-targets.md`` sec. 5.5).
+        Rows are ordered by class so that the per-class scale is two in-place products. When
+        candidates are most of the features every feature is computed (no gathers) and the
+        candidates picked at the end. Returns None (the caller's general path decides) when a
+        direction norm or a width is zero."""
+        k = cols.size
+        p = self.Xt.shape[1]
+        if not hasattr(self, "_perm"):
+            self._perm = np.argsort(self.ct, kind="stable")
+            self._n0 = int(np.count_nonzero(self.ct == 0))
+            self._Xp = np.ascontiguousarray(self.Xt[self._perm])
+            self._Xp1 = np.hstack([self._Xp, np.ones((self._Xp.shape[0], 1))])  # (n, p + 1)
+            self._DtT = np.ascontiguousarray(self.Dt.T) / self.dof    # (p, n)
+            sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
+            self._sjj = sjj
+            self._thr = SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
+            self._present = np.bincount(self.ct, minlength=2) >= 2
+            self._cst = self.logp[1] - self.logp[0]
+            self._mdiff = self.means[1] - self.means[0]
+            self._msum = self.means[1] + self.means[0]
+        full = 2 * cands.size >= p
+        J = slice(None) if full else cands
+        Xp, n0 = self._Xp, self._n0
+        Ms = self.means[:, cols]                      # (2, k)
+        U = A @ Ms.T                                  # (k, 2)
+        ud = U[:, 1] - U[:, 0]
+        Sxc = self._DtT[cols] @ (self.Dt if full else self.Dt[:, cands])   # (k, m)
+        V = A @ Sxc                                   # (k, m)
+        c = self._sjj[J] - (Sxc * V).sum(axis=0)
+        # H = M_J - M_S V = M_J - U^T Sxc: its difference and sum over the two classes
+        P = np.stack([ud, U[:, 1] + U[:, 0]]) @ Sxc   # (2, m)
+        Hd = self._mdiff[J] - P[0]
+        if full:  # a feature of S has a zero Schur complement: not a candidate
+            c[cols] = 1.0
+        ok = c > self._thr[J]
+        all_ok = ok.all()
+        Td = Hd / c if all_ok else Hd / np.where(ok, c, 1.0)    # T_1 - T_0
+        # B = [ud - V Td; const - (T_1 H_1 - T_0 H_0) / 2], with T_1 H_1 - T_0 H_0 = Td Hs
+        B = np.empty((k + 1, Td.size))
+        np.multiply(V, Td, out=B[:k])
+        np.subtract(ud[:, None], B[:k], out=B[:k])
+        np.subtract(self._msum[J], P[1], out=B[k])
+        B[k] *= Td
+        B[k] *= -0.5
+        B[k] += self._cst - 0.5 * ((Ms[1] @ U[:, 1]) - (Ms[0] @ U[:, 0]))
+        norm2 = (B[:k] * B[:k]).sum(axis=0)           # ||a||^2 = ||ud - V Td||^2 + Td^2
+        norm2 += Td * Td
+        norm = np.sqrt(norm2)
+        dh = self._dhat_add(cols, J, k + 1)
+        if self._present.all():
+            good = np.minimum(norm, np.minimum(dh[0], dh[1])) > 0
+        else:
+            good = np.minimum(norm, dh[self._present].min(axis=0, initial=np.inf)) > 0
+        if full:
+            good[cols] = True
+        if not good.all():
+            return None
+        # diff = x_j Td - x_S (V Td) + base + const_j = [x_S, 1] @ B + x_j Td
+        Z = np.multiply(Xp if full else Xp[:, cands], Td)
+        Z += self._Xp1[:, np.append(cols, p)] @ B     # diff, rows by class
+        semi = self.kind == "semi"
+        if semi:
+            wrong = np.empty(Z.shape, dtype=bool)
+            np.greater(Z[:n0], 0.0, out=wrong[:n0])
+            np.less_equal(Z[n0:], 0.0, out=wrong[n0:])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = _chi_median(k + 1) / (norm * dh)  # (2, m)
+        if n0:
+            Z[:n0] *= scale[0]
+        if n0 < Z.shape[0]:
+            Z[n0:] *= -scale[1]
+        ndtr(Z, out=Z)
+        if semi:
+            np.putmask(Z, wrong, 1.0)
+        vals = Z.sum(axis=0)
+        if full:
+            vals = vals[cands]
+        if not all_ok:
+            for b in np.flatnonzero(~(ok[cands] if full else ok)):
+                vals[b] = self.value(np.append(cols, cands[b]))
+        return vals
+
+    def values_remove(self, cols) -> np.ndarray:
+        cols = np.asarray(cols, dtype=np.int64)
+        k = cols.size
+        if k <= 1:
+            return np.array([self.value(np.zeros(0, dtype=np.int64))] * k)
+        A = self._base(cols) if self.fast else None
+        if A is None:
+            return super().values_remove(cols)
+        Ms = self.means[:, cols]
+        U = A @ Ms.T                                  # (k, g)
+        q = np.einsum("ck,kc->c", Ms, U)
+        Ek = self.Xe[:, cols]
+        EU = Ek @ U                                   # (ne, g)
+        EA = Ek @ A                                   # (ne, k)
+        dA = np.diag(A)
+        if self.g == 2:
+            ud = U[:, 1] - U[:, 0]
+            base = EU[:, 1] - EU[:, 0] - 0.5 * (q[1] - q[0]) + self.logp[1] - self.logp[0]
+            diff = base[:, None] - EA * (ud / dA)[None, :] + 0.5 * (U[:, 1]**2 - U[:, 0]**2) / dA
+            pred = (diff > 0).astype(np.int64)
+        else:
+            delta = (EU - 0.5 * q + self.logp)[:, :, None] - EA[:, None, :] * (U / dA[:, None]).T[
+                None, :, :] + 0.5 * (U**2 / dA[:, None]).T[None, :, :]
+            pred = np.argmax(delta, axis=1)
+        wrong = pred != self.ce[:, None]
+        if self.kind == "count":
+            return np.count_nonzero(wrong, axis=0).astype(float)
+        a = ud
+        Aa = A @ a
+        colnorm2 = np.einsum("kx,kx->x", A, A)
+        r = a / dA
+        norm2 = (a @ a) - a**2 - 2 * r * (Aa - dA * a) + r**2 * (colnorm2 - dA**2)
+        norm = np.sqrt(np.maximum(norm2, 0.0))
+        Dc = self._class_sq_cached(cols)
+        dh = self._dhat(Dc, cols, -1.0, k - 1)
+        return self._bolstered_values(diff, norm, dh, k - 1, wrong)

@@ -1,0 +1,278 @@
+"""The compiled wrapper-criterion kernels against their NumPy references (``_wrapper_kernels``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stablefs.selectors.wrappers._knn_criterion as K
+from stablefs.selectors.wrappers import make_criterion, sffs, sfs
+
+
+def _data(n0, n1, p, seed, shift=0.8, informative=3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n0 + n1, p))
+    y = np.r_[np.zeros(n0, dtype=int), np.ones(n1, dtype=int)]
+    X[y == 1, :informative] += shift
+    return X, y
+
+
+def _contexts(X, y, estimator, criterion, seed):
+    crit = make_criterion(X, y, estimator=estimator, criterion=criterion, random_state=seed)
+    part = crit.parts[0]
+    p = X.shape[1]
+    for cols in ([], [3], [3, 7, 1], [3, 7, 1, 0, 5]):
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.setdiff1d(np.arange(p), cols)
+        counts, wrong = part._step_add(cols, cands)
+        ctx = part._mc_context(cols, cands, wrong)
+        if ctx is not None:
+            yield part, ctx, cands
+
+
+@pytest.mark.parametrize("estimator", ["1nn", "3nn"])
+@pytest.mark.parametrize("rounded", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compiled_vote_equals_the_numpy_vote_bit_for_bit(estimator, rounded, seed):
+    # the kernel's votes (ties resolved by the sorted vote) against the NumPy running order
+    # statistics over the (neighbours, draws, points, candidates) tensor, on arbitrary
+    # candidate and point subsets; rounded data give tied statistics
+    X, y = _data(11 + seed, 13, 10, seed=50 + seed)
+    if rounded:
+        X = np.round(2 * X) / 2
+        X[4] = X[2]
+    rng = np.random.default_rng(seed)
+    checked = ties = 0
+    for part, ctx, cands in _contexts(X, y, estimator, "semi-bolstered", seed):
+        ci = np.sort(rng.choice(cands.size, size=max(1, cands.size - 2), replace=False))
+        pts = rng.permutation(X.shape[0])[:17]
+        fast = part._vote_compiled(ctx, ci, pts)
+        ref = part._vote_lfirst(ctx, ci, pts)
+        assert fast.shape == ref.shape
+        assert np.array_equal(fast, ref)
+        from stablefs.selectors.wrappers._wrapper_kernels import mc_vote_two_class
+
+        raw = mc_vote_two_class(part.Xt, ctx["cands"][ci], ci, pts, ctx["perm"], ctx["n0"],
+                                ctx["A"], ctx["B"], ctx["EM"], ctx["half_inv_sig"], part.K)
+        ties += int(np.count_nonzero(raw < 0))
+        checked += 1
+    assert checked >= 2
+    if rounded and estimator == "1nn":
+        assert ties > 0  # the tie path is exercised
+
+
+def _reference_votes(Xt, js, ci, pts, perm, n0, A, B, EM, his, K):
+    """The kernel's definition, one draw at a time: each class's ``(K + 1)/2``-th smallest
+    value (inf for a smaller class), -1 on equality."""
+    r = (K + 1) // 2
+    M = EM.shape[0]
+    out = np.empty((M, pts.size, js.size), dtype=np.int64)
+    for c, (j, cc) in enumerate(zip(js, ci)):
+        for ii, i in enumerate(pts):
+            d = Xt[i, j] - Xt[perm, j]
+            h = (d * d + A[i]) * his[i, cc]
+            for m in range(M):
+                t = (d * EM[m, i, cc] + B[i, m]) + h
+                q = [np.sort(part)[r - 1] if part.size >= r else np.inf
+                     for part in (t[:n0], t[n0:])]
+                out[m, ii, c] = 1 if q[1] < q[0] else (-1 if q[1] == q[0] else 0)
+    return out
+
+
+@pytest.mark.parametrize("K", [1, 3])
+@pytest.mark.parametrize("n0, n", [(6, 11), (1, 7), (5, 6), (3, 3)])
+def test_kernel_equals_its_definition(K, n0, n):
+    # small classes (one point: no second neighbour for 3NN), an empty class, integer data
+    # (tied statistics); arbitrary candidate and point subsets
+    from stablefs.selectors.wrappers._wrapper_kernels import mc_vote_two_class
+
+    rng = np.random.default_rng(10 * K + n0 + n)
+    p, M = 7, 4
+    Xt = rng.integers(-2, 3, (n, p)).astype(float)
+    perm = rng.permutation(n)
+    A = rng.integers(0, 4, (n, n)).astype(float)
+    B = rng.integers(-2, 3, (n, M, n)).astype(float)
+    EM = rng.standard_normal((M, n, 5))
+    his = rng.random((n, 5)) + 0.5
+    js = np.array([0, 3, 6], dtype=np.int64)
+    ci = np.array([0, 2, 4], dtype=np.int64)
+    pts = rng.permutation(n)[:max(1, n - 1)].astype(np.int64)
+    args = (Xt, js, ci, pts, perm.astype(np.int64), n0, A, B, EM, his, K)
+    got = mc_vote_two_class(*args)
+    assert np.array_equal(got, _reference_votes(*args))
+    EM[:] = np.round(EM)  # integer values: many equal statistics
+    got = mc_vote_two_class(*args)
+    ref = _reference_votes(*args)
+    assert np.array_equal(got, ref)
+    r = (K + 1) // 2
+    if min(n0, n - n0) >= r:
+        assert (ref == -1).any()
+    else:  # a class without its order statistic never wins and never ties
+        assert not (ref == -1).any() and np.all(ref == (0 if n - n0 < r else 1))
+
+
+@pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
+@pytest.mark.parametrize("seed", range(4))
+def test_searches_with_the_compiled_vote_equal_the_numpy_ones(criterion, seed, monkeypatch):
+    X, y = _data(12 + seed, 14, 24, seed=70 + seed, informative=5, shift=0.7)
+    out = {}
+    for compiled in (True, False):
+        monkeypatch.setattr(K, "COMPILED", compiled)
+        out[compiled] = [search(make_criterion(X, y, estimator="3nn", criterion=criterion,
+                                               random_state=seed), 6) for search in (sfs, sffs)]
+    for a, b in zip(out[True], out[False]):
+        assert a.moves == b.moves and a.ties == b.ties
+        assert np.array_equal(a.errors, b.errors)
+
+
+# ------------------------------------------------------------------------------ linear SVM
+
+
+def _libsvm(X, codes):
+    """scikit-learn's libsvm on X (C-SVC, linear, C = 1, tol 1e-3, shrinking): support
+    indices, dual coefficients and intercept."""
+    from stablefs.selectors.wrappers import _error_estimators as ee
+
+    fns = ee._libsvm_fns()
+    if fns is None:
+        pytest.skip("scikit-learn's libsvm binding is not available")
+    fit, quiet = fns
+    quiet(0)
+    sup, _, _, dual, intercept, *_ = fit(
+        np.ascontiguousarray(X), codes.astype(np.float64), svm_type=0,
+        sample_weight=ee._EMPTY, class_weight=ee._ONES2, kernel="linear", C=1.0, nu=0.5,
+        probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200, coef0=0.0,
+        gamma=1.0, epsilon=0.0, max_iter=-1, random_seed=0)
+    return sup, dual[0], intercept[0]
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_compiled_smo_equals_libsvm_bit_for_bit(block):
+    # 60 random two-class problems per block: sizes 4..60, 1..12 features, separable and
+    # overlapping classes, integer data (ties in the working-set choice), unequal classes
+    from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel, svc_dual
+
+    for seed in range(60 * block, 60 * (block + 1)):
+        rng = np.random.default_rng(seed)
+        n, k = int(rng.integers(4, 61)), int(rng.integers(1, 13))
+        X = rng.standard_normal((n, k))
+        codes = (rng.random(n) < rng.uniform(0.2, 0.8)).astype(np.int64)
+        codes[:2] = (0, 1)
+        X[codes == 1, :2] += 3 * rng.random()
+        if seed % 4 == 0:
+            X = np.round(X)
+        sup, dual, intercept = _libsvm(X, codes)
+        order = np.argsort(codes, kind="stable")
+        ysign = np.where(codes[order] == 0, 1, -1).astype(np.int64)
+        coef, rho = svc_dual(linear_kernel(np.ascontiguousarray(X[order])), ysign, 1.0, 1e-3)
+        nz = np.flatnonzero(coef)
+        assert np.array_equal(order[nz], sup), seed
+        assert np.array_equal(coef[nz], dual), seed
+        assert -rho == intercept, seed
+
+
+def test_candidate_kernels_are_the_kernels_of_the_extended_subsets():
+    # K_S + x_j x_j^T equals the left-to-right kernel of S + [j] bit for bit, so every
+    # candidate's SVM is libsvm's on the columns S + [j]; the margins equal linear_svm's to
+    # round-off (the direction is summed in a fixed order, not by BLAS)
+    from stablefs.selectors.wrappers._error_estimators import linear_svm
+    from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel, svc_margins_add
+
+    X, y = _data(14, 17, 9, seed=5, informative=3, shift=1.0)
+    cols = [4, 0, 7]
+    cands = np.array([1, 2, 3, 5, 6, 8])
+    XS = np.ascontiguousarray(X[:, cols])
+    for j in cands:
+        full = np.ascontiguousarray(X[:, cols + [int(j)]])
+        assert np.array_equal(linear_kernel(XS) + np.outer(X[:, j], X[:, j]),
+                              linear_kernel(full))
+    order = np.argsort(y, kind="stable")
+    ysign = np.where(y[order] == 0, 1, -1).astype(np.int64)
+    diff, norm = svc_margins_add(np.ascontiguousarray(XS[order]),
+                                 np.ascontiguousarray(X[order][:, cands]), ysign, 1.0, 1e-3)
+    for q, j in enumerate(cands):
+        Xs = X[:, cols + [int(j)]]
+        a, b = linear_svm(Xs, y)
+        np.testing.assert_allclose(diff[q], (Xs @ a + b)[order], rtol=1e-12, atol=1e-12)
+        assert norm[q] == pytest.approx(np.sqrt(a @ a), rel=1e-13)
+
+
+@pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
+@pytest.mark.parametrize("seed", range(4))
+def test_svm_searches_with_the_compiled_solver_equal_libsvm_ones(criterion, seed,
+                                                                  monkeypatch):
+    import stablefs.selectors.wrappers._svm_criterion as S
+
+    X, y = _data(12 + seed, 14, 24, seed=80 + seed, informative=5, shift=0.7)
+    out = {}
+    for compiled in (True, False):
+        monkeypatch.setattr(S, "COMPILED", compiled)
+        out[compiled] = [search(make_criterion(X, y, estimator="svm", criterion=criterion,
+                                               random_state=seed), 7) for search in (sfs, sffs)]
+    for a, b in zip(out[True], out[False]):
+        assert a.moves == b.moves and a.ties == b.ties
+        np.testing.assert_allclose(a.errors, b.errors, rtol=0, atol=1e-13)
+
+
+# ------------------------------------------------------------------ nearest distances
+
+
+@pytest.mark.parametrize("kth", [1, 2])
+@pytest.mark.parametrize("rounded", [False, True])
+def test_kth_smallest_add_equals_its_definition(kth, rounded):
+    from stablefs.selectors.wrappers._wrapper_kernels import kth_smallest_add
+
+    rng = np.random.default_rng(kth + 2 * rounded)
+    n, p = 13, 9
+    X = rng.standard_normal((n, p))
+    if rounded:
+        X = np.round(X)
+    D = rng.random((n, n)) * 3
+    D = D + D.T
+    J = np.array([8, 0, 3, 5], dtype=np.int64)
+    lo = rng.integers(0, n, n).astype(np.int64)
+    hi = np.minimum(n, lo + rng.integers(0, 6, n)).astype(np.int64)
+    got = kth_smallest_add(D, np.ascontiguousarray(X.T), J, lo, hi, kth)
+    for i in range(n):
+        ls = [l for l in range(lo[i], hi[i]) if l != i]
+        for c, j in enumerate(J):
+            vals = np.sort([(X[l, j] - X[i, j]) ** 2 + D[i, l] for l in ls])
+            assert got[i, c] == (vals[kth - 1] if vals.size >= kth else np.inf)
+
+
+@pytest.mark.parametrize("estimator, criterion", [("lda", "bolstered"), ("svm", "semi-bolstered"),
+                                                  ("3nn", "semi-bolstered")])
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_nearest_distances_equal_the_pruned_ones(estimator, criterion, seed,
+                                                          monkeypatch):
+    # the widths' nearest same-class distances and the 3NN resubstitution's second nearest
+    # other-class distances: bit for bit the pruned NumPy updates, along a search
+    import stablefs.selectors.wrappers._bolstering_widths as W
+
+    X, y = _data(9 + seed, 12, 15, seed=90 + seed, informative=4)
+    if seed == 2:
+        X = np.round(X * 2) / 2   # equal distances
+    crit = make_criterion(X, y, estimator=estimator, criterion=criterion, random_state=seed)
+    part = crit.parts[0]
+    assert part._class_layout()
+    cols: list[int] = []
+    for _ in range(5):
+        c = np.asarray(cols, dtype=np.int64)
+        cands = np.setdiff1d(np.arange(15), c)
+        D = part._sq_cached(c)
+        out = {}
+        for compiled in (True, False):
+            monkeypatch.setattr(W, "COMPILED", compiled)
+            part._nn_memo = None
+            if c.size:   # the first feature's widths come from sorted values, not _nn_add
+                out[compiled] = [part._nn_add(c, cands, c.size + 1)]
+            else:
+                out[compiled] = []
+            if estimator == "3nn":
+                out[compiled].append(part._resub3_add(c, cands)[1])
+        for a, b in zip(out[True], out[False]):
+            assert np.array_equal(a, b)
+        Dx = np.where(part._same, np.inf, D)
+        assert np.array_equal(part._kth_compiled(D, cands, own=False, kth=2),
+                              part._kth_add(Dx, cands, min(8, part._cmin - 2), 2))
+        cols.append(int(cands[crit.best_add(c, cands)[0]]))
