@@ -195,7 +195,7 @@ def test_force_replaces_another_configuration(tmp_path, sets, capsys):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--n-jobs", "0"], "n_jobs = 0"),
+    (["--n-jobs", "0"], "--n-jobs 0"),
     (["--repeats", "1"], "--repeats must be at least 2"),
     (["-m", "relieff,nosuchmethod"], "unknown method 'nosuchmethod'"),
     (["--sets", "alonn"], "unknown registry data set 'alonn'"),
