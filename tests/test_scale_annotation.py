@@ -88,6 +88,19 @@ def test_load_warns_once_and_log2_records(tmp_path, caplog):
         load(path, log2="yes")
 
 
+def test_raw_hint_off_silences_the_hint_only_inside(tmp_path, caplog):
+    from stablefs.datasets._scale import raw_hint_off
+
+    path = tmp_path / "raw.csv"
+    _raw_csv(path)
+    with caplog.at_level(logging.WARNING, logger="stablefs"), raw_hint_off():
+        load(path)
+    assert not [r for r in caplog.records if "raw (unlogged)" in r.getMessage()]
+    with caplog.at_level(logging.WARNING, logger="stablefs"):
+        load(path)
+    assert [r for r in caplog.records if "raw (unlogged)" in r.getMessage()]
+
+
 def _features():
     return ["1007_s_at", "1053_at", "117_at", "121_at"]
 

@@ -61,11 +61,28 @@ def _sources(sets_opt: str | None, files, quick: bool, n_quick: int):
     return out
 
 
+def _load_one(source, entry, seed, _load, load, inputs):
+    """One set as the grid loads it: ``(dataset, name, label)``; file sha256s into
+    ``inputs``."""
+    from stablefs.evaluation.benchmark import set_key
+
+    if entry is not None:
+        return load(entry.name), entry.name, entry.label
+    ds = _load(source, {}, seed)
+    name = set_key(Path(source).name.split(".")[0] if Path(source).exists() else source)
+    if Path(source).is_file():
+        from stablefs._rundir import file_sha256
+
+        inputs[str(Path(source).resolve())] = file_sha256(source)
+    return ds, name, ds.name
+
+
 def _load_sets(sources, *, seed: int):
     """``(name, label, source, dataset or None, reason, inputs)`` per source; a named set that
     cannot be loaded raises, a discovered one is returned with its reason."""
     from stablefs.cli import _load
     from stablefs.datasets import REGISTRY, load
+    from stablefs.datasets._scale import raw_hint_off
     from stablefs.evaluation.benchmark import set_key
 
     loaded, used = [], set()
@@ -74,18 +91,8 @@ def _load_sets(sources, *, seed: int):
         entry = REGISTRY.get(key) if not Path(source).exists() else None
         inputs: dict = {}
         try:
-            if entry is not None:
-                ds = load(entry.name)
-                name, label = entry.name, entry.label
-            else:
-                ds = _load(source, {}, seed)
-                name = set_key(Path(source).name.split(".")[0] if Path(source).exists()
-                               else source)
-                label = ds.name
-                if Path(source).is_file():
-                    from stablefs._rundir import file_sha256
-
-                    inputs[str(Path(source).resolve())] = file_sha256(source)
+            with raw_hint_off():  # log2_hook applies log2 to raw sets and says so
+                ds, name, label = _load_one(source, entry, seed, _load, load, inputs)
             reason = None
         except StablefsError as exc:
             if named:

@@ -13,6 +13,8 @@ decides which scale a matrix is on, :func:`raw_hint` words the one-line warning,
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 from dataclasses import dataclass
 
@@ -129,10 +131,25 @@ def raw_hint(name: str, scale: ValueScale) -> str:
             "(log2(max(x, 0) + 1)).")
 
 
+#: whether :func:`warn_if_raw` speaks (off inside :func:`raw_hint_off`)
+_RAW_HINT = contextvars.ContextVar("stablefs_raw_hint", default=True)
+
+
+@contextlib.contextmanager
+def raw_hint_off():
+    """No raw-intensity hint while loading (a caller that applies log2 itself, as
+    ``stablefs benchmark`` does, states what it did instead of advising ``--log2``)."""
+    token = _RAW_HINT.set(False)
+    try:
+        yield
+    finally:
+        _RAW_HINT.reset(token)
+
+
 def warn_if_raw(ds) -> bool:
     """Log :func:`raw_hint` (one ``stablefs: warning:`` line) when ``ds.X`` looks raw and has
     not been log-transformed; returns whether it warned."""
-    if ds.meta.get("log2"):
+    if ds.meta.get("log2") or not _RAW_HINT.get():
         return False
     scale = value_scale(ds.X)
     if scale.raw:
