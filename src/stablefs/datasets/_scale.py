@@ -192,17 +192,18 @@ def check_log2(log2) -> bool:
     return bool(log2)
 
 
-def log2_dataset(ds):
+def log2_dataset(ds, *, warn: bool = True):
     """``ds`` with ``X`` replaced by :func:`log2_transform` and ``meta["log2"]`` recording the
     rule (``{"formula": "log2(max(x, 0) + 1)", "offset": 1, "negative_floored": n,
-    "min_before": ..., "max_before": ...}``); one warning line when negatives were floored."""
+    "min_before": ..., "max_before": ...}``); one warning line when negatives were floored
+    (``warn=False``: the caller states it, as ``stablefs benchmark`` does)."""
     before = value_scale(ds.X)
     X, floored = log2_transform(ds.X)
     ds.X = np.ascontiguousarray(X)
     ds.meta["log2"] = {"formula": "log2(max(x, 0) + 1)", "offset": 1,
                        "negative_floored": floored, "min_before": before.minimum,
                        "max_before": before.maximum}
-    if floored:
+    if floored and warn:
         logger.warning(f"--log2: {floored} negative values ({100 * floored / X.size:.1f}% of "
                        f"{ds.name}) count as 0 (below background): log2(max(x, 0) + 1).")
     return ds
