@@ -20,11 +20,10 @@ __all__ = ["benchmark"]
 
 
 def _fmt_seconds(seconds: float) -> str:
-    if seconds < 90:
-        return f"~{max(1, round(seconds))} s"
-    if seconds < 5400:
-        return f"~{round(seconds / 60)} min"
-    return f"~{seconds / 3600:.1f} h"
+    """``~12 s``, ``~4 min``, ``~1.5 h``: compare's duration format, as an estimate."""
+    from stablefs._trust import _fmt_s
+
+    return "~" + _fmt_s(max(1.0, seconds))
 
 
 def _sources(sets_opt: str | None, files, quick: bool, n_quick: int):
