@@ -578,6 +578,40 @@ def test_failed_run_in_an_empty_folder_leaves_it_empty(tmp_path, capsys):
     assert out.is_dir() and list(out.iterdir()) == []
 
 
+def test_removing_partial_never_follows_a_link_nor_deletes_foreign_files(tmp_path, caplog):
+    """``.partial`` is removed when a run completes or fails: its stored .npz/.json state
+    goes, but a link inside it (to a user folder) is neither followed nor removed, a file
+    stablefs does not write stays, and a ``.partial`` that is itself a link is left alone."""
+    import logging
+
+    from stablefs._rundir import RunFolder
+
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "keep.npz").write_bytes(b"user data")
+    out = tmp_path / "run"
+    key = out / ".partial" / "0123456789abcdef"
+    key.mkdir(parents=True)
+    (key / "aaaaaaaaaaaa-00000.npz").write_bytes(b"fit")
+    (key / ".00001.json.0f0f0f0f.tmp.json").write_bytes(b"{")
+    (out / ".partial" / "permutation").symlink_to(user, target_is_directory=True)
+    (out / ".partial" / "notes.txt").write_text("mine")
+    folder = RunFolder(out, {"a": 1})
+    with caplog.at_level(logging.WARNING, logger="stablefs"):
+        folder.complete()
+    assert not key.exists()
+    assert (out / ".partial" / "notes.txt").read_text() == "mine"
+    assert (out / ".partial" / "permutation").is_symlink()
+    assert (user / "keep.npz").read_bytes() == b"user data"
+    assert [r for r in caplog.records if "did not write" in r.getMessage()]
+    # a .partial that is a link to a user folder is not touched at all
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".partial").symlink_to(user, target_is_directory=True)
+    RunFolder(other, {"a": 1}).complete()
+    assert (user / "keep.npz").read_bytes() == b"user data"
+
+
 # ------------------------------------------------------------------ failures while writing
 
 @pytest.mark.parametrize("code_, words", [(errno.ENOSPC, "the disk is full (ENOSPC)"),

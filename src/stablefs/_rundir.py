@@ -45,9 +45,9 @@ import contextlib
 import errno
 import hashlib
 import json
+import logging
 import os
 import re
-import shutil
 import stat
 from pathlib import Path, PurePosixPath
 
@@ -191,6 +191,20 @@ def _nearest_existing(path: Path) -> Path:
     while not p.exists() and p != p.parent:
         p = p.parent
     return p
+
+
+#: suffixes of the files stablefs stores in ``.partial`` (see :meth:`RunFolder._remove_partial`)
+STORED_STATE_SUFFIXES = (".npz", ".json")
+#: the fit files of stablefs versions before the pickle-free cache (never read, only removed)
+_LEGACY_FIT = re.compile(r"[0-9a-f]{12}-\d{5}\.pkl")
+
+
+def _is_stored_state(name: str) -> bool:
+    """A file name stablefs writes into ``.partial``: ``*.npz``, ``*.json``, the hidden
+    temporaries of interrupted writes of them (``.<name>.<hex>.tmp<suffix>`` keeps the
+    suffix, :mod:`stablefs._io`), and the ``<slug>-<resample>.pkl`` fits that earlier
+    versions left there."""
+    return name.endswith(STORED_STATE_SUFFIXES) or bool(_LEGACY_FIT.fullmatch(name))
 
 
 def _is_link(path: Path) -> bool:
@@ -631,7 +645,40 @@ class RunFolder:
 
     def complete(self) -> None:
         """The run finished (``run.json`` written): remove its leftovers."""
-        shutil.rmtree(self.path / ".partial", ignore_errors=True)
+        self._remove_partial()
+
+    def _remove_partial(self) -> None:
+        """Remove ``.partial``: only what stablefs stores there, never through a link.
+
+        ``.partial`` holds the resume state, every file of it written by stablefs's writers
+        as ``.npz`` (fits, Monte-Carlo units) or ``.json`` (permutations, the journal, the
+        benchmark's markers), plus the hidden temporaries of an interrupted atomic write
+        (:mod:`stablefs._io`). A ``.partial`` that is a symbolic link, or that resolves outside
+        the run folder, is left alone; below it, links are never followed nor removed, only
+        regular files of those kinds are deleted, and a folder is removed only once empty
+        (something else inside keeps it, and is named in one warning line).
+        """
+        partial = self.partial
+        if _is_link(partial) or not partial.is_dir() \
+                or not partial.resolve().is_relative_to(self.path.resolve()):
+            return
+        kept = []
+        for dirpath, dirnames, filenames in os.walk(partial, topdown=False):
+            here = Path(dirpath)
+            for name in filenames + [d for d in dirnames if _is_link(here / d)]:
+                path = here / name
+                if _is_link(path) or not _is_stored_state(name):
+                    kept.append(path)
+                    continue
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            with contextlib.suppress(OSError):
+                here.rmdir()  # only when empty
+        if kept:
+            logging.getLogger("stablefs").warning(
+                f"{partial} keeps {len(kept)} entr{'y' if len(kept) == 1 else 'ies'} that "
+                f"stablefs did not write (e.g. {kept[0].relative_to(partial)}): nothing was "
+                "deleted through a link or outside the files of the run.")
 
     def _has_fits(self) -> bool:
         partial = self.partial
@@ -647,9 +694,7 @@ class RunFolder:
         self._remove_journaled()
         if self._has_fits():
             return
-        with contextlib.suppress(OSError):
-            if self.partial.is_dir() and not _is_link(self.partial):
-                shutil.rmtree(self.partial)
+        self._remove_partial()
         self._release()
         if self._lock_created or self._created:
             with contextlib.suppress(OSError):
