@@ -290,8 +290,8 @@ class _UnitCache:
                 raise ValueError("does not match")
             return values, float(data.get("fit_time", 0.0))
         except (ValueError, KeyError, TypeError):
+            # recomputed; the new unit replaces the file atomically (nothing is deleted here)
             log.warning(f"{path} does not parse as a finished permutation: recomputed.")
-            path.unlink(missing_ok=True)
             return None
 
     def save(self, b: int, values, fit_time: float) -> None:
