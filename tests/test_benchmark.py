@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stablefs.cli import main
+from cli_helpers import run, snapshot
 from stablefs.datasets import load
 from stablefs.evaluation import benchmark as bm
 from stablefs.evaluation import runner as runner_mod
@@ -51,17 +51,6 @@ def sets(tmp_path):
     return [write_set(tmp_path / "one.csv", 0),
             write_set(tmp_path / "two.csv", 1, n=36, classes=("x", "y", "z")),
             write_set(tmp_path / "tiny.csv", 2, classes=("a", "b"), counts=[28, 2])]
-
-
-def run(args, capsys):
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(folder: Path) -> dict:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".lock"}
 
 
 def test_grid_files_and_cells_equal_a_direct_comparison(tmp_path, sets, capsys):

@@ -7,38 +7,16 @@ import json
 import multiprocessing as mp
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
+from cli_helpers import run, snapshot, write_toy
 from stablefs._rundir import RunFolder
 from stablefs.cli import main
 from stablefs.evaluation import runner as runner_mod
 
 FAST = ["-m", "ttest", "-k", "3", "--repeats", "3", "--classifiers", "1nn", "--no-report",
         "--no-progress"]
-
-
-def write_toy(path: Path, seed: int = 0, n: int = 30, p: int = 12) -> Path:
-    rng = np.random.default_rng(seed)
-    y = np.repeat(["a", "b"], n // 2)
-    X = rng.normal(size=(n, p))
-    X[:, :3] += 1.2 * (y == "b")[:, None]
-    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(p)])
-    df.insert(0, "label", y)
-    df.to_csv(path, index=False)
-    return path
-
-
-def run(args, capsys):
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(folder: Path) -> dict:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".lock"}
 
 
 def test_same_command_twice_reuses_the_finished_run(tmp_path, capsys):

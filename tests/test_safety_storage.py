@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cli_helpers import run, write_toy
 from stablefs._errors import StablefsError
 from stablefs._stored import StoredFileError, read_arrays, write_arrays
 from stablefs.cli import main
@@ -43,23 +44,6 @@ class Payload:
 
     def __reduce__(self):
         return (open, (self.marker, "w"))
-
-
-def write_toy(path: Path, seed: int = 0, n: int = 30, p: int = 12) -> Path:
-    rng = np.random.default_rng(seed)
-    y = np.repeat(["a", "b"], n // 2)
-    X = rng.normal(size=(n, p))
-    X[:, :3] += 1.2 * (y == "b")[:, None]
-    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(p)])
-    df.insert(0, "label", y)
-    df.to_csv(path, index=False)
-    return path
-
-
-def run(args, capsys):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def snapshot(folder: Path) -> dict:

@@ -371,6 +371,9 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
 
     from contextlib import nullcontext
 
+    from stablefs._trust import set_signal
+    from stablefs.evaluation.permutation import DEFAULT_PERMUTATION_RESAMPLES
+
     with folder:
         cluster = (bm.dask_cluster(workers) if backend == "dask" and not scheduler
                    else nullcontext(scheduler))
@@ -380,24 +383,20 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
                                     backend=backend, scheduler=address,
                                     cache_dir=folder.partial, pilot=pilot, progress=progress,
                                     on_set=on_set, log=echo)
-        elapsed = time.perf_counter() - t0
-        signal = {}
-        for b in sets:
-            if b.name not in bres.results:
-                continue
-            from stablefs._trust import set_signal
-            from stablefs.evaluation.permutation import DEFAULT_PERMUTATION_RESAMPLES
-
-            if permutations:
-                echo(f"{b.name}: permutation test of the recommended pair (up to "
-                     f"{permutations} permutations x {DEFAULT_PERMUTATION_RESAMPLES} "
-                     "resamples)")
-            signal[b.name] = set_signal(
-                bres.results[b.name], b.dataset.X, b.dataset.y,
-                proto.resamples(b.dataset.y, seed), n_permutations=permutations,
-                n_resamples=DEFAULT_PERMUTATION_RESAMPLES, seed=seed, n_jobs=n_jobs,
-                backend=backend, scheduler=scheduler,
-                cache_dir=folder.partial / "permutation" / b.name, prefilter=b.prefilter)
+            signal = {}
+            for b in sets:
+                if b.name not in bres.results:
+                    continue
+                if permutations:
+                    echo(f"{b.name}: permutation test of the recommended pair (up to "
+                         f"{permutations} permutations x {DEFAULT_PERMUTATION_RESAMPLES} "
+                         "resamples)")
+                signal[b.name] = set_signal(
+                    bres.results[b.name], b.dataset.X, b.dataset.y,
+                    proto.resamples(b.dataset.y, seed), n_permutations=permutations,
+                    n_resamples=DEFAULT_PERMUTATION_RESAMPLES, seed=seed, n_jobs=n_jobs,
+                    backend=backend, scheduler=address,
+                    cache_dir=folder.partial / "permutation" / b.name, prefilter=b.prefilter)
         elapsed = time.perf_counter() - t0
         run_info = dict(run_base)
         run_info.update({

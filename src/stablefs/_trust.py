@@ -154,13 +154,33 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
     return total
 
 
+def test_recommendation(result, rec, X, y, resamples, *, n_permutations: int,
+                        n_resamples: int, **options):
+    """The permutation test (:func:`~stablefs.evaluation.permutation.permutation_test`) of
+    the recommended pair ``rec`` of a comparison ``result``, with the classifier of its
+    metric, on the first ``n_resamples`` resamples with a test part, reusing their real-label
+    balanced accuracies as the observed values; ``options`` go to ``permutation_test``."""
+    from stablefs.evaluation.permutation import permutation_test
+    from stablefs.report.tables import parse_metric
+
+    clf = parse_metric(rec.metric)[1]
+    metric = f"balanced_accuracy_{clf}"
+    used = [r for r in resamples if len(r.test)][:n_resamples]
+    res = result.results
+    sel = res[(res["method"] == rec.method) & (res["k"] == rec.k)
+              & (res["metric"] == metric)].set_index("resample")["value"]
+    return permutation_test(
+        X, y, rec.method, int(rec.k), resamples=used, classifier=clf,
+        n_permutations=n_permutations, n_resamples=len(used),
+        observed_values=[float(sel.loc[r.index]) for r in used], **options)
+
+
 def assess(result, X, y, methods, sizes, resamples, *, settings: TrustSettings,
            classifiers, measures, seed: int, n_jobs, backend, scheduler, cache_dir,
            impute, standardize, prefilter, progress) -> Trust:
     """The recommendation's permutation test and nested estimate (``run.json`` ``trust``)."""
     from stablefs.evaluation.baseline import baseline_means
     from stablefs.evaluation.nested import nested_estimate
-    from stablefs.evaluation.permutation import permutation_test
     from stablefs.report.summary import choose_pair, judge_evidence, recommend_from_tables
     from stablefs.report.tables import parse_metric
 
@@ -174,18 +194,12 @@ def assess(result, X, y, methods, sizes, resamples, *, settings: TrustSettings,
                   cache_dir=cache_dir, impute=impute, standardize=standardize,
                   prefilter=prefilter, progress=progress)
     if settings.permutations:
-        metric = f"balanced_accuracy_{clf}"
-        used = [r for r in resamples if len(r.test)][:settings.permutation_resamples]
-        res = result.results
-        sel = res[(res["method"] == rec.method) & (res["k"] == rec.k)
-                  & (res["metric"] == metric)].set_index("resample")["value"]
-        observed = [float(sel.loc[r.index]) for r in used]
         log.info(f"permutation test of {rec.method} at k={int(rec.k)} with {clf}: up to "
-                 f"{settings.permutations} permutations x {len(used)} resamples")
-        trust.permutation = permutation_test(
-            X, y, rec.method, int(rec.k), resamples=used, classifier=clf,
-            n_permutations=settings.permutations, n_resamples=len(used),
-            observed_values=observed, **common)
+                 f"{settings.permutations} permutations x "
+                 f"{settings.permutation_resamples} resamples")
+        trust.permutation = test_recommendation(
+            result, rec, X, y, resamples, n_permutations=settings.permutations,
+            n_resamples=settings.permutation_resamples, **common)
         trust.info["permutation"] = trust.permutation.to_dict()
     verdict = judge_evidence(rec, base, trust.info)
     if settings.nested_outer and verdict.signal is not False:
@@ -250,9 +264,7 @@ def set_signal(result, X, y, resamples, *, n_permutations: int, n_resamples: int
     permutation`) with ``n_permutations`` (0: baselines only). Returns the columns of
     :data:`SET_SIGNAL_COLUMNS`."""
     from stablefs.evaluation.baseline import baseline_means
-    from stablefs.evaluation.permutation import permutation_test
     from stablefs.report.summary import judge_evidence, recommend_from_tables
-    from stablefs.report.tables import parse_metric
 
     base = baseline_means(result.baseline)
     row = {"best_method": None, "best_k": None, "permutation_p": None,
@@ -263,18 +275,10 @@ def set_signal(result, X, y, resamples, *, n_permutations: int, n_resamples: int
     row.update(best_method=rec.method, best_k=int(rec.k))
     info: dict = {}
     if n_permutations:
-        clf = parse_metric(rec.metric)[1]
-        metric = f"balanced_accuracy_{clf}"
-        used = [r for r in resamples if len(r.test)][:n_resamples]
-        res = result.results
-        sel = res[(res["method"] == rec.method) & (res["k"] == rec.k)
-                  & (res["metric"] == metric)].set_index("resample")["value"]
-        test = permutation_test(
-            X, y, rec.method, int(rec.k), resamples=used, classifier=clf,
-            n_permutations=n_permutations, n_resamples=len(used),
-            observed_values=[float(sel.loc[r.index]) for r in used], random_state=seed,
-            n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache_dir=cache_dir,
-            prefilter=prefilter)
+        test = test_recommendation(
+            result, rec, X, y, resamples, n_permutations=n_permutations,
+            n_resamples=n_resamples, random_state=seed, n_jobs=n_jobs, backend=backend,
+            scheduler=scheduler, cache_dir=cache_dir, prefilter=prefilter)
         info["permutation"] = test.to_dict()
         row.update(permutation_p=test.p_value, permutations_used=test.n_used)
     verdict = judge_evidence(rec, base, info)

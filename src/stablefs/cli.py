@@ -390,8 +390,9 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         if not quiet:
             click.echo(printable(f"{ds!r}\n{out_dir}") + " holds this finished run (same "
                        "configuration): nothing refitted; add --force to recompute.", err=True)
-        click.echo(printable(_summary_table(read_result(out_dir))))
-        click.echo(printable(_verdict_text(read_result(out_dir), _read_trust(out_dir))))
+        finished = read_result(out_dir)
+        click.echo(printable(_summary_table(finished)))
+        click.echo(printable(_verdict_text(finished, folder.run_info.get("trust") or {})))
         return
     from stablefs import _trust
     from stablefs._progress import progress_mode
@@ -539,13 +540,6 @@ def _trust_settings(permutations: int, permutation_resamples: int, nested: str):
     return TrustSettings(permutations, permutation_resamples, outer, inner)
 
 
-def _read_trust(out_dir) -> dict:
-    import json
-
-    try:
-        return json.loads((Path(out_dir) / "run.json").read_text()).get("trust") or {}
-    except (OSError, ValueError):
-        return {}
 
 
 def _verdict_text(result, trust: dict) -> str:

@@ -192,12 +192,13 @@ def check_log2(log2) -> bool:
     return bool(log2)
 
 
-def log2_dataset(ds, *, warn: bool = True):
+def log2_dataset(ds, *, warn: bool = True, before: ValueScale | None = None):
     """``ds`` with ``X`` replaced by :func:`log2_transform` and ``meta["log2"]`` recording the
     rule (``{"formula": "log2(max(x, 0) + 1)", "offset": 1, "negative_floored": n,
     "min_before": ..., "max_before": ...}``); one warning line when negatives were floored
-    (``warn=False``: the caller states it, as ``stablefs benchmark`` does)."""
-    before = value_scale(ds.X)
+    (``warn=False``: the caller states it, as ``stablefs benchmark`` does). ``before`` is
+    :func:`value_scale` of ``ds.X`` when the caller has it already."""
+    before = value_scale(ds.X) if before is None else before
     X, floored = log2_transform(ds.X)
     ds.X = np.ascontiguousarray(X)
     ds.meta["log2"] = {"formula": "log2(max(x, 0) + 1)", "offset": 1,

@@ -157,7 +157,7 @@ def log2_hook(ds) -> tuple[object, str]:
     if not scale.raw:
         return ds, (f"log2: not applied (values look log-scale: 99th percentile "
                     f"{scale.q99:.4g}, skewness {scale.skewness:.1f})")
-    ds = log2_dataset(ds, warn=False)  # the statement names the floored values
+    ds = log2_dataset(ds, warn=False, before=scale)  # the statement names the floored values
     floored = ds.meta["log2"]["negative_floored"]
     return ds, (f"log2: raw intensities (99th percentile {scale.q99:.4g}, skewness "
                 f"{scale.skewness:.1f}) transformed to log2(max(x, 0) + 1)"

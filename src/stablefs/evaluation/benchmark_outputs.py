@@ -17,7 +17,6 @@ Every file is written atomically.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -120,12 +119,9 @@ def write_benchmark(bres: BenchmarkResult, out_dir, run_info: dict, *, methods: 
                                    sets_table=table, timing=bres.timing, run_info=run_info,
                                    methods=ran, measures=measures, links=links, alpha=ALPHA))
     paths["run.json"] = out_dir / "run.json"
-    flat: list = list(written)
-    for p in paths.values():
-        flat.extend(p if isinstance(p, list | tuple) else [p])
-    root = Path(os.path.abspath(out_dir))
-    files = sorted({Path(os.path.abspath(p)).relative_to(root).as_posix() for p in flat})
-    info = {"tool": "stablefs", **run_info, "files": files}
+    from stablefs._rundir import TOOL, manifest
+
+    info = {"tool": TOOL, **run_info, "files": manifest(out_dir, [*written, *paths.values()])}
     atomic_write_text(out_dir / "run.json", json.dumps(info, indent=2, default=str))
     return paths
 

@@ -132,7 +132,7 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
     """
     from stablefs._progress import make_progress
     from stablefs.evaluation.protocols import Protocol
-    from stablefs.evaluation.runner import run_experiment
+    from stablefs.evaluation.runner import derive_seed, run_experiment
     from stablefs.stability import nogueira
 
     if int(n_inner) < 2:
@@ -156,9 +156,7 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
                         unit="outer resample")
     try:
         for res_i in outer:
-            seed_i = int(np.random.SeedSequence([int(random_state), 0x0E57,
-                                                 int(res_i.index)]).generate_state(1)[0]
-                         % (2**31 - 1))
+            seed_i = derive_seed(random_state, 0x0E57, res_i.index)
             inner = run_experiment(
                 X[res_i.train], y[res_i.train], methods, sizes,
                 protocol=Protocol("split", int(n_inner)), classifiers=[classifier],

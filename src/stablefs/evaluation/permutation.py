@@ -144,7 +144,7 @@ class PermutationTest:
     seconds: float = 0.0
     units_computed: int = 0
     units_reused: int = 0
-    fit_seconds: float = 0.0
+    #: the real-label values on each resample (their mean is ``observed``)
     observed_values: list = field(default_factory=list)
 
     @property
@@ -180,17 +180,6 @@ class PermutationTest:
             "seconds": round(float(self.seconds), 3),
         }
 
-    def sentence(self, digits: int = 3) -> str:
-        """One plain sentence for the terminal and the report."""
-        p = format_p(self.p_value)
-        how = (f"stopped after {self.n_used} of {self.n_permutations} permutations, "
-               f"{self.exceedances} reached the observed value (Besag and Clifford 1991)"
-               if self.stopped else f"{self.n_used} permutations, {self.exceedances} "
-               "reached the observed value")
-        return (f"Permutation test of {self.method} at k={self.k}: mean held-out "
-                f"{self.metric.replace('_', ' ')} {self.observed:.{digits}f} on "
-                f"{self.n_resamples} resamples against {np.mean(self.statistics):.{digits}f} "
-                f"with permuted labels (selector refitted on each); p {p} ({how}).")
 
 
 def format_p(p: float) -> str:
@@ -218,9 +207,10 @@ def _permutation(seed: int, b: int, y: np.ndarray, resamples) -> np.ndarray:
 
 
 def _unit_seed(seed: int, b: int, resample: int, method: str) -> int:
-    ss = np.random.SeedSequence([int(seed), 0xBE55, int(b) % 2**32, int(resample) % 2**32,
-                                 zlib.crc32(method.encode())])
-    return int(ss.generate_state(1)[0] % (2**31 - 1))
+    from stablefs.evaluation.runner import derive_seed
+
+    return derive_seed(seed, 0xBE55, int(b) % 2**32, int(resample) % 2**32,
+                       zlib.crc32(method.encode()))
 
 
 def _build(name: str, template, seed: int):
@@ -399,12 +389,10 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
     cache = _UnitCache(cache_dir, config)
     values: dict[int, float] = {}
     reused = computed = 0
-    fit_seconds = 0.0
     for b in range(n_permutations):
         hit = cache.load(b, n_resamples)
         if hit is not None:
             values[b] = float(np.mean(hit[0]))
-            fit_seconds += hit[1]
             reused += 1
 
     def decided():
@@ -433,7 +421,6 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
                     for b, vals, ft in parallel(jobs):
                         cache.save(b, vals, ft)
                         values[b] = float(np.mean(vals))
-                        fit_seconds += ft
                         computed += 1
                         bar.update(1)
                     finished, _ = decided()
@@ -448,4 +435,4 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
         n_resamples=n_resamples, resamples=[int(r.index) for r in used], alpha=float(alpha),
         stop_after=h, exceedances=e, p_value=float(p), stopped=stopped,
         seconds=time.perf_counter() - t0, units_computed=computed, units_reused=reused,
-        fit_seconds=fit_seconds, observed_values=observed_values)
+        observed_values=observed_values)

@@ -96,11 +96,18 @@ def _resamples_digest(resamples) -> str:
     return h.hexdigest()
 
 
+def derive_seed(*parts: int) -> int:
+    """A ``random_state`` in ``[0, 2**31 - 1)`` derived from non-negative whole numbers (a run
+    seed, unit indices, tags) through :class:`numpy.random.SeedSequence`: the same parts always
+    give the same seed, whatever the scheduling."""
+    ss = np.random.SeedSequence([int(p) for p in parts])
+    return int(ss.generate_state(1)[0] % (2**31 - 1))
+
+
 def task_seed(seed: int, resample: int, method: str) -> int:
     """The ``random_state`` of one (method, resample) fit: independent of scheduling."""
     # resample -1 (a full-data reference fit) maps to 2**32 - 1: distinct from every resample
-    ss = np.random.SeedSequence([int(seed), int(resample) % 2**32, zlib.crc32(method.encode())])
-    return int(ss.generate_state(1)[0] % (2**31 - 1))
+    return derive_seed(seed, int(resample) % 2**32, zlib.crc32(method.encode()))
 
 
 _median_impute = median_impute  # the name older code and tests use
