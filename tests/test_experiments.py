@@ -429,3 +429,24 @@ def test_shared_verdict_and_number_helpers():
     assert fmt_value(0.0) == "0.000"
     assert fmt_value(float("nan")) == "nan"
     assert fmt_interval(-0.0125, 2e-4) == "[-0.013, 0.0002]"
+
+
+def test_reproduce_does_not_advise_log2(tmp_path, shared_data, caplog, monkeypatch):
+    """Experiments use the values as stored; ``--log2`` is not an option of ``reproduce``, so
+    loading a raw-looking registry set (Colon) inside a run gives no hint naming it."""
+    from stablefs.datasets import load
+
+    exp = get_experiment("li-ensembles")
+
+    def run(config, **kwargs):
+        load("colon")
+        raise StablefsError("stop here")
+
+    monkeypatch.setattr(exp, "run", run)
+    with caplog.at_level("WARNING", logger="stablefs"), pytest.raises(StablefsError):
+        reproduce(exp, exp.quick_config(), tmp_path / "run")
+    assert "--log2" not in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="stablefs"):
+        load("colon")  # outside a run the hint is given
+    assert "--log2" in caplog.text

@@ -16,6 +16,7 @@ import pandas as pd
 
 from stablefs import __version__
 from stablefs._errors import StablefsError
+from stablefs.datasets._scale import raw_hint_off
 from stablefs.experiments._base import Experiment, config_to_dict
 from stablefs.experiments._montecarlo import TaskCache, units_backend
 from stablefs.experiments._output import claims_frame, write_outcome
@@ -123,7 +124,9 @@ def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs:
     t0 = time.perf_counter()
     with folder:
         cache = TaskCache(folder.partial / folder.key[:16])
-        with units_backend(backend, n_jobs=n_jobs, scheduler=scheduler):
+        # the experiments use the values as the papers' authors stored them: the hint to add
+        # --log2 (an option of compare and select, not of reproduce) would mislead here
+        with units_backend(backend, n_jobs=n_jobs, scheduler=scheduler), raw_hint_off():
             outcome = experiment.run(config, seed=seed, n_jobs=n_jobs, progress=progress,
                                      cache=cache)
         elapsed = time.perf_counter() - t0
