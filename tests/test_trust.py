@@ -455,3 +455,43 @@ def test_cli_defaults_run_both_checks_and_recommend_on_signal(tmp_path, capsys):
     nested = pd.read_csv(out / "nested.csv")
     assert len(nested) == 4  # 5 outer resamples asked, capped at the run's 4
     assert {"permutation.csv", "nested.csv", "baseline.csv"} <= set(run["files"])
+
+
+def test_refits_build_the_selector_as_the_comparison_did(monkeypatch):
+    """A forward wrapper searches only as far as the comparison's largest -k in its fits; the
+    permutation refits and the pilot fit of the time estimate are built the same way
+    (stablefs.methods.build_selector), so they neither search further nor differ from the
+    fits whose accuracy they are compared with."""
+    import stablefs.methods as methods
+    from stablefs._trust import pilot_times
+    from stablefs.evaluation.preprocessing import Preprocessing
+
+    assert methods.build_selector("sfs", 0, [2, 5]).max_features == 5
+    assert methods.build_selector("sfs", 0).max_features is None
+    assert methods.build_selector("sfs(max_features=3)", 0, [2, 5]).max_features == 3
+    X, y = _data(p=8)
+    res = Protocol("split", 3).resamples(y, 1)  # the comparison's (random_state=1)
+    seen = []
+    real = methods.build_selector
+
+    def spy(template, seed, sizes=None):
+        selector = real(template, seed, sizes)
+        seen.append(selector.max_features)
+        return selector
+
+    monkeypatch.setattr(methods, "build_selector", spy)
+    monkeypatch.setattr("stablefs.evaluation.runner.build_selector", spy)
+    result = run_experiment(X, y, ["sfs"], [2, 4], protocol=Protocol("split", 3),
+                            classifiers=["svm"], measures=["kuncheva"], random_state=1)
+    assert set(seen) == {4}
+    seen.clear()
+    t = permutation_test(X, y, "sfs", 2, resamples=res, classifier="svm", n_permutations=3,
+                         n_resamples=2, random_state=1, sizes=[2, 4])
+    assert set(seen) == {4} and t.n_used == 3
+    observed = result.results.query("method == 'sfs' and k == 2 and metric == "
+                                    "'balanced_accuracy_svm'").set_index("resample")["value"]
+    assert t.observed == pytest.approx(observed.loc[[r.index for r in res[:2]]].mean())
+    seen.clear()
+    pilot_times(X, y, ["sfs"], res, seed=1, prep=Preprocessing(), sizes=[2, 4],
+                classifiers=["svm"])
+    assert seen and set(seen) == {4}

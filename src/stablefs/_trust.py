@@ -66,7 +66,7 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
     from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
     from stablefs.evaluation.preprocessing import expand_ranking
     from stablefs.evaluation.runner import _method_templates, task_seed
-    from stablefs.methods import make_selector
+    from stablefs.methods import build_selector
 
     res = next(r for r in resamples if len(r.test))
     clfs = check_classifiers(classifiers)
@@ -80,9 +80,8 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
         evaluate_subset(slice_[:, :2], y_train, slice_[:, :2], y_train, clfs)
     for name, template in _method_templates(methods).items():
         with contextlib.suppress(Exception):  # a method that cannot run on the slice
-            make_selector(template, random_state=0, n_jobs=1).fit(slice_, y_train)
-        selector = make_selector(template, random_state=task_seed(seed, res.index, name),
-                                 n_jobs=1)
+            build_selector(template, 0, sizes).fit(slice_, y_train)
+        selector = build_selector(template, task_seed(seed, res.index, name), sizes)
         t0 = time.perf_counter()
         X_train, X_test, keep = prep.apply(X[res.train], y_train, X[res.test])
         selector.fit(X_train if keep is None else X_train[:, keep], y_train)
@@ -169,10 +168,11 @@ def test_recommendation(result, rec, X, y, resamples, *, n_permutations: int,
     res = result.results
     sel = res[(res["method"] == rec.method) & (res["k"] == rec.k)
               & (res["metric"] == metric)].set_index("resample")["value"]
+    sizes = sorted(int(k) for k in res["k"].unique() if k > 0)  # the -k (fit_time: k = 0)
     return permutation_test(
         X, y, rec.method, int(rec.k), resamples=used, classifier=clf,
         n_permutations=n_permutations, n_resamples=len(used),
-        observed_values=[float(sel.loc[r.index]) for r in used], **options)
+        observed_values=[float(sel.loc[r.index]) for r in used], sizes=sizes, **options)
 
 
 def assess(result, X, y, methods, sizes, resamples, *, settings: TrustSettings,

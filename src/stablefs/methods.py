@@ -374,6 +374,37 @@ def honour_sizes(selector, sizes):
     return selector
 
 
+def build_selector(template, seed: int, sizes=None):
+    """A fresh selector for one fit, built as every fit of a comparison builds it.
+
+    A method string is built by :func:`make_selector` with ``random_state=seed`` and
+    ``n_jobs=1`` (workers run one fit each), then stopped at ``max(sizes)`` by
+    :func:`honour_sizes`; a selector object is cloned and given ``random_state=seed`` when it
+    has one. The comparison's fits, the pilot fits of the time estimate and of the benchmark,
+    and the permutation test's refits all build through here, so a forward wrapper searches
+    as far in each of them.
+
+    Parameters
+    ----------
+    template : str or selector
+        A method string (``"sfs"``, ``"en-relieff(n_estimators=40)"``) or an unfitted
+        selector.
+    seed : int
+        The fit's seed.
+    sizes : sequence of int, optional
+        The subset sizes the fit serves (``-k``); ``None`` leaves forward searches unbounded.
+    """
+    if isinstance(template, str):
+        selector = make_selector(template, random_state=seed, n_jobs=1)
+        return selector if sizes is None else honour_sizes(selector, sizes)
+    from sklearn.base import clone
+
+    selector = clone(template)
+    if "random_state" in selector.get_params():
+        selector.set_params(random_state=seed)
+    return selector
+
+
 def describe_methods() -> list[tuple[str, str]]:
     """``(name, description)`` rows for ``stablefs methods``."""
     rows = [(name, info.description) for name, info in sorted(SELECTORS.items())]

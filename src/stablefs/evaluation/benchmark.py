@@ -295,12 +295,11 @@ def prepare_set(ds, name: str, label: str, *, sizes: Sequence[int], protocol, se
 def _pilot_one(set_name, method, X, y, resample, sizes, classifiers, prefilter, seed):
     from stablefs.evaluation.preprocessing import Preprocessing
     from stablefs.evaluation.runner import _fit_task, task_seed
-    from stablefs.methods import make_selector
+    from stablefs.methods import build_selector
 
     start = time.perf_counter()
     try:
-        selector = make_selector(method, random_state=task_seed(seed, resample.index, method),
-                                 n_jobs=1)
+        selector = build_selector(method, task_seed(seed, resample.index, method), sizes)
         _fit_task(selector, X, y, resample, sizes, classifiers,
                   Preprocessing(prefilter=prefilter))
     except (KeyboardInterrupt, SystemExit):

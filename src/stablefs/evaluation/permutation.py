@@ -54,7 +54,6 @@ from pathlib import Path
 import joblib
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
 from stablefs._errors import StablefsError
 
@@ -213,25 +212,26 @@ def _unit_seed(seed: int, b: int, resample: int, method: str) -> int:
                        zlib.crc32(method.encode()))
 
 
-def _build(name: str, template, seed: int):
-    from stablefs.methods import make_selector
+def _search_limited(template, sizes) -> bool:
+    """Whether building ``template`` for ``sizes`` bounds its search (a forward wrapper)."""
+    from stablefs.methods import honour_sizes, make_selector
 
-    if isinstance(template, str):
-        return make_selector(template, random_state=seed, n_jobs=1)
-    est = clone(template)
-    if "random_state" in est.get_params():
-        est.set_params(random_state=seed)
-    return est
+    if not isinstance(template, str):
+        return False
+    free = make_selector(template).get_params(deep=True)
+    return repr(honour_sizes(make_selector(template), sizes).get_params(deep=True)) != repr(free)
 
 
-def _unit(b, name, template, X, y, perm, resamples, k, classifiers, metric, prep, seed):
+def _unit(b, name, template, X, y, perm, resamples, k, classifiers, metric, prep, seed,
+          sizes=None):
     """Permutation b: refit the selector on each resample's permuted training labels and
     score the top-k subset on the permuted test labels. b = -1 is the identity (real
-    labels)."""
+    labels). The selector is built as the comparison built it (``sizes``: its ``-k``)."""
     from stablefs._threads import limit_threads
     from stablefs.evaluation.classifiers import balanced_accuracy, make_classifier
     from stablefs.evaluation.preprocessing import expand_ranking
     from stablefs.evaluation.runner import task_seed
+    from stablefs.methods import build_selector
 
     yb = y if perm is None else y[perm]
     (template_clf,) = classifiers.values()
@@ -241,7 +241,7 @@ def _unit(b, name, template, X, y, perm, resamples, k, classifiers, metric, prep
         # b = -1 (real labels) is the comparison's own fit: the runner's seed
         unit_seed = task_seed(seed, res.index, name) if b < 0 else _unit_seed(seed, b,
                                                                               res.index, name)
-        selector = _build(name, template, unit_seed)
+        selector = build_selector(template, unit_seed, [k] if sizes is None else sizes)
         y_train = yb[res.train]
         X_train, X_test, keep = prep.apply(X[res.train], y_train, X[res.test])
         start = time.perf_counter()
@@ -301,7 +301,7 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
                      random_state: int = 0, n_jobs: int | None = 1, backend: str = "loky",
                      scheduler: str | None = None, cache_dir=None, impute: str | None = None,
                      standardize: bool = False, prefilter: int | None = None,
-                     progress=None) -> PermutationTest:
+                     progress=None, sizes=None) -> PermutationTest:
     """Permutation test of one (method, k) with the selector refitted on permuted labels.
 
     Parameters
@@ -334,6 +334,10 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
         file per permutation.
     progress : None, "bar" or "lines"
         Progress on stderr (:mod:`stablefs._progress`).
+    sizes : sequence of int, optional
+        The comparison's subset sizes, so that each refit is built as its fits were (a
+        forward wrapper searches up to ``max(sizes)``; :func:`stablefs.methods.build_selector`).
+        Default ``[k]``.
 
     Returns
     -------
@@ -367,6 +371,7 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
     metric = f"balanced_accuracy_{clf_name}"
     used = [r for r in resamples if len(r.test)][:n_resamples]
     n_resamples = len(used)
+    sizes = [int(k)] if sizes is None else [int(s) for s in sizes]
     prep = Preprocessing(impute=impute, standardize=bool(standardize), prefilter=prefilter)
     h = stop_after(n_permutations, alpha) if h is None else int(h)
     check_n_jobs(n_jobs)
@@ -374,7 +379,7 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
 
     if observed_values is None:
         _, observed_values, _ = _unit(-1, name, template, X, y, None, used, k, clfs, metric,
-                                      prep, random_state)
+                                      prep, random_state, sizes)
     observed_values = [float(v) for v in observed_values]
     if len(observed_values) != n_resamples:
         raise StablefsError(f"{len(observed_values)} observed values for {n_resamples} "
@@ -386,6 +391,8 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
               "classifier": clfs[clf_name] if isinstance(clfs[clf_name], str)
               else repr(clfs[clf_name]), "seed": int(random_state), "stablefs": __version__,
               "prep": [impute, bool(standardize), prefilter]}
+    if _search_limited(template, sizes):  # in the key only when it changes the selector
+        config["search_to"] = max(sizes)
     cache = _UnitCache(cache_dir, config)
     values: dict[int, float] = {}
     reused = computed = 0
@@ -417,7 +424,7 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
                     todo = [b for b in range(n_permutations) if b not in values][:batch]
                     jobs = (joblib.delayed(_unit)(
                         b, name, template, X, y, _permutation(random_state, b, y, used), used,
-                        k, clfs, metric, prep, random_state) for b in todo)
+                        k, clfs, metric, prep, random_state, sizes) for b in todo)
                     for b, vals, ft in parallel(jobs):
                         cache.save(b, vals, ft)
                         values[b] = float(np.mean(vals))

@@ -31,7 +31,6 @@ from pathlib import Path
 import joblib
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
 from stablefs._errors import StablefsError
 from stablefs._processes import exit_with_parent
@@ -39,7 +38,7 @@ from stablefs._validation import check_sizes
 from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
 from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking, median_impute
 from stablefs.evaluation.protocols import Protocol, Resample
-from stablefs.methods import honour_sizes, make_selector, parse_method
+from stablefs.methods import build_selector, make_selector, parse_method
 
 
 @dataclass
@@ -700,15 +699,8 @@ def run_experiment(
     cache = _FitCache(cache_dir, fit_config, n_features, sizes, classifiers)
     method_keys = {name: _method_key(name, t) for name, t in templates.items()}
 
-    def build(name, r):
-        m = templates[name]
-        seed = task_seed(random_state, r, name)
-        if isinstance(m, str):  # forward wrappers search only as far as the largest -k
-            return honour_sizes(make_selector(m, random_state=seed, n_jobs=1), sizes)
-        est = clone(m)
-        if "random_state" in est.get_params():
-            est.set_params(random_state=seed)
-        return est
+    def build(name, r):  # forward wrappers search only as far as the largest -k
+        return build_selector(templates[name], task_seed(random_state, r, name), sizes)
 
     done: dict[tuple[str, int], dict] = {}
     todo = []
