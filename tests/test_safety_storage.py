@@ -390,7 +390,7 @@ def test_empty_folder_and_unfinished_own_folder_are_used(tmp_path, capsys):
     assert info["tool"] == "stablefs"
     listed = set(info["files"])
     present = {k for k, v in snapshot(empty).items() if v != "dir"}
-    assert present == listed | {".lock", ".DS_Store"}
+    assert present == listed | {".DS_Store"}  # the finished run removed its lock file
     # an unfinished run's folder (.lock and .partial only) is its own: it resumes
     out = tmp_path / "run"
     interrupted(["compare", data, *FAST, "--out", out], capsys, after=1)

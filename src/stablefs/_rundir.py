@@ -556,6 +556,11 @@ class RunFolder:
         try:
             if exc_type is not None and not issubclass(exc_type, KeyboardInterrupt):
                 self._cleanup_failed()
+            elif exc_type is None and self._lock_created and self._lock is not None:
+                # a finished run leaves no lock file behind: unlinked while still held, so
+                # a run starting now locks a new file and finds the finished run
+                with contextlib.suppress(OSError):
+                    (self.path / ".lock").unlink()
         finally:
             self._release()
         if isinstance(exc, OSError) and self._inside(getattr(exc, "stablefs_target", None)):
