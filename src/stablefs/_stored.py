@@ -14,7 +14,6 @@ callers recompute what such a file held.
 from __future__ import annotations
 
 import math
-import os
 import struct
 import zipfile
 import zlib
@@ -23,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import numpy.lib.format as npy_format
+
+from stablefs._memory import available_memory
 
 __all__ = ["StoredFileError", "read_arrays", "write_arrays"]
 
@@ -133,19 +134,3 @@ def write_arrays(path, arrays: Mapping[str, np.ndarray], *, compress: bool = Fal
     with atomic_path(final, fsync=False) as tmp, open(tmp, "wb") as fh:
         (np.savez_compressed if compress else np.savez)(fh, **arrays)
     return final
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux ``MemAvailable``; elsewhere the
-    free physical pages), or ``None`` when the platform does not say."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):  # pragma: no cover - e.g. Windows
-        return None

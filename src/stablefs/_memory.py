@@ -1,0 +1,89 @@
+"""The memory a run may use: one reading of the machine's available memory.
+
+``MemAvailable`` of ``/proc/meminfo``, lowered to what the cgroup (a container, a batch job)
+still allows, or ``os.sysconf`` where there is no ``/proc``; the environment variable
+``STABLEFS_MEMORY_LIMIT`` (bytes, or with a suffix: ``512M``, ``8G``) replaces it. The data
+readers' size checks (:mod:`stablefs.datasets._limits`) and the stored-state reader
+(:mod:`stablefs._stored`) both refuse against this one number (``docs/security.md``, "Limits").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from stablefs._errors import StablefsError
+
+__all__ = ["MEMORY_LIMIT_ENV", "available_memory", "format_bytes"]
+
+MEMORY_LIMIT_ENV = "STABLEFS_MEMORY_LIMIT"
+
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def format_bytes(n: float) -> str:
+    """``1536`` -> ``"1.5 KiB"``; powers of 1024."""
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"  # pragma: no cover
+
+
+def _parse_limit(text: str) -> int:
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", text.upper())
+    if not m or float(m.group(1)) <= 0:
+        raise StablefsError(
+            f"{MEMORY_LIMIT_ENV}={text!r}: give a number of bytes, e.g. 8G, 512M or 1000000."
+        )
+    return int(float(m.group(1)) * _UNITS[m.group(2)])
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _cgroup_room() -> int | None:
+    """What the cgroup (v2, else v1) still allows: limit minus usage; None without a limit."""
+    for limit_file, usage_file in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+         "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+    ):
+        try:
+            limit_text = Path(limit_file).read_text().strip()
+            if limit_text == "max":
+                return None
+            limit = int(limit_text)
+            usage = int(Path(usage_file).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if limit >= 1 << 60:  # cgroup v1's "no limit"
+            return None
+        return max(0, limit - usage)
+    return None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory a load may use: ``STABLEFS_MEMORY_LIMIT`` if set, else the smaller of
+    ``MemAvailable`` and the cgroup's room, else ``os.sysconf`` (available pages); ``None``
+    where none can be measured."""
+    text = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+    if text:
+        return _parse_limit(text)
+    found = [v for v in (_meminfo_available(), _cgroup_room()) if v is not None]
+    if not found:
+        try:
+            found = [os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")]
+        except (ValueError, OSError, AttributeError):
+            return None
+    return min(found)
