@@ -509,17 +509,20 @@ def test_handshake_check_works_inside_a_running_event_loop(silent_server):
     asyncio.run(in_a_notebook())
 
 
-def test_cli_scheduler_timeout_option(silent_server, tmp_path, capsys):
+@pytest.mark.parametrize("command", [["compare"], ["reproduce", "li-ensembles", "--quick"],
+                                     ["benchmark", "--quick"]])
+def test_cli_scheduler_timeout_option(command, silent_server, tmp_path, capsys):
+    """compare, reproduce and benchmark take the same --scheduler-timeout."""
     pytest.importorskip("distributed")
     out = tmp_path / "run"
     t0 = time.perf_counter()
-    code = main(["compare", "--backend", "dask", "--scheduler", silent_server,
+    code = main([*command, "--backend", "dask", "--scheduler", silent_server,
                  "--scheduler-timeout", "1", "--out", str(out)])
     assert code == 2 and time.perf_counter() - t0 < 5
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and silent_server in err and "within 1 s" in err
     assert not out.exists()
-    assert main(["compare", "--backend", "dask", "--scheduler", silent_server,
+    assert main([*command, "--backend", "dask", "--scheduler", silent_server,
                  "--scheduler-timeout", "0", "--out", str(out)]) == 2
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from stablefs._cli_options import scheduler_options
 from stablefs._errors import StablefsError
 
 __all__ = ["benchmark"]
@@ -223,9 +224,7 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
               help="Parallel fits (-1 = all cores). Results do not depend on it.")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="Where the fits run: local processes, or a Dask cluster.")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Dask scheduler address (with --backend dask; default: a local cluster of "
-                   "--n-jobs workers).")
+@scheduler_options("a local cluster of --n-jobs workers")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the resamples and every randomised method.")
 @click.option("--permutations", type=int, default=100, show_default=True, metavar="N",
@@ -242,8 +241,8 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
 @click.option("-q", "--quiet", is_flag=True, help="Only errors and the results.")
 @click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")
 def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classifiers, prefilter,
-              out, force, n_jobs, backend, scheduler, seed, permutations, no_report, dry_run,
-              progress, quiet, verbose):
+              out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, permutations,
+              no_report, dry_run, progress, quiet, verbose):
     """Rank feature-selection methods over many data sets: stability and accuracy of every
     method on every set under one protocol, with Friedman and post-hoc tests (Demšar 2006).
 
@@ -295,7 +294,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     out_dir = Path(out) if out else Path("stablefs-benchmark-quick" if quick
                                          else "stablefs-benchmark")
     RunFolder(out_dir, {}).check_path()
-    check_backend(backend, scheduler)
+    check_backend(backend, scheduler, scheduler_timeout)
     check_rank_libraries()
     sources = _sources(sets_opt, files, quick, bm.QUICK["n_sets"])
     # --- the data: loaded and prepared before any fit

@@ -14,6 +14,8 @@ import textwrap
 
 import click
 
+from stablefs._cli_options import scheduler_options
+
 #: runs expected to take longer than this get a line on how to shorten them
 _LONG_RUN_SECONDS = 12 * 3600
 
@@ -66,13 +68,7 @@ def experiments():
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="Where the Monte-Carlo units run: local processes, or a Dask cluster. "
                    "Results do not depend on it.")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --backend dask; "
-                   "default: a local cluster of --n-jobs workers).")
-@click.option("--scheduler-timeout", type=float, default=30.0, show_default=True,
-              metavar="SECONDS",
-              help="Time a --scheduler gets to complete the Dask handshake before the run is "
-                   "refused.")
+@scheduler_options("a local cluster of --n-jobs workers")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of every random draw (training sets, test set, bootstrap).")
 @click.option("--force", is_flag=True,
