@@ -34,3 +34,13 @@ def test_k_forms():
     assert check_n_features_to_select(None, 10) == 5
     assert check_n_features_to_select(0.3, 10) == 3
     assert check_n_features_to_select(10, 10) == 10
+
+
+@given(st.permutations(list(range(12))))
+def test_ranking_from_order_is_the_inverse_permutation(order):
+    from stablefs._validation import ranking_from_order
+
+    ranking = ranking_from_order(np.array(order))
+    assert ranking.dtype == np.int64
+    assert [ranking[f] for f in order] == list(range(1, 13))
+    np.testing.assert_array_equal(np.argsort(ranking), order)

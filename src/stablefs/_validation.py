@@ -91,6 +91,13 @@ def rank_from_scores(scores: np.ndarray) -> np.ndarray:
     key = np.where(np.isnan(scores), -np.inf, scores)
     # lexsort sorts by the last key first: descending score, then ascending index
     order = np.lexsort((np.arange(scores.size), -key))
-    ranking = np.empty(scores.size, dtype=np.int64)
-    ranking[order] = np.arange(1, scores.size + 1)
+    return ranking_from_order(order)
+
+
+def ranking_from_order(order: np.ndarray) -> np.ndarray:
+    """Ranking 1..p from an order (the feature ranked first, then the second, ...): the
+    inverse permutation, plus one. ``ranking_from_order(order)[order[i]] == i + 1``."""
+    order = np.asarray(order)
+    ranking = np.empty(order.size, dtype=np.int64)
+    ranking[order] = np.arange(1, order.size + 1)
     return ranking

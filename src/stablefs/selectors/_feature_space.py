@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from stablefs._validation import ranking_from_order
+
 #: bytes allowed for one temporary block (rows x features) in blocked distance computations
 BLOCK_BYTES = 48 * 2**20
 #: nearest-neighbour searches take each row's top K with the compiled kernel
@@ -286,7 +288,4 @@ def group_ranking(n: int, first: list[np.ndarray], tail_scores: np.ndarray,
     key = np.where(np.isnan(tail_scores[rest]), -np.inf, tail_scores[rest])
     rest = rest[np.lexsort((rest, -key))]
     last = np.flatnonzero(~seen & constant)
-    order = np.concatenate([head, rest, last])
-    ranking = np.empty(n, dtype=np.int64)
-    ranking[order] = np.arange(1, n + 1)
-    return ranking
+    return ranking_from_order(np.concatenate([head, rest, last]))

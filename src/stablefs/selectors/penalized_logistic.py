@@ -33,6 +33,7 @@ import numpy as np
 from scipy.special import expit, log_expit, logsumexp, softmax
 
 from stablefs._threads import limit_threads
+from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import number, whole
 
@@ -234,9 +235,7 @@ class _PenalizedLogistic(BaseSelector):
         self.n_nonzero_ = int(np.count_nonzero(scores))
         self.n_iter_ = n_iter
         order = np.lexsort((np.arange(scores.size), -grad, -scores))
-        ranking = np.empty(scores.size, dtype=np.int64)
-        ranking[order] = np.arange(1, scores.size + 1)
-        return scores, ranking
+        return scores, ranking_from_order(order)
 
 
 _ATTRIBUTES = """

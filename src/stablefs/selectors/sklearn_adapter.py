@@ -27,6 +27,7 @@ from sklearn.base import clone
 from sklearn.feature_selection import SelectorMixin
 
 from stablefs._errors import StablefsError
+from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods
 
@@ -46,12 +47,6 @@ def _importance(estimator, n_features: int) -> np.ndarray | None:
     return imp if imp.size == n_features else None
 
 
-def _order_to_ranking(order: np.ndarray) -> np.ndarray:
-    ranking = np.empty(order.size, dtype=np.int64)
-    ranking[order] = np.arange(1, order.size + 1)
-    return ranking
-
-
 def full_ranking(fitted, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """``(scores, ranking)`` of a fitted scikit-learn selector (the rules of the module
     docstring); ``ranking`` is a permutation of ``1..n_features``."""
@@ -68,7 +63,7 @@ def full_ranking(fitted, n_features: int) -> tuple[np.ndarray, np.ndarray]:
             if imp is not None:
                 tie[support] = imp
         scores = -rfe_rank
-        return scores, _order_to_ranking(np.lexsort((index, -tie, rfe_rank)))
+        return scores, ranking_from_order(np.lexsort((index, -tie, rfe_rank)))
     raw = getattr(fitted, "scores_", None)
     if raw is not None:
         scores = np.asarray(raw, dtype=float).ravel()
@@ -76,10 +71,10 @@ def full_ranking(fitted, n_features: int) -> tuple[np.ndarray, np.ndarray]:
         pvalues = getattr(fitted, "pvalues_", None)
         pv = np.zeros(n_features) if pvalues is None else \
             np.nan_to_num(np.asarray(pvalues, dtype=float).ravel(), nan=np.inf)
-        return scores, _order_to_ranking(np.lexsort((index, pv, -key)))
+        return scores, ranking_from_order(np.lexsort((index, pv, -key)))
     imp = _importance(getattr(fitted, "estimator_", None), n_features)
     if imp is not None:
-        return imp, _order_to_ranking(np.lexsort((index, -imp)))
+        return imp, ranking_from_order(np.lexsort((index, -imp)))
     raise StablefsError(
         f"{name} exposes none of {_HOW} after fit, so it cannot rank the features it did not "
         "keep; use SelectFromModel, RFE or SelectKBest, or a stablefs method string."

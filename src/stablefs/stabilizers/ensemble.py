@@ -19,7 +19,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import has_fit_parameter
 
 from stablefs._errors import StablefsError
-from stablefs._validation import check_classes, check_n_features_to_select, rank_from_scores
+from stablefs._validation import (
+    check_classes,
+    check_n_features_to_select,
+    rank_from_scores,
+    ranking_from_order,
+)
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import (
     HasMethods,
@@ -283,9 +288,7 @@ class Ensemble(BaseSelector):
             return scores, rank_from_scores(scores)
         scores = self.selection_frequency_.copy()
         order = np.lexsort((np.arange(p), rank_sum, -scores))
-        ranking = np.empty(p, dtype=np.int64)
-        ranking[order] = np.arange(1, p + 1)
-        return scores, ranking
+        return scores, ranking_from_order(order)
 
 
 def _l1_normalise(scores: np.ndarray) -> np.ndarray:

@@ -53,6 +53,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import has_fit_parameter
 
 from stablefs._errors import StablefsError
+from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods, n_jobs_constraint, number, whole
 from stablefs.selectors.penalized_logistic import (
@@ -109,9 +110,7 @@ def _fit_penalized(selector, X, y, index, weights, Cs):
         selected[i] = np.abs(W).sum(axis=1) > 0
     scores = np.abs(init[0]).sum(axis=1)
     order = np.lexsort((np.arange(scores.size), -grad, -scores))
-    ranking = np.empty(scores.size, dtype=np.int64)
-    ranking[order] = np.arange(1, scores.size + 1)
-    return selected, ranking
+    return selected, ranking_from_order(order)
 
 
 def _fit_generic(selector, X, y, index, weights, seed, qs):
@@ -258,8 +257,7 @@ class StabilitySelection(BaseSelector):
         self.error_bound_ = error_bound(self.q_, self.threshold, p)
         self.mean_rank_ = rankings.mean(axis=0)
         order = np.lexsort((np.arange(p), self.mean_rank_, -scores))
-        ranking = np.empty(p, dtype=np.int64)
-        ranking[order] = np.arange(1, p + 1)
+        ranking = ranking_from_order(order)
         stable = scores >= self.threshold
         self.stable_set_ = order[: int(stable.sum())]
         return scores, ranking
