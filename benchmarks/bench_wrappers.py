@@ -134,6 +134,65 @@ def part_compiled(X, y, repeat: int) -> None:
         flags(True)
 
 
+def part_limits(X, y, repeat: int) -> None:
+    """How far one SFS of 10 from 200 (n = 50) is from the arithmetic its criterion needs.
+
+    3NN semi-bolstered: the vote kernel's elements (point, neighbour, draw, candidate) are
+    counted by wrapping the kernel, and the search's CPU time divided by them. Linear SVM
+    bolstered: every solve of the same path is repeated with libsvm
+    (``SVC(kernel="precomputed", C=1, tol=1e-3)``, the solver our compiled SMO reproduces
+    bit for bit) to read its SMO iterations (``n_iter_``), and the search's CPU time divided
+    by them. An SMO iteration of libsvm reads at least the two kernel rows of its working
+    pair and updates the gradient of the active set (about 3 n = 150 floating-point
+    operations, plus the working-set scan); a vote element is 3 operations and 2 selects.
+    """
+    from sklearn.svm import SVC
+
+    from stablefs.selectors.wrappers import _wrapper_kernels as wk
+
+    print("5. arithmetic limits of one SFS of 10 from 200, n = 50 (CPU, best of repeats)")
+    # --- 3NN: elements of the compiled Monte-Carlo vote
+    count = [0]
+    vote = wk.mc_vote_two_class
+
+    def counted(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):
+        count[0] += pts.size * perm.size * EM.shape[0] * js.size
+        return vote(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K)
+
+    cpu3, _, res3 = timed(lambda: sfs(make_criterion(X, y, estimator="3nn",
+                                                     criterion="semi-bolstered",
+                                                     random_state=0), 10), repeat)
+    wk.mc_vote_two_class = counted
+    try:
+        sfs(make_criterion(X, y, estimator="3nn", criterion="semi-bolstered", random_state=0),
+            10)
+    finally:
+        wk.mc_vote_two_class = vote
+    print(f"   3NN semi-bolstered: {1e3 * cpu3:.1f} ms, {count[0] / 1e6:.1f} M vote elements "
+          f"({1e9 * cpu3 / count[0]:.2f} ns each, the whole search included)")
+    # --- SVM: SMO iterations of the same path's solves
+    crit = make_criterion(X, y, estimator="svm", criterion="bolstered", random_state=0)
+    part = crit.parts[0]
+    cpus, _, res = timed(lambda: sfs(make_criterion(X, y, estimator="svm", criterion="bolstered",
+                                                    random_state=0), 10), repeat)
+    Xg = part.Xt[part._gorder]
+    yl = part._gsign
+    iters = solves = 0
+    chosen: list[int] = []
+    for f in res.order:
+        cands = [j for j in range(Xg.shape[1]) if j not in chosen]
+        for j in cands:
+            Xs = Xg[:, chosen + [j]]
+            svc = SVC(kernel="precomputed", C=1.0, tol=1e-3).fit(Xs @ Xs.T, yl)
+            iters += int(np.sum(svc.n_iter_))
+            solves += 1
+        chosen.append(int(f))
+    n = Xg.shape[0]
+    print(f"   SVM bolstered: {1e3 * cpus:.1f} ms, {solves} solves, {iters} SMO iterations "
+          f"({iters / solves:.1f} per solve; {1e9 * cpus / iters:.0f} ns per iteration, the "
+          f"whole search included; at least {3 * n} operations each)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-r", "--repeat", type=int, default=5)
@@ -141,7 +200,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: search,mlxtend,"
-                    "cridd,compiled")
+                    "cridd,compiled,limits")
     args = ap.parse_args(argv)
     if args.quick:
         args.repeat, args.runs = 2, 100
@@ -156,6 +215,8 @@ def main(argv=None) -> int:
         part_cridd(args.runs, args.n_jobs)
     if "compiled" not in skip:
         part_compiled(d.X, d.y, args.repeat)
+    if "limits" not in skip:
+        part_limits(d.X, d.y, args.repeat)
     return 0
 
 
