@@ -54,14 +54,14 @@ def make_classifier(name):
     key = classifier_key(name)
     if key == "svm":
         clf = SVC(kernel="linear", C=1.0)
-    elif key.endswith("nn"):
-        clf = KNeighborsClassifier(n_neighbors=int(key[:-2]))
     elif key == "lda":  # shrinkage: the pooled covariance is singular when k >= n
         clf = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
     elif key == "wknn":  # on the selected columns: feature weights 1, votes weighted by LIW
         from stablefs.evaluation.wknn import WeightedKNN
 
         clf = WeightedKNN(n_neighbors=3, instance_weighting="logistic")
+    else:  # "Knn", K >= 1 (classifier_key)
+        clf = KNeighborsClassifier(n_neighbors=int(key[:-2]))
     return make_pipeline(MinMaxScaler(), clf)
 
 
