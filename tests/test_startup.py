@@ -121,3 +121,21 @@ def test_packages_import_nothing_heavy_until_a_name_is_used():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=300)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_version_is_written_once_and_read_by_the_build():
+    """``stablefs._version`` holds the version as a literal (no ``importlib.metadata`` at
+    start-up); ``pyproject.toml`` takes it from there."""
+    import re
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib")
+    import stablefs
+    from stablefs._version import __version__
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "stablefs._version.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+([.-]?(a|b|rc|dev|post)\d+)?", __version__)
+    assert stablefs.__version__ == __version__

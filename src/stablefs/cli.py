@@ -140,7 +140,7 @@ def _input_fingerprints(ds, opts: dict) -> dict:
 
 
 def _stablefs_version() -> str:
-    """The installed version, read on first use (``importlib.metadata`` is slow to import)."""
+    """The version (:mod:`stablefs._version`)."""
     from stablefs._version import __version__
 
     return __version__
