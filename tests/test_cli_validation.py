@@ -70,6 +70,9 @@ CASES = {
     "scheduler without dask": (["--scheduler", "tcp://127.0.0.1:1"], "--backend dask"),
     "negative seed": (["--seed", "-1"], "--seed"),
     "unknown classifier": (["--classifiers", "forest"], "forest"),
+    "non-ASCII digit in Knn": (["--classifiers", "svm,\u00b2nn"], "\u00b2nn"),
+    "unknown method without parameters": (["-m", "ttest,relieef"], "relieff"),
+    "stability selection's default q above p": (["-m", "iw-stabsel-ttest"], "q = 20"),
 }
 
 

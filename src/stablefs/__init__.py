@@ -19,8 +19,7 @@ def make_selector(spec: str, **overrides):
 
 
 def __getattr__(name: str):
-    """``stablefs.__version__``, read on first use: ``importlib.metadata`` takes a noticeable
-    share of the command line's start-up."""
+    """``stablefs.__version__``, from :mod:`stablefs._version` on first use."""
     if name == "__version__":
         from stablefs._version import __version__
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from threadpoolctl import ThreadpoolController
+if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
 
 __all__ = ["limit_threads", "thread_controller"]
 
@@ -33,6 +35,8 @@ def thread_controller() -> ThreadpoolController:
     threadpoolctl.ThreadpoolController
         Controls the BLAS and OpenMP libraries loaded in this process.
     """
+    from threadpoolctl import ThreadpoolController  # here, not at start-up; before the key
+
     key = (os.getpid(), len(sys.modules))
     if _CACHE["key"] != key:
         _CACHE["controller"] = ThreadpoolController()

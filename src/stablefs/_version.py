@@ -1,6 +1,6 @@
-from importlib.metadata import PackageNotFoundError, version
+"""The version of stablefs, written here only: ``pyproject.toml`` reads it
+(``[tool.setuptools.dynamic]``). A literal rather than ``importlib.metadata``, whose import and
+search of the installed distributions took about a tenth of a second of the command line's
+start-up (``benchmarks/README.md``, issue 19)."""
 
-try:
-    __version__ = version("stablefs")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+unknown"
+__version__ = "0.1.0"

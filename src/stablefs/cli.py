@@ -140,7 +140,7 @@ def _input_fingerprints(ds, opts: dict) -> dict:
 
 
 def _stablefs_version() -> str:
-    """The installed version, read on first use (``importlib.metadata`` is slow to import)."""
+    """The version (:mod:`stablefs._version`)."""
     from stablefs._version import __version__
 
     return __version__
@@ -320,17 +320,18 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     leukemia, prostate, lung, srbct, dlbcl, ...; see 'stablefs datasets') or a synthetic spec
     such as 'synthetic:han2012?n_samples=200'.
     """
+    # the checks and the first line need NumPy alone (tests/test_startup.py): scikit-learn,
+    # SciPy, pandas and Numba are imported by the work that follows
     from stablefs._rundir import RunFolder
-    from stablefs.evaluation.classifiers import check_classifiers
-    from stablefs.evaluation.outputs import read_result, save_result
-    from stablefs.evaluation.protocols import Protocol
-    from stablefs.evaluation.runner import (
+    from stablefs.evaluation._checks import (
         _method_templates,
+        _protocol_resamples,
         check_backend,
         check_measures_defined,
         check_n_jobs,
-        run_experiment,
     )
+    from stablefs.evaluation.classifiers import check_classifiers
+    from stablefs.evaluation.protocols import Protocol
     from stablefs.methods import check_method_sizes
     from stablefs.stability import available_measures
 
@@ -387,6 +388,8 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     config.update(trust_settings.config())
     folder = RunFolder(out_dir, config, force=force)
     if folder.check() == "reuse":
+        from stablefs.evaluation.outputs import read_result
+
         if not quiet:
             click.echo(printable(f"{ds!r}\n{out_dir}") + " holds this finished run (same "
                        "configuration): nothing refitted; add --force to recompute.", err=True)
@@ -396,7 +399,6 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         return
     from stablefs import _trust
     from stablefs._progress import progress_mode
-    from stablefs.evaluation.runner import _protocol_resamples
 
     progress = progress_mode(progress, quiet)
     started = _dt.datetime.now().astimezone()
@@ -421,6 +423,9 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
                         workers=check_n_jobs(n_jobs, len(resamples) * len(method_list)),
                         settings=trust_settings, n_features=ds.n_features, prefilter=prefilter,
                         sizes=size_list, classifiers=classifier_list)
+    from stablefs.evaluation.outputs import save_result
+    from stablefs.evaluation.runner import run_experiment
+
     with folder:
         result = run_experiment(
             ds.X, ds.y, method_list, size_list, protocol=proto, classifiers=classifier_list,
@@ -481,7 +486,7 @@ def _command_line() -> str:
 
 
 def _data_digest(ds) -> str:
-    from stablefs.evaluation.runner import _digest
+    from stablefs.evaluation._checks import _digest
 
     return _digest(ds.X, ds.y)
 

@@ -16,7 +16,11 @@ Every value is checked when the selector is built, before any work: :func:`make_
 runs scikit-learn's parameter validation (each class's ``_parameter_constraints``) on every
 object of the wrapper chain and reports the first bad value in one line naming the method
 string, the parameter, the value and what is allowed. :func:`validate_method` does only
-that check, for callers (the command line) that want to refuse bad input up front.
+that check, for callers (the command line) that want to refuse bad input up front. A string
+without parameters that names only stablefs's own selectors and prefixes is checked by its
+names alone, without importing scikit-learn: each of them builds with its defaults and
+passes the check (``tests/test_methods.py`` builds every such selector, prefix pair and pair
+of stacked prefixes), so the result is the same.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import importlib
 from dataclasses import dataclass
 
 from stablefs._errors import StablefsError
-from stablefs.selectors._constraints import invalid_parameter, plain
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,11 @@ register_prefix("ren", "stablefs.stabilizers:Ensemble",
                 "REn (Li et al. 2013).",
                 sampling="subsample", aggregate="rank")
 
+#: the entries registered above; a method string made of these alone, without parameters, is
+#: checked without building it (:func:`validate_method`)
+_BUILTIN_SELECTORS: dict[str, MethodInfo] = dict(SELECTORS)
+_BUILTIN_PREFIXES: dict[str, MethodInfo] = dict(PREFIXES)
+
 
 def available_methods() -> list[str]:
     """Every base method name and every ``prefix-name`` combination of one prefix."""
@@ -248,6 +256,8 @@ def make_selector(spec: str, **overrides):
         parameter's constraints refuse (e.g. ``relieff(n_neighbors=-3)``,
         ``en-relieff(aggregate="mean")``).
     """
+    from stablefs.selectors._constraints import invalid_parameter, plain
+
     prefixes, name, params = parse_method(spec)
     spec = str(spec)
     estimator = SELECTORS[name].load()(**dict(SELECTORS[name].defaults))
@@ -297,8 +307,31 @@ def validate_method(spec: str, **overrides) -> None:
     ------
     StablefsError
         One line naming the method string, the problem and what is allowed.
+
+    Notes
+    -----
+    A string without parameters or overrides that names only stablefs's own selectors and
+    prefixes (``"en-relieff"``) is checked by parsing it: every such selector builds with its
+    defaults and passes the constraint check, so building it could not fail. This keeps
+    scikit-learn out of the command line's checks of its default methods.
     """
-    make_selector(spec, **overrides)
+    if overrides or _builtin_parts(spec) is None:
+        make_selector(spec, **overrides)
+
+
+def _builtin_parts(spec: str) -> list[MethodInfo] | None:
+    """The registered entries that a method string without parameters names, outermost
+    prefix first, when all of them are stablefs's own (:data:`_BUILTIN_SELECTORS`,
+    :data:`_BUILTIN_PREFIXES`); None for a string with parameters or a name registered by a
+    user. Raises as :func:`parse_method` does."""
+    prefixes, name, params = parse_method(spec)
+    if params:
+        return None
+    parts = [PREFIXES[p] for p in prefixes] + [SELECTORS[name]]
+    builtin = [_BUILTIN_PREFIXES.get(p) for p in prefixes] + [_BUILTIN_SELECTORS.get(name)]
+    if any(part is not own for part, own in zip(parts, builtin)):
+        return None
+    return parts
 
 
 def _chain(estimator) -> list:
@@ -323,6 +356,27 @@ def _assign(chain, key, value, every=False) -> bool:
 #: :func:`check_method_sizes`
 _SIZE_PARAMETERS = ("n_features_to_select", "max_features", "q")
 
+#: the whole-number size parameters that stablefs's own selectors and prefixes have by default,
+#: by registered target (StabilitySelection's q = 20 top features per half-sample; Meinshausen
+#: and Buhlmann 2010); ``tests/test_methods.py`` checks this against the built selectors
+_DEFAULT_SIZES: dict[str, tuple] = {
+    "stablefs.stabilizers:StabilitySelection": (("q", 20),),
+    "stablefs.stabilizers.stability_selection:stabsel_l1_logistic": (("q", 20),),
+}
+
+
+def _chain_sizes(spec: str, build: bool = False) -> list[tuple[str, int]]:
+    """``(parameter, value)`` of every whole-number size parameter of the wrapper chain that
+    ``spec`` names, outermost first: from :data:`_DEFAULT_SIZES` for a string of stablefs's
+    own names without parameters (unless ``build``), from the built selector otherwise."""
+    parts = None if build else _builtin_parts(spec)
+    if parts is None:
+        chain = [obj.get_params(deep=False) for obj in _chain(make_selector(spec))]
+    else:
+        chain = [dict(_DEFAULT_SIZES.get(info.target, ())) for info in parts]
+    return [(key, params[key]) for params in chain for key in _SIZE_PARAMETERS
+            if isinstance(params.get(key), int) and not isinstance(params.get(key), bool)]
+
 
 def check_method_sizes(specs, n_features: int) -> None:
     """Refuse, before any fit, a size parameter in a method string that the data cannot
@@ -338,13 +392,8 @@ def check_method_sizes(specs, n_features: int) -> None:
     for spec in specs:
         if not isinstance(spec, str):
             continue
-        for obj in _chain(make_selector(spec)):
-            params = obj.get_params(deep=False)
-            for key in _SIZE_PARAMETERS:
-                value = params.get(key)
-                if isinstance(value, bool) or not isinstance(value, int) or \
-                        value <= n_features:
-                    continue
+        for key, value in _chain_sizes(spec):
+            if value > n_features:
                 hint = (" (compare and select take the sizes from -k; leave "
                         "n_features_to_select out of the method string)"
                         if key == "n_features_to_select" else "")

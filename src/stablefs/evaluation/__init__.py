@@ -1,37 +1,30 @@
 """Resampling protocols, classifiers, the experiment runner, statistics, bias–variance and
 CRIDD."""
 
-from stablefs.evaluation.bias_variance import bias_variance, bias_variance_path
-from stablefs.evaluation.classifiers import CLASSIFIERS, evaluate_subset, make_classifier
-from stablefs.evaluation.cridd import cridd, cridd_summary
-from stablefs.evaluation.error_estimators import (
-    bolstered_error,
-    bolstering_widths,
-    chi_median,
-    cv_error,
-    loo_error,
-    resubstitution_error,
-    semi_bolstered_error,
-)
-from stablefs.evaluation.preprocessing import Preprocessing
-from stablefs.evaluation.protocols import Protocol, Resample, stratified_subsample
-from stablefs.evaluation.runner import ExperimentResult, run_experiment
-from stablefs.evaluation.statistics import (
-    COMPARISON_COLUMNS,
-    INTERVAL_KINDS,
-    ComparisonResult,
-    add_interval_column,
-    bootstrap_pair_interval,
-    compare_methods,
-    corrected_resampled_ttest,
-    dietterich_5x2cv_ttest,
-    holm,
-    interval_kind,
-    is_five_by_two,
-    stability_interval,
-    stability_two_sample_test,
-    wilcoxon_test,
-)
+from stablefs import _lazy
+
+# {submodule: its public names}: each submodule is imported when one of its names is first
+# used (stablefs._lazy), so that the command line's checks need none of scikit-learn, SciPy
+# and pandas before its first line
+_EXPORTS = {
+    "bias_variance": ("bias_variance", "bias_variance_path"),
+    "classifiers": ("CLASSIFIERS", "evaluate_subset", "make_classifier"),
+    "cridd": ("cridd", "cridd_summary"),
+    "error_estimators": (
+        "bolstered_error", "bolstering_widths", "chi_median", "cv_error", "loo_error",
+        "resubstitution_error", "semi_bolstered_error",
+    ),
+    "preprocessing": ("Preprocessing",),
+    "protocols": ("Protocol", "Resample", "stratified_subsample"),
+    "runner": ("ExperimentResult", "run_experiment"),
+    "statistics": (
+        "COMPARISON_COLUMNS", "INTERVAL_KINDS", "ComparisonResult", "add_interval_column",
+        "bootstrap_pair_interval", "compare_methods", "corrected_resampled_ttest",
+        "dietterich_5x2cv_ttest", "holm", "interval_kind", "is_five_by_two", "stability_interval",
+        "stability_two_sample_test", "wilcoxon_test",
+    ),
+}
+_lazy.install(__name__, _EXPORTS)
 
 __all__ = [
     "CLASSIFIERS",

@@ -18,12 +18,6 @@ the test part.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import clone
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-from sklearn.neighbors import KNeighborsClassifier
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import MinMaxScaler
-from sklearn.svm import SVC
 
 from stablefs._errors import StablefsError
 from stablefs._threads import limit_threads
@@ -43,6 +37,13 @@ CLASSIFIERS = {
 def make_classifier(name):
     """A fresh, unfitted classifier for ``name`` (see :data:`CLASSIFIERS`), or a clone of a
     scikit-learn classifier given as is."""
+    from sklearn.base import clone
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MinMaxScaler
+    from sklearn.svm import SVC
+
     if not isinstance(name, str):
         if not (hasattr(name, "fit") and hasattr(name, "predict")):
             raise StablefsError(
@@ -50,22 +51,33 @@ def make_classifier(name):
                 "scikit-learn classifier (with fit and predict)."
             )
         return clone(name)
-    key = name.strip().lower()
+    key = classifier_key(name)
     if key == "svm":
         clf = SVC(kernel="linear", C=1.0)
-    elif key.endswith("nn") and key[:-2].isdigit() and int(key[:-2]) >= 1:
-        clf = KNeighborsClassifier(n_neighbors=int(key[:-2]))
     elif key == "lda":  # shrinkage: the pooled covariance is singular when k >= n
         clf = LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
     elif key == "wknn":  # on the selected columns: feature weights 1, votes weighted by LIW
         from stablefs.evaluation.wknn import WeightedKNN
 
         clf = WeightedKNN(n_neighbors=3, instance_weighting="logistic")
-    else:
-        raise StablefsError(
-            f"unknown classifier {name!r}: choose from {', '.join(CLASSIFIERS)} (or 'Knn')."
-        )
+    else:  # "Knn", K >= 1 (classifier_key)
+        clf = KNeighborsClassifier(n_neighbors=int(key[:-2]))
     return make_pipeline(MinMaxScaler(), clf)
+
+
+def classifier_key(name: str) -> str:
+    """The normalised name of a classifier (``" SVM"`` -> ``"svm"``), or one line naming the
+    choices when :func:`make_classifier` has no classifier of that name. Needs no
+    scikit-learn: the command line checks its ``--classifiers`` with it before any work."""
+    key = name.strip().lower()
+    count = key[:-2]
+    if key in ("svm", "lda", "wknn") or (
+        key.endswith("nn") and count.isascii() and count.isdigit() and int(count) >= 1
+    ):
+        return key
+    raise StablefsError(
+        f"unknown classifier {name!r}: choose from {', '.join(CLASSIFIERS)} (or 'Knn')."
+    )
 
 
 def check_classifiers(items) -> dict:
@@ -84,7 +96,10 @@ def check_classifiers(items) -> dict:
             name, template = item
         else:
             name, template = type(item).__name__, item
-        make_classifier(template)  # raises on an unknown name or a non-classifier
+        if isinstance(template, str):
+            classifier_key(template)  # an unknown name; make_classifier builds any other
+        else:
+            make_classifier(template)  # a non-classifier
         if name in out:
             raise StablefsError(f"classifier {name!r} is named twice.")
         out[name] = template
@@ -95,6 +110,8 @@ def check_classifiers(items) -> dict:
 
 def _scores(model, X) -> np.ndarray:
     """Per-class scores, shape (n, n_classes), ordered like ``model.classes_``."""
+    from sklearn.neighbors import KNeighborsClassifier
+
     est = model[-1] if hasattr(model, "steps") else model
     if hasattr(est, "decision_function") and not isinstance(est, KNeighborsClassifier):
         d = model.decision_function(X)

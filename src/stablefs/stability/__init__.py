@@ -33,56 +33,35 @@ This package never imports :mod:`stablefs.selectors` (measures are independent o
 subsets were produced).
 """
 
-from stablefs.stability._inputs import subsets_from_cv_results, top_k_subsets
-from stablefs.stability._registry import (
-    MEASURES,
-    Measure,
-    available_measures,
-    measure_interval,
-    measure_pair_scores,
-)
-from stablefs.stability.correlated import intersection_count, npogr, sechidis, zucknick
-from stablefs.stability.curves import stability_curve
-from stablefs.stability.frequency import (
-    CONSENSUS_THRESHOLD,
-    consensus,
-    frequency_curve,
-    frequency_intervals,
-    in_consensus,
-    selection_frequency,
-)
-from stablefs.stability.matching import matching_similarity, matching_stability
-from stablefs.stability.nogueira import (
-    NogueiraTest,
-    nogueira,
-    nogueira_ci,
-    nogueira_test,
-    nogueira_two_sample_test,
-    nogueira_variance,
-)
-from stablefs.stability.rankings import f_measure, kendall, pearson, spearman, weight_variance
-from stablefs.stability.somol import (
-    davis,
-    krizek,
-    novovicova,
-    somol,
-    somol_c,
-    somol_cw,
-    somol_cw_rel,
-)
-from stablefs.stability.subsets import (
-    dice,
-    hamming,
-    jaccard,
-    kappa,
-    kuncheva,
-    lustgarten,
-    ochiai,
-    phi,
-    similarity_matrix,
-    unadjusted,
-    wald,
-)
+from stablefs import _lazy
+
+# {submodule: its public names}: each submodule is imported when one of its names is first
+# used (stablefs._lazy), so that the command line's checks need none of scikit-learn, SciPy
+# and pandas before its first line
+_EXPORTS = {
+    "_inputs": ("subsets_from_cv_results", "top_k_subsets"),
+    "_registry": (
+        "MEASURES", "Measure", "available_measures", "measure_interval", "measure_pair_scores",
+    ),
+    "correlated": ("intersection_count", "npogr", "sechidis", "zucknick"),
+    "curves": ("stability_curve",),
+    "frequency": (
+        "CONSENSUS_THRESHOLD", "consensus", "frequency_curve", "frequency_intervals",
+        "in_consensus", "selection_frequency",
+    ),
+    "matching": ("matching_similarity", "matching_stability"),
+    "nogueira": (
+        "NogueiraTest", "nogueira", "nogueira_ci", "nogueira_test", "nogueira_two_sample_test",
+        "nogueira_variance",
+    ),
+    "rankings": ("f_measure", "kendall", "pearson", "spearman", "weight_variance"),
+    "somol": ("davis", "krizek", "novovicova", "somol", "somol_c", "somol_cw", "somol_cw_rel"),
+    "subsets": (
+        "dice", "hamming", "jaccard", "kappa", "kuncheva", "lustgarten", "ochiai", "phi",
+        "similarity_matrix", "unadjusted", "wald",
+    ),
+}
+_lazy.install(__name__, _EXPORTS)
 
 __all__ = [
     "CONSENSUS_THRESHOLD",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from stablefs._errors import StablefsError
 
@@ -61,6 +60,8 @@ def normal_interval(estimate: float, variance: float, alpha: float) -> tuple[flo
     """estimate ± z_{1-alpha/2} sqrt(variance); NaN bounds when the variance is NaN."""
     if not np.isfinite(variance):
         return float("nan"), float("nan")
+    from scipy import stats  # on first use: the command line's checks do without SciPy
+
     z = stats.norm.ppf(1 - alpha / 2)
     half = z * np.sqrt(max(variance, 0.0))
     return float(estimate - half), float(estimate + half)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import special, stats
 
 from stablefs._errors import StablefsError
 from stablefs.stability._common import PairScores, pair_index
@@ -151,12 +150,16 @@ _UNION_MAX = 4000
 # ------------------------------------------------------------------------------ nPOGR
 def _critical_r(alpha, n: int):
     """Smallest r whose one-sided Pearson test (H1: ρ > 0, n − 2 df) has p <= alpha."""
+    from scipy import stats  # on first use (stablefs._lazy)
+
     t = stats.t.isf(alpha, n - 2)
     return t / np.sqrt(n - 2 + t * t)
 
 
 def _pvalue_r(r, n: int):
     """One-sided p-value of Pearson r > 0 with n − 2 df: 0.5 · I_{1−r²}((n−2)/2, 1/2)."""
+    from scipy import special
+
     r = np.clip(r, 0.0, 1.0)
     return 0.5 * special.betainc((n - 2) / 2.0, 0.5, 1.0 - r * r)
 

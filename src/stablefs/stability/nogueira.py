@@ -61,7 +61,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from stablefs._errors import StablefsError
 from stablefs.stability._common import normal_interval
@@ -230,6 +229,8 @@ def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
 
 
 def _pvalue(z: float, alternative: str) -> float:
+    from scipy import stats  # on first use (stablefs._lazy)
+
     if alternative == "greater":
         return float(stats.norm.sf(z))
     if alternative == "less":
