@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-#: default of ``--scheduler-timeout`` (seconds); the same as
-#: :data:`stablefs.evaluation.runner.SCHEDULER_TIMEOUT`
+#: default of ``--scheduler-timeout`` and of the Python functions' ``scheduler_timeout``
+#: (seconds; :data:`stablefs.evaluation.runner.SCHEDULER_TIMEOUT` is this value)
 SCHEDULER_TIMEOUT = 30.0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from stablefs._cli_options import scheduler_options
 from stablefs._errors import StablefsError
 from stablefs._escape import printable
 
@@ -285,13 +286,7 @@ def cli():
                    "depend on it.")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="Where parallel fits run: local processes, or a Dask cluster.")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --backend dask; "
-                   "default: a local cluster).")
-@click.option("--scheduler-timeout", type=float, default=30.0, show_default=True,
-              metavar="SECONDS",
-              help="Time a --scheduler gets to complete the Dask handshake before the run is "
-                   "refused.")
+@scheduler_options("a local cluster of --n-jobs workers")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the resamples, every randomised method and synthetic data.")
 @click.option("--progress/--no-progress", default=None,
