@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TaskCache", "run_units", "unit_seed", "units_backend"]
+__all__ = ["TaskCache", "run_units", "stratified_fold_labels", "unit_seed", "units_backend"]
 
 #: where :func:`run_units` sends its units: ``"loky"`` (local processes) or ``"dask"``
 _BACKEND: ContextVar[str] = ContextVar("stablefs_units_backend", default="loky")
@@ -45,6 +45,36 @@ def unit_seed(seed: int, *key: int) -> np.random.SeedSequence:
         Pass it to :func:`numpy.random.default_rng` (or spawn children from it).
     """
     return np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key))
+
+
+def stratified_fold_labels(y: np.ndarray, n_folds: int, seed: np.random.SeedSequence
+                           ) -> np.ndarray:
+    """The fold (``0..n_folds-1``) of every sample in one seeded stratified partition.
+
+    scikit-learn's ``StratifiedKFold(shuffle=True)`` seeded from the stream ``seed`` (e.g.
+    ``unit_seed(seed, study, data_set, repetition)``): the partition of a repeated K-fold
+    cross-validation or of the random K-fold splits of Han (2012, ch. 7), Yu, Ding and
+    Loscalzo (2008, sec. 6.1) and Li et al. (2013, sec. 4.2), the same for every method.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+    n_folds : int
+    seed : numpy.random.SeedSequence
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    rng = np.random.default_rng(seed)
+    skf = StratifiedKFold(n_splits=n_folds, shuffle=True,
+                          random_state=int(rng.integers(2**31 - 1)))
+    fold = np.empty(y.size, dtype=np.int64)
+    for f, (_, test) in enumerate(skf.split(np.zeros(y.size), y)):
+        fold[test] = f
+    return fold
 
 
 class TaskCache:
