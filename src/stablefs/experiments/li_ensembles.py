@@ -61,7 +61,12 @@ from stablefs.experiments._base import (
     load_dataset,
 )
 from stablefs.experiments._claims import Cells, coverage, on_substitute
-from stablefs.experiments._montecarlo import run_units, stratified_fold_labels, unit_seed
+from stablefs.experiments._montecarlo import (
+    run_units,
+    stratified_fold_labels,
+    top_k_scores,
+    unit_seed,
+)
 from stablefs.experiments._stats import (
     MARGINS,
     MIN_RUNS,
@@ -255,7 +260,6 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training set: every method fitted, its full rankings kept (one row per ensemble
     size); for a CV fold also the held-out accuracy on the top k features."""
     from stablefs._threads import limit_threads
-    from stablefs.evaluation.classifiers import evaluate_subset
     from stablefs.methods import make_selector
 
     study, d = key[0], key[1]
@@ -304,13 +308,8 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
             out["n_test"] = np.array(int(test.sum()))
             for spec, r in rankings.items():
                 order = np.argsort(r[0], kind="stable")[: max(ks)]
-                correct = np.empty((len(ks), len(cfg["classifiers"])))
-                for a, k in enumerate(ks):
-                    res = evaluate_subset(Xtr[:, order[:k]], ytr, X[test][:, order[:k]],
-                                          y[test], list(cfg["classifiers"]))
-                    correct[a] = [round(res[f"accuracy_{c}"] * test.sum())
-                                  for c in cfg["classifiers"]]
-                out[f"{spec}:correct"] = correct
+                acc = top_k_scores(Xtr, ytr, X[test], y[test], order, ks, cfg["classifiers"])
+                out[f"{spec}:correct"] = np.round(acc * test.sum())
     return out
 
 
