@@ -21,7 +21,23 @@ import pandas as pd
 
 from stablefs.experiments._base import Claim, FigureSpec, Outcome
 
-__all__ = ["Analysis", "Stopwatch"]
+__all__ = ["Analysis", "Stopwatch", "mean_sd"]
+
+
+def mean_sd(frame: pd.DataFrame, by: list[str], column: str, *,
+            count: bool = False) -> pd.DataFrame:
+    """Mean and sample standard deviation of ``column`` over the runs of each cell ``by``
+    (cells in their order of appearance): the ``mean ± sd`` the papers print, e.g. Han
+    (2012, Tables 7.2-7.5) over the CV repetitions or Yu, Ding and Loscalzo (2008, Table 2)
+    over the folds.
+
+    Returns
+    -------
+    DataFrame
+        The ``by`` columns, then ``mean``, ``sd`` (and ``n``, the runs, with ``count``).
+    """
+    stats = {"mean": "mean", "sd": "std", **({"n": "count"} if count else {})}
+    return frame.groupby(by, sort=False)[column].agg(**stats).reset_index()
 
 
 class Stopwatch:

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs.experiments._analysis import Analysis, Stopwatch
+from stablefs.experiments._analysis import Analysis, Stopwatch, mean_sd
 from stablefs.experiments._base import (
     Claim,
     Experiment,
@@ -72,6 +72,10 @@ from stablefs.experiments._stats import (
     verdict_at_least,
     verdict_positive,
 )
+from stablefs.experiments.han2012_microarray_npogr import (  # noqa: F401 (tests import it)
+    npogr_data as _npogr_data,
+)
+from stablefs.experiments.han2012_microarray_npogr import npogr_study
 from stablefs.experiments.han2012_microarray_published import (
     CV_SIZES,
     SPLIT_SIZES,
@@ -364,40 +368,6 @@ class Han2012Microarray(Experiment):
 # ------------------------------------------------------------------------ analysis
 
 
-def _npogr_data(X: np.ndarray) -> np.ndarray:
-    """The expression values nPOGR correlates: the preprocessing of Dudoit, Fridlyand and
-    Speed (2002) — floor 100, ceiling 16,000, log10 — then every array (sample) standardised
-    across its genes, which removes the array-wide intensity factor that makes raw genes
-    correlated with one another."""
-    L = np.log10(np.clip(X, 100.0, 16000.0))
-    sd = L.std(axis=1, keepdims=True)
-    return (L - L.mean(axis=1, keepdims=True)) / np.where(sd > 0, sd, 1.0)
-
-
-def _npogr_unit(key, *, cfg: dict, seed: int, data: dict, orders: dict) -> dict:
-    """nPOGR of every method at one (data set, k) over the splits' subsets (eq. 5.8); E(O)
-    is estimated once (its random subset pairs depend on the data set and k only) and
-    shared by the six methods."""
-    from stablefs._threads import limit_threads
-    from stablefs.stability.correlated import _npogr_pairs
-
-    _, d, a = key
-    name, k = cfg["datasets"][d], cfg["split_sizes"][a]
-    Z = _npogr_data(data[name][0])
-    state = int(np.random.default_rng(unit_seed(seed, _NPOGR, d, a)).integers(2**31 - 1))
-    out: dict[str, np.ndarray] = {}
-    e_o = None
-    with limit_threads(1):
-        for spec in run_methods(cfg):
-            subsets = orders[(name, spec)][:, :k]
-            scores, e_o = _npogr_pairs(list(subsets), Z, fdr=cfg["npogr_fdr"],
-                                       n_pairs=cfg["npogr_pairs"], random_state=state,
-                                       expected_correlated=e_o)
-            out[f"{spec}:values"] = scores.values
-    out["e_o"] = np.array(e_o)
-    return out
-
-
 class _Analysis(Analysis):
     """Tables and claims from the units' results (the figures, notes and published numbers:
     :class:`~stablefs.experiments.han2012_microarray_report.Han2012MicroarrayReport`)."""
@@ -445,33 +415,12 @@ class _Analysis(Analysis):
                                                          "k", "split", "auc"])
         self.times = pd.DataFrame(rows_t, columns=["dataset", "method", "mean_cpu_s",
                                                    "median_cpu_s"])
-        self._npogr(data, n_jobs=n_jobs, progress=progress, cache=cache)
+        self.npogr, self.npogr_pairs = npogr_study(
+            c, self.names, self.methods, data, self.split_orders, self.p, seed, study=_NPOGR,
+            n_jobs=n_jobs, progress=progress, cache=cache)
         self.consensus = self._consensus()
 
     # -- nPOGR over the splits -----------------------------------------------------------
-    def _npogr(self, data, *, n_jobs: int, progress: bool, cache) -> None:
-        from stablefs.stability._common import PairScores, pair_index
-
-        c = self.c
-        keys = [(_NPOGR, d, a) for d in range(len(self.names))
-                for a in range(len(c.split_sizes))]
-        results = run_units(_npogr_unit, keys, study="npogr",
-                            common={"cfg": dataclasses.asdict(c), "seed": self.seed,
-                                    "data": data, "orders": self.split_orders},
-                            n_jobs=n_jobs, progress=progress, cache=cache, desc="nPOGR")
-        i, j = pair_index(c.n_splits)
-        rows = []
-        self.npogr_pairs: dict[tuple[str, str, int], PairScores] = {}
-        for (_, d, a), res in zip(keys, results, strict=True):
-            name, k = self.names[d], c.split_sizes[a]
-            e_o = float(res["e_o"])
-            for spec in self.methods:
-                scores = PairScores(np.asarray(res[f"{spec}:values"]), i, j, c.n_splits)
-                self.npogr_pairs[(name, spec, k)] = scores
-                rows.append((name, spec, k, scores.mean, e_o, k * k / self.p[name]))
-        self.npogr = pd.DataFrame(rows, columns=["dataset", "method", "k", "npogr", "E_O",
-                                                 "E_r"])
-
     def _consensus(self) -> pd.DataFrame:
         """Table 7.6: genes in at least one / more than half / more than 85 % of the
         signatures of size ``signature_size`` over the splits (the thesis: > 50 and > 85 of
@@ -491,17 +440,13 @@ class _Analysis(Analysis):
 
     # -- summaries ------------------------------------------------------------------------
     def kuncheva_summary(self) -> pd.DataFrame:
-        g = self.cv_kuncheva.groupby(["dataset", "method", "k"], sort=False)["kuncheva"]
-        return g.agg(mean="mean", sd="std").reset_index()
+        return mean_sd(self.cv_kuncheva, ["dataset", "method", "k"], "kuncheva")
 
     def accuracy_summary(self) -> pd.DataFrame:
-        g = self.cv_accuracy.groupby(["dataset", "method", "classifier", "k"],
-                                     sort=False)["accuracy"]
-        return g.agg(mean="mean", sd="std").reset_index()
+        return mean_sd(self.cv_accuracy, ["dataset", "method", "classifier", "k"], "accuracy")
 
     def auc_summary(self) -> pd.DataFrame:
-        g = self.split_auc.groupby(["dataset", "method", "classifier", "k"], sort=False)["auc"]
-        return g.agg(mean="mean", sd="std").reset_index()
+        return mean_sd(self.split_auc, ["dataset", "method", "classifier", "k"], "auc")
 
     # -- bootstrap helpers ----------------------------------------------------------------
     def _kuncheva_diff_boot(self, name: str, a: str, b: str, counts) -> tuple[float, np.ndarray]:

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs.experiments._analysis import Analysis, Stopwatch
+from stablefs.experiments._analysis import Analysis, Stopwatch, mean_sd
 from stablefs.experiments._base import (
     Claim,
     Experiment,
@@ -375,13 +375,11 @@ class _Analysis(Analysis):
         self.majority = {name: 100 * float(np.max(np.unique(data[name][1],
                                                              return_counts=True)[1]))
                          / len(data[name][1]) for name in self.names}
-        self.stab_summary = (self.stab.groupby(["dataset", "figure", "method", "measure", "k"],
-                                               sort=False)["value"]
-                             .agg(mean="mean", sd="std", n="count").reset_index())
+        self.stab_summary = mean_sd(self.stab, ["dataset", "figure", "method", "measure", "k"],
+                                    "value", count=True)
         self.stab_summary["measure"] = self.stab_summary["measure"].map(MEASURES)
-        self.acc_summary = (self.acc.groupby(["dataset", "classifier", "method", "k"],
-                                             sort=False)["accuracy"]
-                            .agg(mean="mean", sd="std", n="count").reset_index())
+        self.acc_summary = mean_sd(self.acc, ["dataset", "classifier", "method", "k"],
+                                   "accuracy", count=True)
         self.signature = self._signature(data)
 
     # -- helpers --------------------------------------------------------------------------
