@@ -29,6 +29,10 @@ The experiment (Han 2012, secs. 7.1-7.5):
 Every (data set, repetition, fold) and (data set, split) is one unit with its own random
 stream; every method sees the same training parts. Verdicts use a percentile bootstrap over
 the repetitions (CV) or the splits (nPOGR, whose pairs are resampled with their subsets).
+
+This module holds the protocol (configuration, units, tables, claims); nPOGR's units are in
+:mod:`.han2012_microarray_npogr`, Tables 7.2-7.6 in :mod:`.han2012_microarray_published`, the
+figures, notes and published numbers in :mod:`.han2012_microarray_report`.
 """
 
 from __future__ import annotations

@@ -35,6 +35,9 @@ Every (data set, subsample) and (data set, fold) is one unit with its own random
 Verdicts use a percentile bootstrap over the subsamples (E3.1) or the folds (E3.2); the pairs
 of a Spearman mean follow their two results (:func:`~stablefs.experiments._stats.pair_mean_boot`),
 and every comparison is paired (all methods see the same subsamples and folds).
+
+This module holds the protocol (configuration, unit, tables, claims); the figures, notes and
+published numbers are in :mod:`.li_ensembles_report`.
 """
 
 from __future__ import annotations
