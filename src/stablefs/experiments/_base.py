@@ -6,10 +6,22 @@ paper it reproduces, a frozen dataclass of settings with a *default* (the paper'
 tables, figures, the paper's published numbers beside ours, and one :class:`Claim` per
 checkable statement of the paper with a verdict computed from the data.
 
-Everything that writes files (the run folder, CSV, PNG/SVG, ``report.md``/``report.html``,
-``run.json``) lives in :mod:`stablefs.experiments._output`, and the seeded parallel
-Monte-Carlo loop in :mod:`stablefs.experiments._montecarlo`; an experiment module only
-computes.
+This module also holds what every configuration check repeats (:func:`check_whole`,
+:func:`check_wholes`, :func:`check_real`, :func:`check_grid`, :func:`check_datasets`,
+:func:`check_classifiers`, :func:`check_block_generator`), the cost estimate
+(:func:`estimate_wall`) and the data sets of the studies (:func:`load_registry_sets`,
+:func:`load_dataset`).
+
+The rest of the shared layer: the seeded parallel Monte-Carlo loop and what units repeat
+(stratified folds, classifier scores on the top k) in :mod:`._montecarlo`; bootstrap
+intervals and verdict rules in :mod:`._stats`; the per-cell verdicts of a claim and the
+claims' shared wording in :mod:`._claims`; the published-vs-ours table and the papers'
+printed ``mean±sd`` tables in :mod:`._published`; the :class:`~._analysis.Analysis` base
+(units' results to an :class:`Outcome`, claims first) and the stage timings in
+:mod:`._analysis`; everything that writes files (the run folder, CSV, PNG/SVG,
+``report.md``/``report.html``, ``run.json``) in :mod:`._output`. An experiment module only
+computes: it reads as its paper's protocol (configuration, Monte-Carlo unit, tables, claims),
+with the figures, notes and published numbers in a sibling ``<name>_report.py``.
 """
 
 from __future__ import annotations
