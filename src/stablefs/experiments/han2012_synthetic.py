@@ -392,7 +392,7 @@ class _Analysis(Analysis):
                 })
         self.size_table = pd.DataFrame(rows)
         # the weights against the penalty (draws from the bootstrap stream before the claims)
-        self.attribution_table, self.attribution_sections = self.attribution()
+        self.attribution_table = self.weights_vs_penalty()
 
     # -- helpers --------------------------------------------------------------------------
     def _boot(self, m: int) -> np.ndarray:
@@ -620,10 +620,12 @@ class _Analysis(Analysis):
         return out
 
     # -- where the gain comes from ----------------------------------------------------------
-    def attribution(self) -> tuple[pd.DataFrame | None, list[tuple[str, str]]]:
-        """The paper's weights (sum 1) against plain SVM-RFE with the same penalty C/n."""
+    def weights_vs_penalty(self) -> pd.DataFrame | None:
+        """``tables/weights_vs_penalty.csv``: the paper's weights (sum 1) against plain SVM-RFE
+        with the same penalty C/n at iteration t*, with the paired interval of the difference
+        (None unless both ran)."""
         if PRINTED not in self.methods or SMALL_C not in self.methods:
-            return None, []
+            return None
         c, a = self.c, self.c.alpha
         t, k_star = self.t_star, int(self.n_remaining[self.t_star])
         C = self._boot(c.n_sets)
@@ -642,32 +644,7 @@ class _Analysis(Analysis):
                          **{METHODS[m]: float(self._iter_row(m, t)[metric])
                             for m in (PLAIN, IW, PRINTED, SMALL_C)},
                          "printed_minus_small_c_low": lo, "printed_minus_small_c_high": hi})
-        table = pd.DataFrame(rows)
-        better, worse, same = [], [], []
-        for r in rows:
-            lo, hi = r["printed_minus_small_c_low"], r["printed_minus_small_c_high"]
-            up = r["metric"] in ("kuncheva", "accuracy")  # higher is better
-            if lo <= 0 <= hi or not np.isfinite(lo):
-                same.append(r["metric"])
-            elif (lo > 0) == up:
-                better.append(r["metric"])
-            else:
-                worse.append(r["metric"])
-        verdict = "; ".join(f"{word} on {', '.join(names)}" for word, names in (
-            ("better", better), ("worse", worse), ("no detectable difference", same)) if names)
-        gains = {r["metric"]: (r[METHODS[SMALL_C]], r[METHODS[PLAIN]]) for r in rows}
-        text = (
-            f"Eq. 5.2 with the margin weights as printed (summing to 1) gives every sample the "
-            f"penalty C w_i, about C/n = {c.C / c.n_train:g}: a much more regularised SVM than "
-            f"SVM-RFE's C = {c.C:g}. Plain SVM-RFE with C/n separates the two effects. At "
-            f"iteration {t} ({k_star} features), SVM-RFE with C/n has Kuncheva "
-            f"{_fmt(gains['kuncheva'][0])} (C = {c.C:g}: {_fmt(gains['kuncheva'][1])}) and "
-            f"error {_fmt(gains['error'][0])} (C = {c.C:g}: {_fmt(gains['error'][1])}). "
-            f"IW SVM-RFE with the weights as printed, against SVM-RFE with the same C/n "
-            f"({100 * (1 - a):g} % paired bootstrap intervals of the difference): {verdict}; "
-            "see tables/weights_vs_penalty.csv."
-        )
-        return table, [("Instance weights or a smaller penalty?", text)]
+        return pd.DataFrame(rows)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         tables = {"iterations": self.iter_table, "sample_sizes": self.size_table}

@@ -16,8 +16,9 @@ from stablefs.experiments._base import Claim, FigureSpec
 from stablefs.experiments._claims import claims_line, coverage
 from stablefs.experiments._published import PublishedTable
 from stablefs.experiments._stats import count_verdicts
+from stablefs.experiments._stats import fmt_value as _fmt
 from stablefs.experiments.han2012_synthetic import _Analysis
-from stablefs.experiments.han2012_synthetic_methods import METHODS, PRINTED, SMALL_C
+from stablefs.experiments.han2012_synthetic_methods import METHODS, PLAIN, PRINTED, SMALL_C
 
 __all__ = ["Han2012SyntheticReport"]
 
@@ -245,4 +246,34 @@ class Han2012SyntheticReport(_Analysis):
         return out
 
     def sections(self) -> list[tuple[str, str]]:
-        return self.attribution_sections
+        """Instance weights or a smaller penalty: tables/weights_vs_penalty.csv in words."""
+        if self.attribution_table is None:
+            return []
+        c = self.c
+        t, k_star = self.t_star, int(self.n_remaining[self.t_star])
+        rows = self.attribution_table.to_dict("records")
+        better, worse, same = [], [], []
+        for r in rows:
+            lo, hi = r["printed_minus_small_c_low"], r["printed_minus_small_c_high"]
+            up = r["metric"] in ("kuncheva", "accuracy")  # higher is better
+            if lo <= 0 <= hi or not np.isfinite(lo):
+                same.append(r["metric"])
+            elif (lo > 0) == up:
+                better.append(r["metric"])
+            else:
+                worse.append(r["metric"])
+        verdict = "; ".join(f"{word} on {', '.join(names)}" for word, names in (
+            ("better", better), ("worse", worse), ("no detectable difference", same)) if names)
+        gains = {r["metric"]: (r[METHODS[SMALL_C]], r[METHODS[PLAIN]]) for r in rows}
+        text = (
+            f"Eq. 5.2 with the margin weights as printed (summing to 1) gives every sample the "
+            f"penalty C w_i, about C/n = {c.C / c.n_train:g}: a much more regularised SVM than "
+            f"SVM-RFE's C = {c.C:g}. Plain SVM-RFE with C/n separates the two effects. At "
+            f"iteration {t} ({k_star} features), SVM-RFE with C/n has Kuncheva "
+            f"{_fmt(gains['kuncheva'][0])} (C = {c.C:g}: {_fmt(gains['kuncheva'][1])}) and "
+            f"error {_fmt(gains['error'][0])} (C = {c.C:g}: {_fmt(gains['error'][1])}). "
+            f"IW SVM-RFE with the weights as printed, against SVM-RFE with the same C/n "
+            f"({coverage(c.alpha)} paired bootstrap intervals of the difference): {verdict}; "
+            "see tables/weights_vs_penalty.csv."
+        )
+        return [("Instance weights or a smaller penalty?", text)]
