@@ -13,7 +13,7 @@ This module also holds what every configuration check repeats (:func:`check_whol
 :func:`load_dataset`).
 
 The rest of the shared layer: the seeded parallel Monte-Carlo loop and what units repeat
-(stratified folds, classifier scores on the top k) in :mod:`._montecarlo`; bootstrap
+(fit seeds, stratified folds, classifier scores on the top k) in :mod:`._montecarlo`; bootstrap
 intervals and verdict rules in :mod:`._stats`; the per-cell verdicts of a claim and the
 claims' shared wording in :mod:`._claims`; the published-vs-ours table and the papers'
 printed ``mean±sd`` tables in :mod:`._published`; the :class:`~._analysis.Analysis` base

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TaskCache", "run_units", "stratified_fold_labels", "top_k_scores", "unit_seed",
-           "units_backend"]
+__all__ = ["TaskCache", "draw_state", "run_units", "stratified_fold_labels", "top_k_scores",
+           "unit_seed", "units_backend"]
 
 #: where :func:`run_units` sends its units: ``"loky"`` (local processes) or ``"dask"``
 _BACKEND: ContextVar[str] = ContextVar("stablefs_units_backend", default="loky")
@@ -46,6 +46,13 @@ def unit_seed(seed: int, *key: int) -> np.random.SeedSequence:
         Pass it to :func:`numpy.random.default_rng` (or spawn children from it).
     """
     return np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key))
+
+
+def draw_state(rng: np.random.Generator) -> int:
+    """A ``random_state`` for one fit (selector, CV splitter), drawn from the unit's stream:
+    a whole number in ``[0, 2**31 - 1)``, so that every fit of a unit has its own seed and the
+    unit's result depends only on its key."""
+    return int(rng.integers(2**31 - 1))
 
 
 def stratified_fold_labels(y: np.ndarray, n_folds: int, seed: np.random.SeedSequence
@@ -71,7 +78,7 @@ def stratified_fold_labels(y: np.ndarray, n_folds: int, seed: np.random.SeedSequ
 
     rng = np.random.default_rng(seed)
     skf = StratifiedKFold(n_splits=n_folds, shuffle=True,
-                          random_state=int(rng.integers(2**31 - 1)))
+                          random_state=draw_state(rng))
     fold = np.empty(y.size, dtype=np.int64)
     for f, (_, test) in enumerate(skf.split(np.zeros(y.size), y)):
         fold[test] = f

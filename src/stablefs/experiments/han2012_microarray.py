@@ -60,6 +60,7 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._claims import Cells
 from stablefs.experiments._montecarlo import (
+    draw_state,
     run_units,
     stratified_fold_labels,
     top_k_scores,
@@ -243,7 +244,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
             cols = _prefiltered(Xtr, ytr, cfg["prefilter"])
         for spec in run_methods(cfg):
             selector = _make(spec, ytr.size)
-            state = int(rng.integers(2**31 - 1))  # drawn for every method: stable streams
+            state = draw_state(rng)  # drawn for every method: stable streams
             if "random_state" in selector.get_params():
                 selector.set_params(random_state=state)
             start = time.process_time()

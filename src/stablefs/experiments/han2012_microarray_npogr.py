@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from stablefs.experiments._montecarlo import run_units, unit_seed
+from stablefs.experiments._montecarlo import draw_state, run_units, unit_seed
 
 __all__ = ["npogr_data", "npogr_study", "npogr_unit"]
 
@@ -35,7 +35,7 @@ def npogr_unit(key, *, cfg: dict, seed: int, data: dict, orders: dict,
     _, d, a = key
     name, k = cfg["datasets"][d], cfg["split_sizes"][a]
     Z = npogr_data(data[name][0])
-    state = int(np.random.default_rng(unit_seed(seed, *key)).integers(2**31 - 1))
+    state = draw_state(np.random.default_rng(unit_seed(seed, *key)))
     out: dict[str, np.ndarray] = {}
     e_o = None
     with limit_threads(1):

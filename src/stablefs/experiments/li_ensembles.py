@@ -65,6 +65,7 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._claims import Cells, coverage, on_substitute
 from stablefs.experiments._montecarlo import (
+    draw_state,
     run_units,
     stratified_fold_labels,
     top_k_scores,
@@ -282,7 +283,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     rankings: dict[str, np.ndarray] = {}
     with limit_threads(1):
         # WEn and REn: one set of members (the same subsamples and fits), two aggregations
-        state = int(rng.integers(2**31 - 1))
+        state = draw_state(rng)
         ens = make_selector(WEN, n_estimators=members, fraction=cfg["member_fraction"],
                             gamma=cfg["gamma"], random_state=state)
         start = time.process_time()
@@ -290,14 +291,14 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
         out["ensemble-l2lw:time"] = np.array(time.process_time() - start)
         rankings[WEN] = np.stack([prefix_ranking(ens, m, "weight")[1] for m in sizes])
         rankings[REN] = np.stack([prefix_ranking(ens, m, "rank")[1] for m in sizes])
-        state = int(rng.integers(2**31 - 1))
+        state = draw_state(rng)
         ens = make_selector(ENR, n_estimators=members, random_state=state)
         start = time.process_time()
         ens.fit(Xtr, ytr)
         out[f"{ENR}:time"] = np.array(time.process_time() - start)
         rankings[ENR] = np.stack([prefix_ranking(ens, m, "rank")[1] for m in sizes])
         for spec in (IWL, L2LW):
-            state = int(rng.integers(2**31 - 1))  # drawn for every method: stable streams
+            state = draw_state(rng)  # drawn for every method: stable streams
             selector = make_selector(spec, gamma=cfg["gamma"], random_state=state)
             start = time.process_time()
             selector.fit(Xtr, ytr)

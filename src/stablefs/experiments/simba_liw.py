@@ -58,7 +58,7 @@ from stablefs.experiments._base import (
     estimate_wall,
 )
 from stablefs.experiments._claims import Cells, bootstrap_over, coverage
-from stablefs.experiments._montecarlo import run_units, unit_seed
+from stablefs.experiments._montecarlo import draw_state, run_units, unit_seed
 from stablefs.experiments._stats import (
     MARGINS,
     MIN_RUNS,
@@ -258,7 +258,7 @@ def _set_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
         methods.update(dict.fromkeys(RELIEFF, "relieff"))
     fitted = {}
     for m, family in methods.items():
-        state = int(rng.integers(2**31 - 1))
+        state = draw_state(rng)
         opts = _simba_options(cfg, m) if family == "simba" else {}
         sel = make_selector(m, random_state=state, **opts).fit(ds.X, ds.y)
         order = np.argsort(sel.ranking_, kind="stable")[: cfg["k_max"]]
@@ -292,7 +292,7 @@ def _xor_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
     r = cfg["xor_relevant"]
     out: dict[str, np.ndarray] = {}
     for m in XOR_METHODS:
-        state = int(rng.integers(2**31 - 1))
+        state = draw_state(rng)
         opts = _simba_options(cfg, m) if m in METHODS else {}
         sel = make_selector(m, random_state=state, **opts).fit(X, y)
         out[f"{m}:weights"] = np.asarray(sel.scores_, dtype=np.float64)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs.experiments._base import Claim
+from stablefs.experiments._montecarlo import draw_state
 from stablefs.experiments._stats import (
     MARGINS,
     better_rule,
@@ -99,17 +100,17 @@ def reading_orders(X, y, cfg: dict, rng) -> dict[str, np.ndarray]:
         if (scale, draws) not in done:  # Simba does not depend on the margin reading
             done[(scale, draws)] = top(simba_weights(
                 X, y, None, n_passes=cfg["n_passes"], strategy=strategy, scale=scale,
-                random_state=int(rng.integers(2**31 - 1))))
+                random_state=draw_state(rng)))
         out[f"reading:{name}:simba"] = done[(scale, draws)]
         omega = logistic_instance_weights(X, y, scale=scale, margin=margin)
         if cfg["weight_scale"] == "mean":
             omega = omega / omega.mean()
         out[f"reading:{name}:liw"] = top(simba_weights(
             X, y, omega, n_passes=cfg["n_passes"], strategy=strategy, delta=not draws,
-            scale=scale, random_state=int(rng.integers(2**31 - 1))))
+            scale=scale, random_state=draw_state(rng)))
     for name, (scale, metric) in RELIEFF_READINGS.items():
         sel = make_selector("iw-relieff", scale=scale, metric=metric,
-                            random_state=int(rng.integers(2**31 - 1))).fit(X, y)
+                            random_state=draw_state(rng)).fit(X, y)
         out[f"relieff-reading:{name}"] = top(-np.asarray(sel.ranking_, dtype=float))
     return out
 

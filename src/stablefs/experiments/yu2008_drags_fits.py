@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 
+from stablefs.experiments._montecarlo import draw_state
+
 __all__ = ["fit_methods", "pack_groups", "top_k_accuracy", "unpack_groups"]
 
 
@@ -56,11 +58,11 @@ def fit_methods(X: np.ndarray, y: np.ndarray, cfg: dict, rng: np.random.Generato
     out["drags:order"] = _order(drags)[:kmax].astype(np.int32)
     for K in cfg["kmeans_sizes"]:
         km = KMeansGroups(n_clusters=K, n_init=cfg["kmeans_n_init"],
-                          random_state=int(rng.integers(2**31 - 1))).fit(X, y)
+                          random_state=draw_state(rng)).fit(X, y)
         pack_groups(km.groups_, f"km{K}", out)
     km = KMeansGroups(n_clusters=cfg["kmeans_clusters"], n_init=cfg["kmeans_n_init"],
                       n_features_to_select=kmax,
-                      random_state=int(rng.integers(2**31 - 1))).fit(X, y)
+                      random_state=draw_state(rng)).fit(X, y)
     pack_groups(km.groups_[:kmax], "kmeans", out)
     out["kmeans:order"] = _order(km)[:kmax].astype(np.int32)
     rfe = SVMRFE(n_features_to_select=min(cfg["sizes"]), step="halve").fit(X, y)
