@@ -1,8 +1,11 @@
 """Reproducible experiments of the papers (``stablefs reproduce NAME``, ``stablefs experiments``).
 
-One module per experiment holds its configuration (the paper's setting as defaults, and a
-``--quick`` one), the paper's published numbers as data, and the checks of the paper's claims;
-the shared layer (:mod:`._base`, :mod:`._registry`, :mod:`._montecarlo`, :mod:`._stats`,
+One module per experiment holds its protocol: its configuration (the paper's setting as
+defaults, and a ``--quick`` one), its Monte-Carlo units, its tables and the checks of the
+paper's claims; siblings of it hold the paper's published numbers as data, experiment-specific
+parts (readings, sub-studies) and the report (``<name>_report.py``: figures, notes, published
+numbers beside ours). The shared layer (:mod:`._base`, :mod:`._registry`,
+:mod:`._montecarlo`, :mod:`._stats`, :mod:`._claims`, :mod:`._published`, :mod:`._analysis`,
 :mod:`._output`, :mod:`._run`) runs them, seeded and in parallel, and writes ``claims.csv``,
 ``tables/*.csv``, ``figures/*.png|svg``, ``report.md``, ``report.html`` and ``run.json``.
 

@@ -6,10 +6,22 @@ paper it reproduces, a frozen dataclass of settings with a *default* (the paper'
 tables, figures, the paper's published numbers beside ours, and one :class:`Claim` per
 checkable statement of the paper with a verdict computed from the data.
 
-Everything that writes files (the run folder, CSV, PNG/SVG, ``report.md``/``report.html``,
-``run.json``) lives in :mod:`stablefs.experiments._output`, and the seeded parallel
-Monte-Carlo loop in :mod:`stablefs.experiments._montecarlo`; an experiment module only
-computes.
+This module also holds what every configuration check repeats (:func:`check_whole`,
+:func:`check_wholes`, :func:`check_real`, :func:`check_grid`, :func:`check_datasets`,
+:func:`check_classifiers`, :func:`check_block_generator`), the cost estimate
+(:func:`estimate_wall`) and the data sets of the studies (:func:`load_registry_sets`,
+:func:`load_dataset`).
+
+The rest of the shared layer: the seeded parallel Monte-Carlo loop and what units repeat
+(fit seeds, stratified folds, classifier scores on the top k) in :mod:`._montecarlo`; bootstrap
+intervals and verdict rules in :mod:`._stats`; the per-cell verdicts of a claim and the
+claims' shared wording in :mod:`._claims`; the published-vs-ours table and the papers'
+printed ``mean±sd`` tables in :mod:`._published`; the :class:`~._analysis.Analysis` base
+(units' results to an :class:`Outcome`, claims first) and the stage timings in
+:mod:`._analysis`; everything that writes files (the run folder, CSV, PNG/SVG,
+``report.md``/``report.html``, ``run.json``) in :mod:`._output`. An experiment module only
+computes: it reads as its paper's protocol (configuration, Monte-Carlo unit, tables, claims),
+with the figures, notes and published numbers in a sibling ``<name>_report.py``.
 """
 
 from __future__ import annotations
@@ -37,8 +49,19 @@ __all__ = [
     "Experiment",
     "FigureSpec",
     "Outcome",
+    "check_block_generator",
+    "check_classifiers",
+    "check_datasets",
+    "check_grid",
+    "check_real",
+    "check_whole",
+    "check_wholes",
     "config_from",
     "config_to_dict",
+    "estimate_wall",
+    "estimate_workers",
+    "load_dataset",
+    "load_registry_sets",
     "parse_overrides",
 ]
 
@@ -289,16 +312,72 @@ def check_whole(name: str, value, minimum: int) -> None:
         raise StablefsError(f"{name} = {value}: it must be a whole number >= {minimum}.")
 
 
+def check_wholes(config, minima: Mapping[str, int]) -> None:
+    """:func:`check_whole` for every ``setting: minimum`` of ``minima`` (in that order)."""
+    for name, minimum in minima.items():
+        check_whole(name, getattr(config, name), minimum)
+
+
 def check_real(name: str, value, low: float, high: float) -> None:
     """Refuse a setting that is not a number strictly between ``low`` and ``high``."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not low < value < high:
         raise StablefsError(f"{name} = {value}: it must be a number in ({low:g}, {high:g}).")
 
 
+def check_datasets(datasets, example: str, known: Sequence[str] | None = None,
+                   note: str = "") -> None:
+    """Refuse a ``datasets`` setting that names no set or a set twice; with ``known``, also
+    one that names a set outside it (``note`` ends that message, e.g. why a paper's set is
+    missing). ``example`` is shown as a valid value (``"colon,lung"``)."""
+    if not isinstance(datasets, tuple) or not datasets:
+        raise StablefsError(f"datasets: name at least one data set, e.g. {example}.")
+    twice = len(set(datasets)) != len(datasets)
+    if known is None:
+        if twice:
+            raise StablefsError(f"datasets = {','.join(datasets)}: list each set once.")
+    elif twice or any(d not in known for d in datasets):
+        raise StablefsError(f"datasets = {','.join(map(str, datasets))}: list each of "
+                            f"{', '.join(known)} at most once{note}.")
+
+
+def check_classifiers(classifiers, known: Sequence[str]) -> None:
+    """Refuse a ``classifiers`` setting that is empty or names a classifier outside
+    ``known``."""
+    bad = [m for m in classifiers if m not in known]
+    if not isinstance(classifiers, tuple) or not classifiers or bad:
+        raise StablefsError(f"classifiers = {','.join(map(str, classifiers))}: choose "
+                            f"from {', '.join(known)}.")
+
+
+def check_block_generator(config) -> None:
+    """Refuse settings of Han (2012, sec. 6.1)'s generator
+    (:func:`~stablefs.datasets.make_han2012`) it cannot draw from: ``mean`` not positive,
+    ``n_relevant >= n_features``, a ``block_size`` above ``n_features``, or a within-block
+    correlation ``rho`` outside ``[-1/(block_size - 1), 1)`` (the blocks' covariance would not
+    be positive definite)."""
+    c = config
+    check_real("mean", c.mean, 0.0, np.inf)
+    if c.n_relevant >= c.n_features:
+        raise StablefsError(f"n_relevant = {c.n_relevant} must be below n_features = "
+                            f"{c.n_features}.")
+    if c.block_size > c.n_features:
+        raise StablefsError(f"block_size = {c.block_size} must be at most n_features = "
+                            f"{c.n_features}.")
+    low = -1.0 / (c.block_size - 1) if c.block_size > 1 else -1.0
+    if not isinstance(c.rho, int | float) or not low <= c.rho < 1:
+        raise StablefsError(f"rho = {c.rho}: it must lie in [{low:.3g}, 1).")
+
+
 def estimate_workers(n_jobs: int) -> int:
     """The workers an ``estimate_seconds`` assumes for ``n_jobs``: the estimates are
     calibrated on this project's two-core machine, so at most two (``-1``: both)."""
     return 2 if n_jobs < 0 else max(1, min(n_jobs, 2))
+
+
+def estimate_wall(cpu: float, n_jobs: int, overhead: float) -> float:
+    """Wall seconds of ``cpu`` CPU seconds of Monte-Carlo units shared by the
+    :func:`estimate_workers` of ``n_jobs``, plus a fixed ``overhead`` (loading, analysis)."""
+    return overhead + cpu / estimate_workers(n_jobs)
 
 
 def load_registry_sets(names) -> dict[str, tuple[np.ndarray, np.ndarray]]:

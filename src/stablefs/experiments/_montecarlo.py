@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TaskCache", "run_units", "unit_seed", "units_backend"]
+__all__ = ["TaskCache", "draw_state", "run_units", "stratified_fold_labels", "top_k_scores",
+           "unit_seed", "units_backend"]
 
 #: where :func:`run_units` sends its units: ``"loky"`` (local processes) or ``"dask"``
 _BACKEND: ContextVar[str] = ContextVar("stablefs_units_backend", default="loky")
@@ -45,6 +46,79 @@ def unit_seed(seed: int, *key: int) -> np.random.SeedSequence:
         Pass it to :func:`numpy.random.default_rng` (or spawn children from it).
     """
     return np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key))
+
+
+def draw_state(rng: np.random.Generator) -> int:
+    """A ``random_state`` for one fit (selector, CV splitter), drawn from the unit's stream:
+    a whole number in ``[0, 2**31 - 1)``, so that every fit of a unit has its own seed and the
+    unit's result depends only on its key."""
+    return int(rng.integers(2**31 - 1))
+
+
+def stratified_fold_labels(y: np.ndarray, n_folds: int, seed: np.random.SeedSequence
+                           ) -> np.ndarray:
+    """The fold (``0..n_folds-1``) of every sample in one seeded stratified partition.
+
+    scikit-learn's ``StratifiedKFold(shuffle=True)`` seeded from the stream ``seed`` (e.g.
+    ``unit_seed(seed, study, data_set, repetition)``): the partition of a repeated K-fold
+    cross-validation or of the random K-fold splits of Han (2012, ch. 7), Yu, Ding and
+    Loscalzo (2008, sec. 6.1) and Li et al. (2013, sec. 4.2), the same for every method.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+    n_folds : int
+    seed : numpy.random.SeedSequence
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    rng = np.random.default_rng(seed)
+    skf = StratifiedKFold(n_splits=n_folds, shuffle=True,
+                          random_state=draw_state(rng))
+    fold = np.empty(y.size, dtype=np.int64)
+    for f, (_, test) in enumerate(skf.split(np.zeros(y.size), y)):
+        fold[test] = f
+    return fold
+
+
+def top_k_scores(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
+                 y_test: np.ndarray, order: np.ndarray, sizes: Sequence[int],
+                 classifiers: Sequence[str], metric: str = "accuracy") -> np.ndarray:
+    """Held-out scores of classifiers trained on the top k features of a ranking, for every k.
+
+    Inside a unit: each classifier of ``classifiers`` is trained on the training part
+    restricted to ``order[:k]`` and scored on the test part
+    (:func:`stablefs.evaluation.classifiers.evaluate_subset`: features min-max scaled on the
+    training part, as Weka, which Han 2012 and Li et al. 2013 used).
+
+    Parameters
+    ----------
+    X_train, y_train, X_test, y_test : ndarray
+    order : ndarray of int
+        Features from the best down (at least ``max(sizes)`` of them).
+    sizes : sequence of int
+        The k.
+    classifiers : sequence of str
+        Classifier names (``"svm"``, ``"1nn"``, ``"3nn"``, ...).
+    metric : str
+        ``"accuracy"``, ``"auc"``, ``"balanced_accuracy"`` or ``"mcc"``.
+
+    Returns
+    -------
+    ndarray of shape (len(sizes), len(classifiers))
+    """
+    from stablefs.evaluation.classifiers import evaluate_subset
+
+    scores = np.empty((len(sizes), len(classifiers)))
+    for a, k in enumerate(sizes):
+        res = evaluate_subset(X_train[:, order[:k]], y_train, X_test[:, order[:k]], y_test,
+                              list(classifiers))
+        scores[a] = [res[f"{metric}_{c}"] for c in classifiers]
+    return scores
 
 
 class TaskCache:

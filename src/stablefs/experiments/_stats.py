@@ -36,12 +36,16 @@ __all__ = [
     "claims_overview",
     "combine_verdicts",
     "count_verdicts",
+    "fmt_fixed",
+    "fmt_interval",
+    "fmt_value",
     "t_interval",
     "tally",
     "threshold_rule",
     "verdict_at_least",
     "verdict_at_most",
     "verdict_positive",
+    "verdict_within",
     "weight_error_boot",
 ]
 
@@ -332,6 +336,29 @@ def verdict_at_least(samples: np.ndarray, threshold: float, alpha: float = 0.05,
     return _verdict_threshold(samples, threshold, alpha, runs, min_runs, estimate, True)
 
 
+def verdict_within(samples: np.ndarray, margin: float, alpha: float = 0.05, *, runs: int,
+                   min_runs: int = MIN_RUNS, estimate: float | None = None
+                   ) -> tuple[str, float, float]:
+    """Verdict on "A and B are similar": the difference A − B lies within ``± margin``.
+
+    Holds if the :func:`t_interval` of the difference lies inside ``[-margin, +margin]``, does
+    not hold if it lies entirely outside (beyond either end), else inconclusive; ``"too few
+    runs"`` below ``min_runs`` (e.g. Yu, Ding and Loscalzo 2008, sec. 6.3: "DRAGS performs
+    similar to RFE under large k values").
+    """
+    runs = int(runs)
+    lo, hi = t_interval(samples, runs, alpha, estimate)
+    if runs < min_runs:
+        return "too few runs", lo, hi
+    if not np.isfinite(lo):
+        return "inconclusive", lo, hi
+    if -margin <= lo and hi <= margin:
+        return "holds", lo, hi
+    if lo > margin or hi < -margin:
+        return "does not hold", lo, hi
+    return "inconclusive", lo, hi
+
+
 def better_rule(margin: float, runs: int, alpha: float = 0.05, what: str = "difference",
                 min_runs: int = MIN_RUNS) -> str:
     """The text of the verdict rule of an "A better than B" claim, for its ``test`` column."""
@@ -412,6 +439,11 @@ def fmt_value(x: float, digits: int = 3) -> str:
     if not np.isfinite(x):
         return "nan"
     return f"{x:.{digits}g}" if abs(x) < 1e-3 and x != 0 else f"{x:.{digits}f}"
+
+
+def fmt_fixed(x: float, digits: int = 3) -> str:
+    """A number with fixed ``digits`` decimals whatever its size, ``nan`` when not finite."""
+    return "nan" if not np.isfinite(x) else f"{x:.{digits}f}"
 
 
 def fmt_interval(lo: float, hi: float) -> str:

@@ -29,6 +29,10 @@ The experiment (Han 2012, secs. 7.1-7.5):
 Every (data set, repetition, fold) and (data set, split) is one unit with its own random
 stream; every method sees the same training parts. Verdicts use a percentile bootstrap over
 the repetitions (CV) or the splits (nPOGR, whose pairs are resampled with their subsets).
+
+This module holds the protocol (configuration, units, tables, claims); nPOGR's units are in
+:mod:`.han2012_microarray_npogr`, Tables 7.2-7.6 in :mod:`.han2012_microarray_published`, the
+figures, notes and published numbers in :mod:`.han2012_microarray_report`.
 """
 
 from __future__ import annotations
@@ -41,32 +45,51 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+from stablefs.experiments._analysis import Analysis, Stopwatch, mean_sd
 from stablefs.experiments._base import (
     Claim,
     Experiment,
-    FigureSpec,
     Outcome,
+    check_classifiers,
+    check_datasets,
     check_grid,
     check_real,
     check_whole,
-    estimate_workers,
+    estimate_wall,
     load_registry_sets,
 )
-from stablefs.experiments._montecarlo import run_units, unit_seed
+from stablefs.experiments._claims import Cells
+from stablefs.experiments._montecarlo import (
+    draw_state,
+    run_units,
+    stratified_fold_labels,
+    top_k_scores,
+    unit_seed,
+)
 from stablefs.experiments._stats import (
     MARGINS,
     better_rule,
     bootstrap_counts,
-    claims_overview,
+    combine_verdicts,
     mean_boot,
     pair_mean_boot,
     threshold_rule,
     verdict_at_least,
     verdict_positive,
 )
-from stablefs.experiments._stats import combine_verdicts as _combine
+from stablefs.experiments.han2012_microarray_npogr import (  # noqa: F401 (tests import it)
+    npogr_data as _npogr_data,
+)
+from stablefs.experiments.han2012_microarray_npogr import npogr_study
+from stablefs.experiments.han2012_microarray_published import (
+    CV_SIZES,
+    SPLIT_SIZES,
+    published_consensus,
+    published_tables,
+)
 
-__all__ = ["Han2012Microarray", "Han2012MicroarrayConfig", "pair_mean_boot", "published_tables"]
+__all__ = ["CV_SIZES", "SPLIT_SIZES", "Han2012Microarray", "Han2012MicroarrayConfig",
+           "pair_mean_boot", "published_consensus", "published_tables"]
 
 DATASETS = ("colon", "leukemia", "prostate", "lung")
 PAPER_LABEL = {"colon": "Colon", "leukemia": "Leukemia", "prostate": "Prostate", "lung": "Lung"}
@@ -91,155 +114,6 @@ _FIT_CPU = {"colon": 0.43, "leukemia": 0.84, "prostate": 1.73, "lung": 1.49}
 _FIT_GENES = {"lung": 5000}
 #: study numbers in the units' random-stream keys
 _CV, _SPLIT, _CVFOLDS, _SPLITS, _BOOT, _NPOGR = 1, 2, 3, 4, 9, 10
-
-# Tables 7.2-7.6 of Han (2012), verbatim (accuracy and AUC in %, mean±sd).
-TABLE_7_2 = """\
-Colon|SVM|SVM-RFE|82.1±3.5|82.1±3.8|81.9±4.9|82.4±3.6|82.1±3.3
-Colon|SVM|En SVM-RFE|82.1±4.5|83.9±2.8|83.2±4.5|82.5±4.0|83.2±4.0
-Colon|SVM|IW SVM-RFE|82.8±2.3|86.6±1.3|86.3±3.1|85.6±3.6|84.6±2.6
-Colon|1NN|SVM-RFE|76.8±3.8|78.7±3.9|79.5±3.7|81.0±3.0|81.8±3.5
-Colon|1NN|En SVM-RFE|76.5±4.5|80.3±2.5|79.0±3.1|79.2±3.1|80.2±3.6
-Colon|1NN|IW SVM-RFE|76.4±4.0|77.6±5.6|77.7±3.3|78.8±2.4|79.7±2.6
-Leukemia|SVM|SVM-RFE|95.0±2.0|96.0±1.4|96.7±1.2|96.8±0.7|97.1±0.8
-Leukemia|SVM|En SVM-RFE|94.4±1.3|96.0±1.0|96.2±0.9|95.8±1.1|96.8±1.3
-Leukemia|SVM|IW SVM-RFE|92.9±1.2|94.7±1.8|96.0±1.5|96.4±1.2|96.5±0.7
-Leukemia|1NN|SVM-RFE|93.6±2.2|95.3±1.2|95.8±1.6|95.7±1.0|96.5±1.8
-Leukemia|1NN|En SVM-RFE|93.3±1.9|94.2±2.2|95.1±1.8|95.4±3.0|95.7±2.4
-Leukemia|1NN|IW SVM-RFE|92.8±1.9|95.1±1.3|95.3±1.4|94.7±1.4|95.7±1.8
-Prostate|SVM|SVM-RFE|91.9±2.3|92.3±2.0|93.0±1.6|92.6±1.6|93.8±0.9
-Prostate|SVM|En SVM-RFE|93.0±2.5|92.9±1.3|93.8±1.9|94.4±1.7|94.1±1.2
-Prostate|SVM|IW SVM-RFE|93.0±1.3|92.0±1.1|91.3±1.6|91.2±1.7|91.2±1.2
-Prostate|1NN|SVM-RFE|90.3±3.1|90.5±3.9|91.7±2.7|91.7±2.5|92.3±1.2
-Prostate|1NN|En SVM-RFE|89.7±2.7|91.7±2.7|91.6±2.3|92.1±2.2|92.3±1.8
-Prostate|1NN|IW SVM-RFE|91.0±1.7|90.9±1.3|90.5±2.2|90.2±2.4|91.6±2.3
-Lung|SVM|SVM-RFE|98.3±0.4|98.8±0.3|99.0±0.3|99.0±0.3|98.9±0.0
-Lung|SVM|En SVM-RFE|98.8±0.5|98.8±0.2|98.8±0.2|99.0±0.2|98.9±0.0
-Lung|SVM|IW SVM-RFE|98.5±0.5|98.8±0.2|98.9±0.0|99.1±0.3|99.0±0.2
-Lung|1NN|SVM-RFE|98.2±0.4|98.5±0.4|98.4±0.6|98.6±0.4|98.7±0.3
-Lung|1NN|En SVM-RFE|98.8±0.2|98.5±0.4|98.6±0.5|98.7±0.3|98.5±0.3
-Lung|1NN|IW SVM-RFE|98.8±0.6|98.5±0.6|98.8±0.2|98.9±0.0|98.9±0.0
-"""
-
-TABLE_7_3 = """\
-Colon|SVM|ReliefF|84.0±2.0|84.8±1.2|84.0±3.1|84.2±2.7|85.2±3.6
-Colon|SVM|En ReliefF|84.2±2.8|84.5±2.6|85.0±2.5|84.3±2.9|84.5±2.6
-Colon|SVM|IW ReliefF|83.9±2.6|83.7±2.2|84.4±1.3|84.2±2.5|83.9±4.3
-Colon|1NN|ReliefF|75.3±3.5|75.0±2.3|75.8±3.4|75.5±3.4|74.6±4.3
-Colon|1NN|En ReliefF|77.0±3.0|75.5±2.9|76.1±3.6|76.8±3.1|76.2±2.8
-Colon|1NN|IW ReliefF|74.7±4.6|76.9±3.4|75.7±2.6|75.8±3.2|76.1±2.6
-Leukemia|SVM|ReliefF|92.1±1.5|94.7±1.1|95.1±1.3|96.0±1.2|96.0±0.8
-Leukemia|SVM|En ReliefF|92.6±0.9|93.9±1.3|94.4±1.6|95.3±1.5|95.4±1.5
-Leukemia|SVM|IW ReliefF|92.5±1.5|93.9±1.2|94.9±0.9|95.4±0.7|95.3±1.5
-Leukemia|1NN|ReliefF|91.9±1.4|91.9±1.7|91.7±2.1|92.4±2.3|91.9±2.6
-Leukemia|1NN|En ReliefF|91.8±1.8|91.9±3.0|91.1±1.8|91.7±2.5|91.8±2.1
-Leukemia|1NN|IW ReliefF|92.9±1.0|92.1±2.1|91.3±2.5|91.5±2.2|91.0±2.3
-Prostate|SVM|ReliefF|92.3±1.1|92.9±1.4|92.1±1.6|92.4±1.8|91.2±1.3
-Prostate|SVM|En ReliefF|92.1±1.4|92.5±2.3|91.7±1.1|92.0±1.1|91.4±1.7
-Prostate|SVM|IW ReliefF|92.5±1.1|91.8±2.2|92.0±1.8|91.5±1.5|91.1±0.9
-Prostate|1NN|ReliefF|88.3±2.2|87.5±2.5|86.9±2.8|87.3±2.1|87.2±2.6
-Prostate|1NN|En ReliefF|86.4±2.9|86.5±2.3|85.5±3.1|85.7±2.0|86.4±2.0
-Prostate|1NN|IW ReliefF|89.5±1.4|89.3±2.3|88.0±1.5|87.5±1.9|87.1±1.4
-Lung|SVM|ReliefF|98.6±0.3|98.8±0.2|98.9±0.0|99.1±0.3|99.0±0.2
-Lung|SVM|En ReliefF|98.7±0.3|98.9±0.0|98.8±0.2|98.8±0.2|99.0±0.2
-Lung|SVM|IW ReliefF|98.6±0.5|98.8±0.2|98.9±0.0|98.8±0.2|98.8±0.2
-Lung|1NN|ReliefF|98.7±0.5|98.7±0.3|98.8±0.2|98.7±0.3|98.6±0.4
-Lung|1NN|En ReliefF|98.5±0.7|98.6±0.4|98.7±0.3|98.7±0.3|98.5±0.4
-Lung|1NN|IW ReliefF|98.8±0.6|98.7±0.4|98.5±0.5|98.6±0.3|98.5±0.5
-"""
-
-TABLE_7_4 = """\
-Colon|SVM|SVM-RFE|76.4±9.5|77.5±8.2|79.2±8.7|79.4±8.5|80.1±8.7
-Colon|SVM|En SVM-RFE|80.3±7.9|79.4±9.0|78.6±8.3|78.6±9.1|79.4±8.7
-Colon|SVM|IW SVM-RFE|79.5±9.1|81.2±8.4|78.4±10.0|76.2±10.0|76.2±9.5
-Colon|1NN|SVM-RFE|73.0±9.6|76.6±8.9|78.4±8.7|78.1±8.4|77.8±8.5
-Colon|1NN|En SVM-RFE|73.6±8.7|77.1±9.1|79.6±8.4|80.1±8.8|79.6±8.0
-Colon|1NN|IW SVM-RFE|72.0±9.2|75.3±8.2|78.0±8.3|79.2±7.8|78.9±8.5
-Leukemia|SVM|SVM-RFE|92.8±5.8|96.3±3.8|96.9±3.3|96.8±3.5|97.0±3.4
-Leukemia|SVM|En SVM-RFE|92.9±5.4|96.4±3.9|97.2±3.1|97.0±3.4|96.7±3.5
-Leukemia|SVM|IW SVM-RFE|91.2±5.6|96.2±3.9|96.4±3.3|96.5±3.4|96.8±3.5
-Leukemia|1NN|SVM-RFE|91.2±6.0|94.5±5.0|94.8±4.9|95.0±5.0|95.2±4.4
-Leukemia|1NN|En SVM-RFE|92.4±5.4|95.0±4.9|95.6±4.7|95.2±4.6|94.8±4.8
-Leukemia|1NN|IW SVM-RFE|90.7±5.3|94.1±4.9|95.4±4.4|95.4±4.5|95.4±4.4
-Prost|SVM|SVM-RFE|89.8±5.1|91.3±4.1|92.1±3.8|92.1±4.3|92.2±3.9
-Prost|SVM|En SVM-RFE|92.9±4.1|92.0±4.5|92.0±4.6|92.6±4.0|92.7±4.3
-Prost|SVM|IW SVM-RFE|93.4±3.6|91.3±4.5|90.0±4.8|90.7±4.9|91.2±4.7
-Prost|1NN|SVM-RFE|88.2±4.9|90.5±4.6|90.8±4.4|91.1±4.2|91.5±4.5
-Prost|1NN|En SVM-RFE|89.6±4.7|91.4±4.6|90.8±4.4|90.7±4.4|90.7±4.2
-Prost|1NN|IW SVM-RFE|90.5±4.0|90.1±5.1|89.6±4.7|89.7±4.8|89.6±5.1
-Lung|SVM|SVM-RFE|95.8±4.3|96.8±3.1|96.9±3.1|96.8±3.1|96.8±3.1
-Lung|SVM|En SVM-RFE|96.3±3.5|96.9±3.2|96.9±3.1|97.0±3.1|96.9±3.1
-Lung|SVM|IW SVM-RFE|94.7±4.7|96.9±3.1|96.9±3.1|97.3±3.1|97.2±3.1
-Lung|1NN|SVM-RFE|94.8±4.7|96.0±3.6|96.2±3.5|96.4±3.5|96.5±3.4
-Lung|1NN|En SVM-RFE|96.1±3.9|96.3±3.9|96.5±3.4|96.6±3.5|96.6±3.4
-Lung|1NN|IW SVM-RFE|96.0±4.6|95.9±4.5|95.8±4.4|95.8±4.3|95.9±4.3
-"""
-
-TABLE_7_5 = """\
-Colon|SVM|ReliefF|78.8±8.8|80.1±8.8|78.5±8.7|77.5±8.9|76.1±8.5
-Colon|SVM|En ReliefF|78.9±8.9|80.2±9.9|79.1±9.4|77.3±9.6|76.1±9.0
-Colon|SVM|IW ReliefF|78.3±8.2|77.6±9.4|78.1±9.4|76.4±10.0|75.4±10.0
-Colon|1NN|ReliefF|73.0±8.4|73.4±8.2|75.4±8.3|76.5±7.7|77.0±8.8
-Colon|1NN|En ReliefF|72.1±9.7|73.9±8.9|74.0±8.8|75.5±8.5|75.3±9.6
-Colon|1NN|IW ReliefF|72.8±8.5|72.0±9.1|74.6±10.7|75.8±10.5|76.0±9.9
-Leukemia|SVM|ReliefF|91.5±5.3|95.2±4.7|95.9±4.1|96.1±3.9|96.4±3.4
-Leukemia|SVM|En ReliefF|91.3±5.5|94.7±4.3|95.7±4.0|96.3±3.7|96.2±3.8
-Leukemia|SVM|IW ReliefF|91.2±5.6|94.5±5.2|95.7±4.7|95.2±4.9|95.3±5.0
-Leukemia|1NN|ReliefF|89.7±5.2|90.2±6.1|90.3±5.6|91.1±6.0|91.0±6.1
-Leukemia|1NN|En ReliefF|89.6±5.2|90.4±6.2|90.5±6.1|90.6±6.1|90.7±5.9
-Leukemia|1NN|IW ReliefF|90.3±5.8|89.7±7.2|91.5±6.7|89.8±7.0|90.2±7.9
-Prostate|SVM|ReliefF|93.3±3.8|93.0±4.1|91.4±4.4|91.4±4.2|91.7±4.2
-Prostate|SVM|En ReliefF|93.4±3.5|92.4±4.0|91.4±4.1|91.0±4.4|91.9±4.2
-Prostate|SVM|IW ReliefF|93.3±3.8|92.7±3.8|91.4±4.1|91.3±4.7|91.4±4.1
-Prostate|1NN|ReliefF|89.3±4.5|87.2±5.6|88.5±5.3|89.2±5.1|89.5±4.7
-Prostate|1NN|En ReliefF|88.6±4.8|87.2±5.6|88.1±5.5|88.3±5.6|88.4±5.1
-Prostate|1NN|IW ReliefF|89.3±4.7|87.9±5.4|89.2±5.4|89.3±5.1|89.5±5.1
-Lung|SVM|ReliefF|96.2±4.2|96.7±3.2|96.7±3.3|97.0±3.3|97.4±3.0
-Lung|SVM|En ReliefF|97.0±3.0|97.0±3.1|97.1±3.1|97.2±3.2|97.5±3.0
-Lung|SVM|IW ReliefF|96.8±4.7|96.7±4.0|98.6±2.4|98.4±2.4|98.8±2.2
-Lung|1NN|ReliefF|96.0±4.5|95.7±4.4|95.4±4.0|95.2±4.2|94.9±4.3
-Lung|1NN|En ReliefF|93.0±8.9|96.8±3.3|96.2±3.6|95.8±3.8|95.6±4.0
-Lung|1NN|IW ReliefF|92.9±6.5|96.7±3.4|96.5±3.5|96.8±3.6|96.3±4.4
-"""
-
-TABLE_7_6 = """\
-Colon|SVM-RFE|642|18|1
-Colon|En SVM-RFE|512|25|7
-Colon|IW SVM-RFE|350|36|16
-Leukemia|SVM-RFE|688|18|4
-Leukemia|En SVM-RFE|397|30|13
-Leukemia|IW SVM-RFE|469|28|14
-Prostate|SVM-RFE|722|18|4
-Prostate|En SVM-RFE|371|32|13
-Prostate|IW SVM-RFE|262|37|15
-Lung|SVM-RFE|558|22|6
-Lung|En SVM-RFE|308|34|12
-Lung|IW SVM-RFE|246|42|22
-"""
-CV_SIZES = (10, 20, 30, 40, 50)
-SPLIT_SIZES = (10, 50, 100, 150, 200)
-
-
-def published_tables() -> pd.DataFrame:
-    """Tables 7.2-7.5 as a tidy frame: ``table, data, classifier, method, k, mean, sd``."""
-    rows = []
-    for table, text, sizes in (("7.2", TABLE_7_2, CV_SIZES), ("7.3", TABLE_7_3, CV_SIZES),
-                               ("7.4", TABLE_7_4, SPLIT_SIZES), ("7.5", TABLE_7_5, SPLIT_SIZES)):
-        for line in text.strip().splitlines():
-            data, clf, method, *cells = line.split("|")
-            data = "Prostate" if data == "Prost" else data
-            for k, cell in zip(sizes, cells, strict=True):
-                mean, sd = cell.split("±")
-                rows.append((table, data, clf, method, k, float(mean), float(sd)))
-    return pd.DataFrame(rows, columns=["table", "data", "classifier", "method", "k", "mean",
-                                       "sd"])
-
-
-def published_consensus() -> pd.DataFrame:
-    """Table 7.6: ``data, method, distinct, over50, over85``."""
-    rows = [line.split("|") for line in TABLE_7_6.strip().splitlines()]
-    return pd.DataFrame([(d, m, int(a), int(b), int(c)) for d, m, a, b, c in rows],
-                        columns=["data", "method", "distinct", "over50", "over85"])
-
 
 @dataclass(frozen=True)
 class Han2012MicroarrayConfig:
@@ -326,15 +200,7 @@ def _make(spec: str, n_train: int):
 
 def _cv_folds(y: np.ndarray, n_folds: int, seed: int, d: int, rep: int) -> np.ndarray:
     """Fold of every sample in repetition ``rep`` of stratified k-fold CV."""
-    from sklearn.model_selection import StratifiedKFold
-
-    rng = np.random.default_rng(unit_seed(seed, _CVFOLDS, d, rep))
-    skf = StratifiedKFold(n_splits=n_folds, shuffle=True,
-                          random_state=int(rng.integers(2**31 - 1)))
-    fold = np.empty(y.size, dtype=np.int64)
-    for f, (_, test) in enumerate(skf.split(np.zeros(y.size), y)):
-        fold[test] = f
-    return fold
+    return stratified_fold_labels(y, n_folds, unit_seed(seed, _CVFOLDS, d, rep))
 
 
 def _split_test(y: np.ndarray, seed: int, d: int, split: int) -> np.ndarray:
@@ -359,7 +225,6 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training part: every method fitted (CPU time recorded), the top genes kept, and
     the classifiers scored on the held-out samples (accuracy for CV, AUC for splits)."""
     from stablefs._threads import limit_threads
-    from stablefs.evaluation.classifiers import evaluate_subset
 
     study, d = key[0], key[1]
     name = cfg["datasets"][d]
@@ -379,7 +244,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
             cols = _prefiltered(Xtr, ytr, cfg["prefilter"])
         for spec in run_methods(cfg):
             selector = _make(spec, ytr.size)
-            state = int(rng.integers(2**31 - 1))  # drawn for every method: stable streams
+            state = draw_state(rng)  # drawn for every method: stable streams
             if "random_state" in selector.get_params():
                 selector.set_params(random_state=state)
             start = time.process_time()
@@ -387,12 +252,8 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
             out[f"{spec}:time"] = np.array(time.process_time() - start)
             order = cols[np.argsort(selector.ranking_, kind="stable")[: max(sizes)]]
             out[f"{spec}:order"] = order.astype(np.int32)
-            scores = np.empty((len(sizes), len(cfg["classifiers"])))
-            for a, k in enumerate(sizes):
-                res = evaluate_subset(Xtr[:, order[:k]], ytr, Xte[:, order[:k]], yte,
-                                      list(cfg["classifiers"]))
-                scores[a] = [res[f"{metric}_{c}"] for c in cfg["classifiers"]]
-            out[f"{spec}:{metric}"] = scores
+            out[f"{spec}:{metric}"] = top_k_scores(Xtr, ytr, Xte, yte, order, sizes,
+                                                   cfg["classifiers"], metric)
     return out
 
 
@@ -423,12 +284,7 @@ class Han2012Microarray(Experiment):
     def check_config(self, config) -> None:
         super().check_config(config)
         c = config
-        if not isinstance(c.datasets, tuple) or not c.datasets:
-            raise StablefsError("datasets: name at least one data set, e.g. colon,lung.")
-        unknown = [d for d in c.datasets if d not in PAPER_LABEL]
-        if unknown or len(set(c.datasets)) != len(c.datasets):
-            raise StablefsError(f"datasets = {','.join(map(str, c.datasets))}: list each of "
-                                f"{', '.join(DATASETS)} at most once.")
+        check_datasets(c.datasets, "colon,lung", DATASETS)
         if not isinstance(c.prefilter_sets, tuple):
             raise StablefsError("prefilter_sets: name data sets, e.g. lung.")
         check_whole("cv_repeats", c.cv_repeats, 2)
@@ -443,10 +299,7 @@ class Han2012Microarray(Experiment):
         if 0 < c.prefilter < max(c.split_sizes + c.cv_sizes):
             raise StablefsError(f"prefilter = {c.prefilter} keeps fewer genes than the "
                                 "largest k: keep more, or 0 for none.")
-        bad = [m for m in c.classifiers if m not in CLASSIFIER_LABEL]
-        if not isinstance(c.classifiers, tuple) or not c.classifiers or bad:
-            raise StablefsError(f"classifiers = {','.join(map(str, c.classifiers))}: choose "
-                                "from svm, 1nn.")
+        check_classifiers(c.classifiers, tuple(CLASSIFIER_LABEL))
         check_whole("npogr_pairs", c.npogr_pairs, 10)
         check_whole("n_bootstrap", c.n_bootstrap, 10)
         check_real("npogr_fdr", c.npogr_fdr, 0.0, 1.0)
@@ -489,78 +342,40 @@ class Han2012Microarray(Experiment):
             cpu += (fits + 0.003 * n_methods * len(config.split_sizes) * n_clf) * config.n_splits
             cpu += sum(0.5 * (k / 50) ** 2 for k in config.split_sizes) * n_methods * (
                 config.n_splits / 100) ** 2
-        workers = estimate_workers(n_jobs)
-        return 10.0 + cpu / workers
+        return estimate_wall(cpu, n_jobs, 10.0)
 
     def run(self, config: Han2012MicroarrayConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
+        from stablefs.experiments.han2012_microarray_report import Han2012MicroarrayReport
+
         cfg = dataclasses.asdict(config)
-        timings: dict[str, float] = {}
-        t0 = time.perf_counter()
-        data = load_registry_sets(config.datasets)
-        timings["load"] = round(time.perf_counter() - t0, 3)
+        clock = Stopwatch()
+        with clock("load"):
+            data = load_registry_sets(config.datasets)
         n_sets = len(config.datasets)
         keys = [(_CV, d, r, f) for d in range(n_sets) for r in range(config.cv_repeats)
                 for f in range(config.cv_folds)]
         keys += [(_SPLIT, d, s) for d in range(n_sets) for s in range(config.n_splits)]
-        t1 = time.perf_counter()
-        results = run_units(_unit, keys, study="units",
-                            common={"cfg": cfg, "seed": seed, "data": data},
-                            n_jobs=n_jobs, progress=progress, cache=cache,
-                            desc="training parts")
-        timings["fits"] = round(time.perf_counter() - t1, 3)
-        t2 = time.perf_counter()
-        analysis = _Analysis(config, data, dict(zip(keys, results, strict=True)), seed,
-                             n_jobs=n_jobs, progress=progress, cache=cache)
-        outcome = analysis.outcome()
-        timings["analysis"] = round(time.perf_counter() - t2, 3)
-        outcome.timings = timings
+        with clock("fits"):
+            results = run_units(_unit, keys, study="units",
+                                common={"cfg": cfg, "seed": seed, "data": data},
+                                n_jobs=n_jobs, progress=progress, cache=cache,
+                                desc="training parts")
+        with clock("analysis"):
+            analysis = Han2012MicroarrayReport(
+                config, data, dict(zip(keys, results, strict=True)), seed, n_jobs=n_jobs,
+                progress=progress, cache=cache)
+            outcome = analysis.outcome()
+        outcome.timings = clock.timings
         return outcome
 
 
 # ------------------------------------------------------------------------ analysis
 
 
-def _fmt(x: float, digits: int = 3) -> str:
-    return "nan" if not np.isfinite(x) else f"{x:.{digits}f}"
-
-
-def _npogr_data(X: np.ndarray) -> np.ndarray:
-    """The expression values nPOGR correlates: the preprocessing of Dudoit, Fridlyand and
-    Speed (2002) — floor 100, ceiling 16,000, log10 — then every array (sample) standardised
-    across its genes, which removes the array-wide intensity factor that makes raw genes
-    correlated with one another."""
-    L = np.log10(np.clip(X, 100.0, 16000.0))
-    sd = L.std(axis=1, keepdims=True)
-    return (L - L.mean(axis=1, keepdims=True)) / np.where(sd > 0, sd, 1.0)
-
-
-def _npogr_unit(key, *, cfg: dict, seed: int, data: dict, orders: dict) -> dict:
-    """nPOGR of every method at one (data set, k) over the splits' subsets (eq. 5.8); E(O)
-    is estimated once (its random subset pairs depend on the data set and k only) and
-    shared by the six methods."""
-    from stablefs._threads import limit_threads
-    from stablefs.stability.correlated import _npogr_pairs
-
-    _, d, a = key
-    name, k = cfg["datasets"][d], cfg["split_sizes"][a]
-    Z = _npogr_data(data[name][0])
-    state = int(np.random.default_rng(unit_seed(seed, _NPOGR, d, a)).integers(2**31 - 1))
-    out: dict[str, np.ndarray] = {}
-    e_o = None
-    with limit_threads(1):
-        for spec in run_methods(cfg):
-            subsets = orders[(name, spec)][:, :k]
-            scores, e_o = _npogr_pairs(list(subsets), Z, fdr=cfg["npogr_fdr"],
-                                       n_pairs=cfg["npogr_pairs"], random_state=state,
-                                       expected_correlated=e_o)
-            out[f"{spec}:values"] = scores.values
-    out["e_o"] = np.array(e_o)
-    return out
-
-
-class _Analysis:
-    """Tables, figures and claims from the units' results."""
+class _Analysis(Analysis):
+    """Tables and claims from the units' results (the figures, notes and published numbers:
+    :class:`~stablefs.experiments.han2012_microarray_report.Han2012MicroarrayReport`)."""
 
     def __init__(self, config: Han2012MicroarrayConfig, data: dict, by_key: dict, seed: int,
                  *, n_jobs: int = 1, progress: bool = False, cache=None):
@@ -605,33 +420,12 @@ class _Analysis:
                                                          "k", "split", "auc"])
         self.times = pd.DataFrame(rows_t, columns=["dataset", "method", "mean_cpu_s",
                                                    "median_cpu_s"])
-        self._npogr(data, n_jobs=n_jobs, progress=progress, cache=cache)
+        self.npogr, self.npogr_pairs = npogr_study(
+            c, self.names, self.methods, data, self.split_orders, self.p, seed, study=_NPOGR,
+            n_jobs=n_jobs, progress=progress, cache=cache)
         self.consensus = self._consensus()
 
     # -- nPOGR over the splits -----------------------------------------------------------
-    def _npogr(self, data, *, n_jobs: int, progress: bool, cache) -> None:
-        from stablefs.stability._common import PairScores, pair_index
-
-        c = self.c
-        keys = [(_NPOGR, d, a) for d in range(len(self.names))
-                for a in range(len(c.split_sizes))]
-        results = run_units(_npogr_unit, keys, study="npogr",
-                            common={"cfg": dataclasses.asdict(c), "seed": self.seed,
-                                    "data": data, "orders": self.split_orders},
-                            n_jobs=n_jobs, progress=progress, cache=cache, desc="nPOGR")
-        i, j = pair_index(c.n_splits)
-        rows = []
-        self.npogr_pairs: dict[tuple[str, str, int], PairScores] = {}
-        for (_, d, a), res in zip(keys, results, strict=True):
-            name, k = self.names[d], c.split_sizes[a]
-            e_o = float(res["e_o"])
-            for spec in self.methods:
-                scores = PairScores(np.asarray(res[f"{spec}:values"]), i, j, c.n_splits)
-                self.npogr_pairs[(name, spec, k)] = scores
-                rows.append((name, spec, k, scores.mean, e_o, k * k / self.p[name]))
-        self.npogr = pd.DataFrame(rows, columns=["dataset", "method", "k", "npogr", "E_O",
-                                                 "E_r"])
-
     def _consensus(self) -> pd.DataFrame:
         """Table 7.6: genes in at least one / more than half / more than 85 % of the
         signatures of size ``signature_size`` over the splits (the thesis: > 50 and > 85 of
@@ -651,17 +445,13 @@ class _Analysis:
 
     # -- summaries ------------------------------------------------------------------------
     def kuncheva_summary(self) -> pd.DataFrame:
-        g = self.cv_kuncheva.groupby(["dataset", "method", "k"], sort=False)["kuncheva"]
-        return g.agg(mean="mean", sd="std").reset_index()
+        return mean_sd(self.cv_kuncheva, ["dataset", "method", "k"], "kuncheva")
 
     def accuracy_summary(self) -> pd.DataFrame:
-        g = self.cv_accuracy.groupby(["dataset", "method", "classifier", "k"],
-                                     sort=False)["accuracy"]
-        return g.agg(mean="mean", sd="std").reset_index()
+        return mean_sd(self.cv_accuracy, ["dataset", "method", "classifier", "k"], "accuracy")
 
     def auc_summary(self) -> pd.DataFrame:
-        g = self.split_auc.groupby(["dataset", "method", "classifier", "k"], sort=False)["auc"]
-        return g.agg(mean="mean", sd="std").reset_index()
+        return mean_sd(self.split_auc, ["dataset", "method", "classifier", "k"], "auc")
 
     # -- bootstrap helpers ----------------------------------------------------------------
     def _kuncheva_diff_boot(self, name: str, a: str, b: str, counts) -> tuple[float, np.ndarray]:
@@ -697,7 +487,7 @@ class _Analysis:
                    "on one")
 
         def compare(cid, statement, pairs, kind, sets=None, evidence=""):
-            verdicts, parts = [], []
+            cells, parts = Cells(), []
             for name in (sets or self.names):
                 for a, b in pairs:
                     if kind == "kuncheva":
@@ -706,9 +496,8 @@ class _Analysis:
                     else:
                         est, boot = self._npogr_diff_boot(name, a, b, counts_sp)
                         runs, margin = c.n_splits, m_p
-                    v, lo, hi = verdict_positive(boot, c.alpha, runs=runs, margin=margin,
-                                                 estimate=est)
-                    verdicts.append(v)
+                    v, lo, hi = cells.add(verdict_positive(boot, c.alpha, runs=runs,
+                                                           margin=margin, estimate=est))
                     parts.append(f"{PAPER_LABEL[name]} {LABEL[a]} - {LABEL[b]} "
                                  f"{est:+.3f} [{lo:+.3f}, {hi:+.3f}]")
             test = cv_test if kind == "kuncheva" else (
@@ -716,8 +505,7 @@ class _Analysis:
                 "splits (all pairs); " + better_rule(m_p, c.n_splits, c.alpha)
                 + "; the claim holds if it holds on every set named, does not hold if it "
                 "fails on one")
-            out.append(Claim(cid, statement, test, "; ".join(parts), _combine(verdicts),
-                             evidence))
+            out.append(Claim(cid, statement, test, "; ".join(parts), cells.verdict, evidence))
 
         compare("5", "10 x 10 CV, k = 10..50: IW SVM-RFE is more stable (Kuncheva) than En "
                 "SVM-RFE and than SVM-RFE on Colon, Leukemia, Prostate and Lung (Han 2012, "
@@ -820,12 +608,12 @@ class _Analysis:
         out = [Claim("9a" + suffix, "Table 7.6: the IW SVM-RFE signatures have fewer distinct "
                      "genes and more consensus genes (> 50 % and > 85 %) than SVM-RFE's on all "
                      f"sets{printed}.", test, "IW vs SVM-RFE: " + "; ".join(parts1),
-                     _combine(v1), "tables/consensus.csv")]
+                     combine_verdicts(v1), "tables/consensus.csv")]
         if parts2:
             out.append(Claim("9b" + suffix, "Table 7.6: IW SVM-RFE beats En SVM-RFE (fewer "
                              "distinct genes, more genes in more than half) on Colon, Prostate "
                              f"and Lung{printed}.", test, "IW vs En: " + "; ".join(parts2),
-                             _combine(v2), "tables/consensus.csv"))
+                             combine_verdicts(v2), "tables/consensus.csv"))
         return out
 
     def _claim_times(self) -> Claim:
@@ -839,199 +627,7 @@ class _Analysis:
                      "method; IW only slightly slower.",
                      "mean CPU seconds per fit over every training part and set; holds if "
                      "En / base is within 10-30 and IW / base at most 2",
-                     "; ".join(parts), _combine(verdicts), "tables/times.csv")
-
-    # -- published numbers beside ours ----------------------------------------------------
-    def published(self) -> pd.DataFrame:
-        pub = published_tables()
-        ours = {"7.2": self.accuracy_summary(), "7.3": self.accuracy_summary(),
-                "7.4": self.auc_summary(), "7.5": self.auc_summary()}
-        label_to_spec = {v: k for k, v in METHODS.items()}
-        clf_of = {v: k for k, v in CLASSIFIER_LABEL.items()}
-        rows = []
-        for _, r in pub.iterrows():
-            name = next((n for n in self.names if PAPER_LABEL[n] == r.data), None)
-            clf = clf_of.get(r.classifier)
-            if name is None or clf not in self.c.classifiers:
-                continue
-            s = ours[r.table]
-            hit = s[(s.dataset == name) & (s.method == label_to_spec[r.method])
-                    & (s.classifier == clf) & (s.k == r.k)]
-            if hit.empty:
-                continue
-            what = "accuracy" if r.table in ("7.2", "7.3") else "AUC"
-            rows.append((f"{r.data} {r.classifier} {r.method} k = {r.k}: {what} (%)",
-                         f"{r['mean']:.1f} ± {r.sd:.1f}",
-                         f"{100 * hit['mean'].iloc[0]:.1f} ± {100 * hit.sd.iloc[0]:.1f}",
-                         f"Han 2012, Table {r.table}"))
-        cons = published_consensus().set_index(["data", "method"])
-        for _, r in self.consensus.iterrows():
-            # the printed-weights control beside the thesis' IW row as well
-            paper = "IW SVM-RFE" if r.method == "iw-svm-rfe-printed" else LABEL[r.method]
-            key = (PAPER_LABEL[r.dataset], paper)
-            if key not in cons.index or self.c.signature_size != 50:
-                continue
-            for col, what in (("distinct", "genes in at least one signature"),
-                              ("over50", "genes in more than half"),
-                              ("over85", "genes in more than 85 %")):
-                rows.append((f"{key[0]} {LABEL[r.method]}: {what}", int(cons.loc[key, col]),
-                             int(r[col]), "Han 2012, Table 7.6"))
-        return pd.DataFrame(rows, columns=["quantity", "published", "ours", "source"])
-
-    # -- figures --------------------------------------------------------------------------
-    def figures(self) -> list[FigureSpec]:
-        c = self.c
-        return [
-            FigureSpec("fig7_3_7_4_kuncheva",
-                       f"Han 2012 Figs. 7.3-7.4: Kuncheva's index under {c.cv_repeats} x "
-                       f"{c.cv_folds}-fold CV (within each repetition, mean over "
-                       "repetitions; bars: sd over repetitions).",
-                       lambda: self._fig_curves(self.kuncheva_summary(), "Kuncheva", "k")),
-            FigureSpec("fig7_5_7_6_npogr",
-                       f"Han 2012 Figs. 7.5-7.6: nPOGR over {c.n_splits} random 2/3 splits "
-                       "(correlations on Dudoit-preprocessed data).",
-                       lambda: self._fig_curves(
-                           self.npogr.rename(columns={"npogr": "mean"}).assign(sd=np.nan),
-                           "nPOGR", "k")),
-            FigureSpec("fig7_7_consensus",
-                       f"Han 2012 Fig. 7.7: number of genes in at least f of the "
-                       f"{c.n_splits} signatures of size {c.signature_size} (SVM-RFE family; "
-                       "perfect stability would be a rectangle).", self._fig_consensus),
-        ]
-
-    def _fig_curves(self, table: pd.DataFrame, ylabel: str, xlabel: str):
-        from matplotlib.figure import Figure
-
-        from stablefs.report.figures import method_styles
-
-        styles = method_styles([LABEL[m] for m in self.methods])
-        fig = Figure(figsize=(2.7 * len(self.names) + 1, 5.4), layout="constrained")
-        axes = fig.subplots(2, len(self.names), sharey="row", squeeze=False)
-        for col, name in enumerate(self.names):
-            for row, (family, specs) in enumerate(self._families().items()):
-                ax = axes[row, col]
-                for spec in specs:
-                    d = table[(table.dataset == name) & (table.method == spec)]
-                    st = styles[LABEL[spec]]
-                    ax.errorbar(d.k, d["mean"], yerr=d["sd"], label=LABEL[spec],
-                                color=st["color"], marker=st["marker"], markersize=3,
-                                capsize=2, linewidth=1,
-                                linestyle="--" if spec in CONTROLS else "-")
-                if row == 0:
-                    ax.set_title(PAPER_LABEL[name])
-                if col == 0:
-                    ax.set_ylabel(f"{ylabel} ({family})")
-                if row == 1:
-                    ax.set_xlabel(xlabel)
-        for row in range(2):
-            handles, labels = axes[row, 0].get_legend_handles_labels()
-            axes[row, -1].legend(handles, labels, fontsize=7, loc="best")
-        return fig
-
-    def _families(self) -> dict[str, tuple]:
-        """The figures' rows: the thesis' families, the controls beside SVM-RFE's."""
-        extra = tuple(m for m in self.methods if m in CONTROLS)
-        return {"SVM-RFE": FAMILIES["SVM-RFE"] + extra, "ReliefF": FAMILIES["ReliefF"]}
-
-    def _fig_consensus(self):
-        from matplotlib.figure import Figure
-
-        from stablefs.report.figures import method_styles
-
-        c = self.c
-        styles = method_styles([LABEL[m] for m in self.methods])
-        fig = Figure(figsize=(2.7 * len(self.names) + 1, 3.2), layout="constrained")
-        axes = fig.subplots(1, len(self.names), squeeze=False)[0]
-        f = np.arange(1, c.n_splits + 1)
-        for ax, name in zip(axes, self.names, strict=True):
-            for spec in self._families()["SVM-RFE"]:
-                orders = self.split_orders[(name, spec)][:, :c.signature_size]
-                freq = np.bincount(orders.ravel(), minlength=self.p[name])
-                at_least = (freq[None, :] >= f[:, None]).sum(axis=1)
-                st = styles[LABEL[spec]]
-                ax.plot(f, at_least, label=LABEL[spec], color=st["color"], linewidth=1.2,
-                        linestyle="--" if spec in CONTROLS else "-")
-            ax.plot([1, c.n_splits, c.n_splits], [c.signature_size] * 2 + [0], color="0.5",
-                    linestyle=":", label="perfect stability")
-            ax.set_yscale("log")
-            ax.set_title(PAPER_LABEL[name])
-            ax.set_xlabel("f (signatures)")
-        axes[0].set_ylabel("genes in at least f signatures")
-        axes[-1].legend(fontsize=7)
-        return fig
-
-    # -- text -----------------------------------------------------------------------------
-    def notes(self) -> list[str]:
-        c = self.c
-        e = self.npogr
-        ratio = (e.E_O / e.k)
-        big = e[e.k >= 50]
-        return [
-            "Data as stored in the registry; Prostate has 12,600 probes here (the thesis: the "
-            "6034-gene version).",
-            (f"Lung: the {c.prefilter} genes with the largest Welch t-statistic are kept on "
-             "each training part (the thesis filtered once on all 181 samples, which lets the "
-             "test samples into the selection); Kuncheva's d is the number of genes of the "
-             "data set (any of them can be chosen).") if c.prefilter and "lung" in c.prefilter_sets
-            else "No t-test pre-filter.",
-            "Kuncheva under CV: the index of the subsets of one repetition, averaged over the "
-            "repetitions (the thesis says only 'the average over 10 runs').",
-            "Classifiers as Weka's SMO (linear, C = 1) and IBk (1NN), both on features "
-            "min-max scaled on the training part; accuracy is the mean over the folds of one "
-            "repetition; AUC of 1NN comes from its 0/1 scores (as Weka's), so it equals the "
-            "balanced accuracy.",
-            "Ensembles: 20 bootstrap members, rank-sum aggregation; instance weights: margin "
-            "based (Alg. 1), rescaled to mean 1 for SVM-RFE (eq. 5.2).",
-            "nPOGR (eq. 5.8) correlates genes on the data preprocessed as Dudoit, Fridlyand and "
-            "Speed (2002) do for these sets (floor 100, ceiling 16,000, log10) with every "
-            "array standardised: raw intensities share an array-wide factor that makes almost "
-            "every gene pair correlated. Even so, gene pairs are broadly co-expressed here: "
-            f"by chance alone E(O)/k is {ratio.min():.2f} to {ratio.max():.2f} "
-            f"({big.E_O.div(big.k).min():.2f} to {big.E_O.div(big.k).max():.2f} for "
-            "k >= 50), so nPOGR's denominator k - E(r) - E(O) is small and its differences "
-            f"are magnified. E(O) from {c.npogr_pairs} random subset pairs (Zhang et al. "
-            "use 10,000), BH-FDR at "
-            f"{c.npogr_fdr:g} within each comparison.",
-        ] + self._controls_note()
-
-    def _controls_note(self) -> list[str]:
-        """What the controls show: the weights against the penalty (data computed here)."""
-        if not self.c.controls:
-            return []
-        c = self.c
-        kun = self.kuncheva_summary().groupby(["dataset", "method"])["mean"].mean()
-        cons = self.consensus.set_index(["dataset", "method"])
-        same, parts = [], []
-        t = self.same_genes_table().set_index(["dataset", "k"])["same_as_svm_rfe"]
-        by_k = "; ".join(
-            f"{PAPER_LABEL[name]} " + ", ".join(f"k = {k}: {t[(name, k)]}" for k in
-                                                 t.loc[name].index)
-            for name in self.names)
-        for name in self.names:
-            same.append(f"{PAPER_LABEL[name]} {t[(name, c.signature_size)]}")
-            parts.append(
-                f"{PAPER_LABEL[name]}: Kuncheva (mean over k) SVM-RFE "
-                f"{kun[(name, 'svm-rfe')]:.3f}, IW {kun[(name, 'iw-svm-rfe')]:.3f}, IW as "
-                f"printed {kun[(name, 'iw-svm-rfe-printed')]:.3f}, SVM-RFE with C/n "
-                f"{kun[(name, 'svm-rfe-small-c')]:.3f}; distinct genes "
-                + "/".join(str(int(cons.loc[(name, m), "distinct"]))
-                           for m in ("svm-rfe", "iw-svm-rfe", "iw-svm-rfe-printed",
-                                     "svm-rfe-small-c")))
-        return [
-            f"Controls of the instance weighting: IW SVM-RFE (weights of mean 1) chose exactly "
-            f"the same {c.signature_size} genes as SVM-RFE in "
-            f"{', '.join(same)} of {c.n_splits} splits. With n much smaller than p the "
-            "linear SVM separates the training samples with every dual variable below its "
-            "bound C v_i, and then per-sample penalties cannot change the solution. With the "
-            "weights as printed (summing to 1, penalties about C/n) the SVM is much more "
-            "regularised; plain SVM-RFE with the same C/n separates the weights from the "
-            "penalty. " + "; ".join(parts) + " (distinct genes in the 50-gene signatures: "
-            "SVM-RFE / IW / IW as printed / SVM-RFE with C/n).",
-            "Mean-1 weights change nothing only at larger k: splits (of "
-            f"{c.n_splits}) in which IW SVM-RFE with weights of mean 1 keeps exactly SVM-RFE's "
-            f"top k genes: {by_k} (tables/same_genes.csv). Late in the elimination, with few "
-            "genes left, the SVM no longer separates the training samples and the bounds "
-            "C v_i bind."]
+                     "; ".join(parts), combine_verdicts(verdicts), "tables/times.csv")
 
     def same_genes_table(self) -> pd.DataFrame:
         """Per set and k, the splits in which IW SVM-RFE (mean-1 weights) keeps exactly the
@@ -1051,16 +647,9 @@ class _Analysis:
                              "same_as_svm_rfe": int(np.all(a == b, axis=1).sum())})
         return pd.DataFrame(rows)
 
-    def summary(self, claims: list[Claim]) -> list[str]:
-        return claims_overview(claims, ", ".join(PAPER_LABEL[n] for n in self.names))
-
-    def outcome(self) -> Outcome:
-        tables = {"cv_kuncheva": self.kuncheva_summary(), "cv_kuncheva_repeats": self.cv_kuncheva,
-                  "cv_accuracy": self.accuracy_summary(), "cv_accuracy_repeats": self.cv_accuracy,
-                  "split_auc": self.auc_summary(),
-                  "npogr": self.npogr, "consensus": self.consensus, "times": self.times,
-                  "same_genes": self.same_genes_table()}
-        claims = self.claims()
-        return Outcome(tables=tables, figures=self.figures(), claims=claims,
-                       published=self.published(), notes=self.notes(),
-                       summary=self.summary(claims))
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {"cv_kuncheva": self.kuncheva_summary(), "cv_kuncheva_repeats": self.cv_kuncheva,
+                "cv_accuracy": self.accuracy_summary(),
+                "cv_accuracy_repeats": self.cv_accuracy, "split_auc": self.auc_summary(),
+                "npogr": self.npogr, "consensus": self.consensus, "times": self.times,
+                "same_genes": self.same_genes_table()}

@@ -25,33 +25,39 @@ The experiment (Han 2012, secs. 6.1–6.4):
 
 Every training set is one Monte-Carlo unit with its own random stream (seed, study, n, i);
 both methods see the same training sets (paired comparisons).
+
+This module holds the protocol (configuration, units, tables, claims); the methods (the RFE
+stages and the test-set SVM) are in :mod:`.han2012_synthetic_methods`, the figures, notes and
+published numbers in :mod:`.han2012_synthetic_report`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+from stablefs.experiments._analysis import Analysis, Stopwatch
 from stablefs.experiments._base import (
     Claim,
     Experiment,
-    FigureSpec,
     Outcome,
+    check_block_generator,
     check_real,
     check_whole,
-    estimate_workers,
+    check_wholes,
+    estimate_wall,
 )
+from stablefs.experiments._claims import Cells, bootstrap_over, coverage
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
     MARGINS,
     better_rule,
     bootstrap_counts,
-    count_verdicts,
+    combine_verdicts,
     kuncheva_boot,
     mean_boot,
     t_interval,
@@ -60,22 +66,19 @@ from stablefs.experiments._stats import (
     verdict_positive,
     weight_error_boot,
 )
-from stablefs.experiments._stats import combine_verdicts as _combine
 from stablefs.experiments._stats import fmt_interval as _ci
 from stablefs.experiments._stats import fmt_value as _fmt
+from stablefs.experiments.han2012_synthetic_methods import (
+    IW,
+    METHODS,
+    PLAIN,
+    PRINTED,
+    SMALL_C,
+    linear_svm_accuracy,
+    rfe_stages,
+)
 
-__all__ = ["Han2012Config", "Han2012Synthetic", "linear_svm_accuracy", "rfe_stages"]
-
-#: the methods this experiment can run: config name -> label in tables and figures.
-#: "iw-svm-rfe-printed" and "svm-rfe-small-c" are the paper's literal weights and their
-#: control (see :class:`Han2012Config`, ``methods``).
-METHODS = {
-    "svm-rfe": "SVM-RFE",
-    "iw-svm-rfe": "IW SVM-RFE",
-    "iw-svm-rfe-printed": "IW SVM-RFE (weights sum to 1)",
-    "svm-rfe-small-c": "SVM-RFE (C/n)",
-}
-PLAIN, IW, PRINTED, SMALL_C = METHODS
+__all__ = ["METHODS", "Han2012Config", "Han2012Synthetic", "linear_svm_accuracy", "rfe_stages"]
 
 #: study numbers in the units' random-stream keys
 _TEST, _ITER, _SIZE, _BOOT = 0, 1, 2, 9
@@ -153,50 +156,6 @@ class Han2012Config:
     near_one: float = 0.9
 
 
-# ------------------------------------------------------------------------ classifier
-
-
-def linear_svm_accuracy(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
-                        y_test: np.ndarray, subsets: np.ndarray, C: float = 1.0) -> np.ndarray:
-    """Test accuracy of a linear SVM trained on each feature subset.
-
-    The classifier is :func:`stablefs.evaluation.classifiers.make_classifier` ``("svm")``:
-    features min–max scaled on the training data (as Weka's SMO, which Han 2012 used) and
-    ``SVC(kernel="linear", C=1)``. Its decision function on the test set is computed as
-    one matrix product, ``X_test @ (w / span) + (b − Σ_j lo_j w_j / span_j)``, instead of
-    scaling a copy of the 5000-sample test set per subset: the same predictions.
-
-    Parameters
-    ----------
-    X_train, y_train, X_test, y_test : ndarray
-    subsets : bool ndarray of shape (n_subsets, p)
-    C : float
-
-    Returns
-    -------
-    ndarray of shape (n_subsets,)
-    """
-    from sklearn.svm import SVC
-
-    lo = X_train.min(axis=0)
-    span = X_train.max(axis=0) - lo
-    span[span == 0] = 1.0  # as MinMaxScaler: a constant feature is shifted, not divided
-    Xs = (X_train - lo) / span
-    V = np.zeros((X_train.shape[1], len(subsets)))
-    b = np.empty(len(subsets))
-    classes = None
-    for t, mask in enumerate(subsets):
-        idx = np.flatnonzero(mask)
-        svc = SVC(kernel="linear", C=C).fit(Xs[:, idx], y_train)
-        classes = svc.classes_
-        w = svc.coef_[0] / span[idx]
-        V[idx, t] = w
-        b[t] = svc.intercept_[0] - lo[idx] @ w
-    decision = X_test @ V + b
-    pred = np.where(decision > 0, classes[1], classes[0])
-    return (pred == y_test[:, None]).mean(axis=0)
-
-
 # ------------------------------------------------------------------------ units
 
 
@@ -210,50 +169,6 @@ def _data(cfg: dict, n: int, seed_seq) -> tuple[np.ndarray, np.ndarray]:
         label_by=cfg["label_by"], random_state=np.random.default_rng(seed_seq),
     )
     return ds.X, ds.y
-
-
-def rfe_stages(method: str, X: np.ndarray, y: np.ndarray, k: int, *, step: float = 0.1,
-               C: float = 1.0):
-    """The RFE stages of one method, from all features down to ``k``.
-
-    The same computation as :class:`~stablefs.selectors.SVMRFE` (and, for the IW versions,
-    :class:`~stablefs.stabilizers.MarginInstanceWeighting` around it), read directly from
-    :func:`stablefs.selectors.svm_rfe.svm_rfe_path` so that elimination stops at ``k``
-    instead of going on to one feature (the selector ranks every feature; the figures need
-    only the stages down to ``k``, which halves the cost at n = 1000).
-
-    Parameters
-    ----------
-    method : {"svm-rfe", "iw-svm-rfe", "iw-svm-rfe-printed", "svm-rfe-small-c"}
-        See :class:`Han2012Config` (``methods``).
-    X, y : ndarray
-        The training set.
-    k : int
-        The last stage (the schedule never jumps over it).
-    step, C : float
-        RFE's share of features removed per iteration and the SVM penalty (``C / n`` for the
-        printed-weights version and its control).
-
-    Yields
-    ------
-    remaining : ndarray of int
-        The features the SVM of this stage was trained on.
-    weights : ndarray of float
-        Their normalised weights |w_j| / Σ|w| (Han 2012 sec. 6.1), as ``SVMRFE.weight_path_``.
-    """
-    from stablefs.selectors.svm_rfe import svm_rfe_path
-    from stablefs.stabilizers import margin_instance_weights
-
-    if method in (PRINTED, SMALL_C):
-        C = C / X.shape[0]
-    weights = margin_instance_weights(X, y) if method in (IW, PRINTED) else None
-    for fit in svm_rfe_path(X, y, weights, step=step, n_features_to_select=k, C=C):
-        m = fit.remaining.size
-        size = np.sqrt(np.einsum("cj,cj->j", fit.coef, fit.coef))
-        total = size.sum()
-        yield fit.remaining, (size / total if total > 0 else np.full(m, 1.0 / m))
-        if m <= k:
-            return
 
 
 def _iteration_unit(key, *, cfg: dict, seed: int, X_test, y_test) -> dict[str, np.ndarray]:
@@ -322,11 +237,9 @@ class Han2012Synthetic(Experiment):
     def check_config(self, config) -> None:
         super().check_config(config)
         c = config
-        for name, minimum in (("n_sets", 2), ("n_train", 4), ("n_test", 2), ("n_features", 4),
-                              ("n_relevant", 1), ("block_size", 1), ("n_final", 1),
-                              ("size_k", 1), ("n_sets_sizes", 2), ("claim_n", 4),
-                              ("n_bootstrap", 10)):
-            check_whole(name, getattr(c, name), minimum)
+        check_wholes(c, {"n_sets": 2, "n_train": 4, "n_test": 2, "n_features": 4,
+                         "n_relevant": 1, "block_size": 1, "n_final": 1, "size_k": 1,
+                         "n_sets_sizes": 2, "claim_n": 4, "n_bootstrap": 10})
         methods = c.methods if isinstance(c.methods, tuple) else ()
         unknown = [m for m in methods if m not in METHODS]
         if unknown or len(set(methods)) != len(methods):
@@ -344,18 +257,9 @@ class Han2012Synthetic(Experiment):
         check_real("near_zero", c.near_zero, 0.0, np.inf)
         check_real("near_one", c.near_one, -1.0, 1.0)
         check_real("C", c.C, 0.0, np.inf)
-        check_real("mean", c.mean, 0.0, np.inf)
+        check_block_generator(c)
         if c.label_by not in ("sign", "component"):
             raise StablefsError(f"label_by = {c.label_by!r}: use 'sign' or 'component'.")
-        if c.n_relevant >= c.n_features:
-            raise StablefsError(f"n_relevant = {c.n_relevant} must be below n_features = "
-                                f"{c.n_features}.")
-        if c.block_size > c.n_features:
-            raise StablefsError(f"block_size = {c.block_size} must be at most n_features = "
-                                f"{c.n_features}.")
-        low = -1.0 / (c.block_size - 1) if c.block_size > 1 else -1.0
-        if not isinstance(c.rho, int | float) or not low <= c.rho < 1:
-            raise StablefsError(f"rho = {c.rho}: it must lie in [{low:.3g}, 1).")
         for name in ("n_final", "size_k"):
             if getattr(c, name) >= c.n_features:
                 raise StablefsError(f"{name} = {getattr(c, name)} must be below n_features = "
@@ -390,45 +294,43 @@ class Han2012Synthetic(Experiment):
         per_iter_set = 1.3 * scale
         per_size_set = sum(0.18 + 0.0022 * n for n in config.sample_sizes) * scale
         cpu = config.n_sets * per_iter_set + config.n_sets_sizes * per_size_set
-        workers = estimate_workers(n_jobs)
-        return 8.0 + cpu / workers
+        return estimate_wall(cpu, n_jobs, 8.0)
 
     # -- run ------------------------------------------------------------------------------
     def run(self, config: Han2012Config, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        cfg = dataclasses.asdict(config)
-        timings: dict[str, float] = {}
-        t0 = time.perf_counter()
-        X_test, y_test = _data(cfg, config.n_test, unit_seed(seed, _TEST))
-        relevance = np.zeros(config.n_features)
-        relevance[: config.n_relevant] = 1.0 / config.n_relevant
-        common = {"cfg": cfg, "seed": seed, "X_test": X_test, "y_test": y_test}
+        from stablefs.experiments.han2012_synthetic_report import Han2012SyntheticReport
 
-        iter_res = run_units(_iteration_unit, [(_ITER, i) for i in range(config.n_sets)],
-                             study="iterations", common=common, n_jobs=n_jobs,
-                             progress=progress, cache=cache, desc="Figs. 6.1-6.2")
-        timings["iterations"] = round(time.perf_counter() - t0, 3)
-        t1 = time.perf_counter()
-        size_keys = [(_SIZE, n, i) for n in config.sample_sizes
-                     for i in range(config.n_sets_sizes)]
-        size_res = run_units(_size_unit, size_keys, study="sizes", common=common,
-                             n_jobs=n_jobs, progress=progress, cache=cache,
-                             desc="Figs. 6.3-6.4")
-        timings["sample_sizes"] = round(time.perf_counter() - t1, 3)
-        t2 = time.perf_counter()
-        rng = np.random.default_rng(unit_seed(seed, _BOOT))
-        analysis = _Analysis(config, relevance, iter_res, size_res, rng)
-        outcome = analysis.outcome()
-        timings["analysis"] = round(time.perf_counter() - t2, 3)
-        outcome.timings = timings
+        cfg = dataclasses.asdict(config)
+        clock = Stopwatch()
+        with clock("iterations"):
+            X_test, y_test = _data(cfg, config.n_test, unit_seed(seed, _TEST))
+            relevance = np.zeros(config.n_features)
+            relevance[: config.n_relevant] = 1.0 / config.n_relevant
+            common = {"cfg": cfg, "seed": seed, "X_test": X_test, "y_test": y_test}
+            iter_res = run_units(_iteration_unit, [(_ITER, i) for i in range(config.n_sets)],
+                                 study="iterations", common=common, n_jobs=n_jobs,
+                                 progress=progress, cache=cache, desc="Figs. 6.1-6.2")
+        with clock("sample_sizes"):
+            size_keys = [(_SIZE, n, i) for n in config.sample_sizes
+                         for i in range(config.n_sets_sizes)]
+            size_res = run_units(_size_unit, size_keys, study="sizes", common=common,
+                                 n_jobs=n_jobs, progress=progress, cache=cache,
+                                 desc="Figs. 6.3-6.4")
+        with clock("analysis"):
+            rng = np.random.default_rng(unit_seed(seed, _BOOT))
+            analysis = Han2012SyntheticReport(config, relevance, iter_res, size_res, rng)
+            outcome = analysis.outcome()
+        outcome.timings = clock.timings
         return outcome
 
 
 # ------------------------------------------------------------------------ analysis
 
 
-class _Analysis:
-    """Tables, figures and claims from the units' results."""
+class _Analysis(Analysis):
+    """Tables and claims from the units' results (the figures, notes and published numbers:
+    :class:`~stablefs.experiments.han2012_synthetic_report.Han2012SyntheticReport`)."""
 
     def __init__(self, config: Han2012Config, relevance, iter_res, size_res, rng):
         from stablefs.evaluation import bias_variance, bias_variance_path
@@ -489,6 +391,8 @@ class _Analysis:
                     "accuracy": float(A.mean()), "accuracy_sd": float(A.std(ddof=1)),
                 })
         self.size_table = pd.DataFrame(rows)
+        # the weights against the penalty (draws from the bootstrap stream before the claims)
+        self.attribution_table = self.weights_vs_penalty()
 
     # -- helpers --------------------------------------------------------------------------
     def _boot(self, m: int) -> np.ndarray:
@@ -513,7 +417,7 @@ class _Analysis:
     # -- claims ---------------------------------------------------------------------------
     def claims(self) -> list[Claim]:
         c, a = self.c, self.c.alpha
-        cover = f"{100 * (1 - a):g} %"
+        cover = coverage(a)
         M = c.n_sets
         it = self.iter_table
         t, k_star = self.t_star, int(self.n_remaining[self.t_star])
@@ -556,7 +460,7 @@ class _Analysis:
         boot = {m: weight_error_boot(self.W[m][:, t, :], self.r, C) for m in self.methods}
         kb = {m: kuncheva_boot(self.stages[m] > t, C) for m in self.methods}
         at = f"Iteration {t} ({k_star} features)"
-        paired = f"paired bootstrap over the {M} training sets ({c.n_bootstrap} resamples)"
+        paired = bootstrap_over(M, c.n_bootstrap)
         for metric, cid in (("variance", "2a"), ("bias", "2b"), ("error", "2c")):
             for m, suffix, reading in self._readings():
                 diff = boot[PLAIN][metric] - boot[m][metric]
@@ -661,12 +565,11 @@ class _Analysis:
                     f"difference {_ci(lo, hi)}", verdict, "tables/sample_sizes.csv"))
         big = [n for n in c.sample_sizes if n >= n_iw]
         for m, suffix, reading in readings:
-            verdicts, worst = [], {}
+            cells, worst = Cells(), {}
             for n in big:
                 boot = weight_error_boot(self.size_W[m, n], self.r, self._boot(per))
                 for metric in ("variance", "bias", "error"):
-                    v, lo, hi = verdict_at_most(boot[metric], thr, a, runs=per)
-                    verdicts.append(v)
+                    _, _, hi = cells.add(verdict_at_most(boot[metric], thr, a, runs=per))
                     worst[metric] = max(worst.get(metric, -np.inf), hi)
             out.append(Claim(
                 "4f" + suffix, "The variance, bias and error of IW SVM-RFE quickly converge "
@@ -677,15 +580,12 @@ class _Analysis:
                 f"{c.near_zero:g} x mean_j r*_j^2 = {_fmt(thr)}; does not hold if any lower "
                 "bound is above it.",
                 "largest upper bounds: " + ", ".join(f"{k} {_fmt(v)}" for k, v in worst.items()),
-                _combine(verdicts), "tables/sample_sizes.csv"))
+                cells.verdict, "tables/sample_sizes.csv"))
         for m, suffix, reading in readings:
-            verdicts, lows = [], []
+            cells = Cells()
             for n in big:
-                v, lo, _ = verdict_at_least(
-                    kuncheva_boot(self.size_S[m, n], self._boot(per)), c.near_one, a,
-                    runs=per)
-                verdicts.append(v)
-                lows.append(lo)
+                cells.add(verdict_at_least(kuncheva_boot(self.size_S[m, n], self._boot(per)),
+                                           c.near_one, a, runs=per))
             kun = [self._size_value(m, n, "kuncheva") for n in big]
             out.append(Claim(
                 "4g" + suffix, "The subset stability of IW SVM-RFE converges to almost "
@@ -695,7 +595,7 @@ class _Analysis:
                 f"lower bound of the Kuncheva index is at least {c.near_one:g}; does not hold "
                 "if any upper bound is below it.",
                 f"IW Kuncheva {_fmt(min(kun))} to {_fmt(max(kun))}; smallest lower bound "
-                f"{_fmt(min(lows))}", _combine(verdicts), "tables/sample_sizes.csv"))
+                f"{_fmt(cells.lowest())}", cells.verdict, "tables/sample_sizes.csv"))
 
         from scipy.stats import spearmanr
 
@@ -716,14 +616,16 @@ class _Analysis:
             "if |rho| >= 0.9 in the stated direction for all five quantities; does not hold if "
             "any is 0 or in the wrong direction; else inconclusive.",
             "rho: " + ", ".join(f"{k} {v:+.2f}" for k, v in rhos.items()),
-            _combine(verdicts), "tables/sample_sizes.csv"))
+            combine_verdicts(verdicts), "tables/sample_sizes.csv"))
         return out
 
     # -- where the gain comes from ----------------------------------------------------------
-    def attribution(self) -> tuple[pd.DataFrame | None, list[tuple[str, str]]]:
-        """The paper's weights (sum 1) against plain SVM-RFE with the same penalty C/n."""
+    def weights_vs_penalty(self) -> pd.DataFrame | None:
+        """``tables/weights_vs_penalty.csv``: the paper's weights (sum 1) against plain SVM-RFE
+        with the same penalty C/n at iteration t*, with the paired interval of the difference
+        (None unless both ran)."""
         if PRINTED not in self.methods or SMALL_C not in self.methods:
-            return None, []
+            return None
         c, a = self.c, self.c.alpha
         t, k_star = self.t_star, int(self.n_remaining[self.t_star])
         C = self._boot(c.n_sets)
@@ -742,259 +644,10 @@ class _Analysis:
                          **{METHODS[m]: float(self._iter_row(m, t)[metric])
                             for m in (PLAIN, IW, PRINTED, SMALL_C)},
                          "printed_minus_small_c_low": lo, "printed_minus_small_c_high": hi})
-        table = pd.DataFrame(rows)
-        better, worse, same = [], [], []
-        for r in rows:
-            lo, hi = r["printed_minus_small_c_low"], r["printed_minus_small_c_high"]
-            up = r["metric"] in ("kuncheva", "accuracy")  # higher is better
-            if lo <= 0 <= hi or not np.isfinite(lo):
-                same.append(r["metric"])
-            elif (lo > 0) == up:
-                better.append(r["metric"])
-            else:
-                worse.append(r["metric"])
-        verdict = "; ".join(f"{word} on {', '.join(names)}" for word, names in (
-            ("better", better), ("worse", worse), ("no detectable difference", same)) if names)
-        gains = {r["metric"]: (r[METHODS[SMALL_C]], r[METHODS[PLAIN]]) for r in rows}
-        text = (
-            f"Eq. 5.2 with the margin weights as printed (summing to 1) gives every sample the "
-            f"penalty C w_i, about C/n = {c.C / c.n_train:g}: a much more regularised SVM than "
-            f"SVM-RFE's C = {c.C:g}. Plain SVM-RFE with C/n separates the two effects. At "
-            f"iteration {t} ({k_star} features), SVM-RFE with C/n has Kuncheva "
-            f"{_fmt(gains['kuncheva'][0])} (C = {c.C:g}: {_fmt(gains['kuncheva'][1])}) and "
-            f"error {_fmt(gains['error'][0])} (C = {c.C:g}: {_fmt(gains['error'][1])}). "
-            f"IW SVM-RFE with the weights as printed, against SVM-RFE with the same C/n "
-            f"({100 * (1 - a):g} % paired bootstrap intervals of the difference): {verdict}; "
-            "see tables/weights_vs_penalty.csv."
-        )
-        return table, [("Instance weights or a smaller penalty?", text)]
+        return pd.DataFrame(rows)
 
-    # -- figures --------------------------------------------------------------------------
-    def figures(self) -> list[FigureSpec]:
-        t, k = self.t_star, int(self.n_remaining[self.t_star])
-        last = int(self.iterations[-1])
-        n_end = int(self.n_remaining[-1])
-        return [
-            FigureSpec("fig6_1_bias_variance",
-                       f"Han 2012 Fig. 6.1: mean variance, bias and error of the normalised "
-                       f"feature weights at each RFE iteration ({self.c.n_sets} training sets "
-                       f"of {self.c.n_train}); dotted line: iteration {t}, {k} features left.",
-                       self._fig_iter_bv),
-            FigureSpec("fig6_1b_decomposition",
-                       "Error = bias + variance for each method (eq. 3.4): the shaded areas "
-                       "stack the bias and the variance, the line is the separately computed "
-                       "error.", self._fig_decomposition),
-            FigureSpec("fig6_2_stability_accuracy",
-                       f"Han 2012 Fig. 6.2: Kuncheva index over the {self.c.n_sets} subsets "
-                       f"and mean test accuracy of a linear SVM ({self.c.n_test} test samples;"
-                       f" band: {100 * (1 - self.c.alpha):g} % interval of the mean) at each "
-                       f"iteration from {int(self.n_remaining[1])} to {n_end} features "
-                       f"(iteration {last}).", self._fig_iter_stab),
-            FigureSpec("fig6_3_sample_size_bias_variance",
-                       f"Han 2012 Fig. 6.3: variance, bias and error of the weights with "
-                       f"{self.c.size_k} features selected, against the training-set size "
-                       f"({self.c.n_sets_sizes} training sets per size).", self._fig_size_bv),
-            FigureSpec("fig6_4_sample_size_stability_accuracy",
-                       f"Han 2012 Fig. 6.4: Kuncheva index and test accuracy with "
-                       f"{self.c.size_k} features selected, against the training-set size "
-                       f"(band: {100 * (1 - self.c.alpha):g} % interval of the mean accuracy).",
-                       self._fig_size_stab),
-        ]
-
-    def _styles(self) -> dict:
-        from stablefs.report.figures import method_styles
-
-        labels = [METHODS[m] for m in self.methods]
-        styles = method_styles(labels)
-        for m in (PRINTED, SMALL_C):  # the literal reading and its control: dashed
-            if m in self.methods:
-                styles[METHODS[m]]["linestyle"] = "--"
-        return styles
-
-    def _lines(self, ax, table: pd.DataFrame, x: str, y: str, styles: dict, *,
-               band: float | None = None, markersize: float = 3, scaled: bool = False) -> None:
-        """One line per method; ``scaled`` divides by a power of ten named in the y label
-        (Matplotlib's offset text would collide with the top axis)."""
-        factor = 1.0
-        if scaled:
-            top = float(np.nanmax(np.abs(table[y]))) if len(table) else 0.0
-            exp = int(np.floor(np.log10(top))) if top > 0 else 0
-            factor = 10.0 ** exp
-            if exp:
-                ax.set_ylabel(f"× 1e{exp}")
-        for m in self.methods:
-            label = METHODS[m]
-            d = table[table.method == label]
-            st = styles[label]
-            ax.plot(d[x], d[y] / factor, label=label, color=st["color"], marker=st["marker"],
-                    markersize=markersize, linestyle=st.get("linestyle", "-"))
-            if band is not None:
-                half = band * d[f"{y}_sd"]
-                ax.fill_between(d[x], d[y] - half, d[y] + half, color=st["color"], alpha=0.18,
-                                linewidth=0)
-
-    def _iter_axes(self, ax) -> None:
-        ax.axvline(self.t_star, color="#888888", linestyle=":", linewidth=1)
-        ax.set_xlabel("RFE iteration")
-        top = ax.secondary_xaxis("top")
-        ticks = sorted({i for i in (0, 10, 20, self.t_star, int(self.iterations[-1]))
-                        if i <= self.iterations[-1]})
-        top.set_xticks(ticks, [str(int(self.n_remaining[i])) for i in ticks])
-        top.set_xlabel("features remaining", fontsize=8)
-        top.tick_params(labelsize=8)
-
-    def _size_axes(self, ax) -> None:
-        ax.set_xlabel("training-set size n")
-        ax.axvline(self.c.claim_n, color="#888888", linestyle=":", linewidth=1)
-
-    def _legend(self, fig, axes) -> None:
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)))
-
-    def _three(self, table, x, axes_fn, markersize):
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(12, 4.3), layout="constrained")
-        axes = fig.subplots(1, 3)
-        styles = self._styles()
-        for ax, metric, label in zip(axes, ("variance", "bias", "error"),
-                                     ("Variance", "Bias", "Error (EL)"), strict=True):
-            self._lines(ax, table, x, metric, styles, markersize=markersize, scaled=True)
-            ax.set_title(label)
-            axes_fn(ax)
-        self._legend(fig, axes)
-        return fig
-
-    def _two(self, table, x, axes_fn, n_sets, markersize):
-        from matplotlib.figure import Figure
-        from scipy import stats
-
-        fig = Figure(figsize=(10, 4.3), layout="constrained")
-        axes = fig.subplots(1, 2)
-        styles = self._styles()
-        z = stats.norm.ppf(1 - self.c.alpha / 2) / np.sqrt(n_sets)
-        self._lines(axes[0], table, x, "kuncheva", styles, markersize=markersize)
-        self._lines(axes[1], table, x, "accuracy", styles, band=z, markersize=markersize)
-        axes[0].set_title("Stability (Kuncheva index)")
-        axes[1].set_title("Test accuracy, linear SVM")
-        for ax in axes:
-            axes_fn(ax)
-        self._legend(fig, axes)
-        return fig
-
-    def _fig_iter_bv(self):
-        return self._three(self.iter_table, "iteration", self._iter_axes, 3)
-
-    def _fig_iter_stab(self):
-        table = self.iter_table[self.iter_table.iteration > 0]
-        return self._two(table, "iteration", self._iter_axes, self.c.n_sets, 3)
-
-    def _fig_size_bv(self):
-        return self._three(self.size_table, "n_train", self._size_axes, 5)
-
-    def _fig_size_stab(self):
-        return self._two(self.size_table, "n_train", self._size_axes, self.c.n_sets_sizes, 5)
-
-    def _fig_decomposition(self):
-        from matplotlib.figure import Figure
-
-        n = len(self.methods)
-        fig = Figure(figsize=(3.4 * n, 3.9), layout="constrained")
-        axes = np.atleast_1d(fig.subplots(1, n, sharey=True))
-        top = float(self.iter_table["error"].max())
-        exp = int(np.floor(np.log10(top))) if top > 0 else 0
-        f = 10.0 ** exp
-        for ax, m in zip(axes, self.methods, strict=True):
-            d = self.iter_table[self.iter_table.method == METHODS[m]]
-            ax.fill_between(d.iteration, 0, d.bias / f, color="#4c72b0", alpha=0.45,
-                            label="bias", linewidth=0)
-            ax.fill_between(d.iteration, d.bias / f, (d.bias + d.variance) / f, color="#dd8452",
-                            alpha=0.45, label="variance", linewidth=0)
-            ax.plot(d.iteration, d.error / f, color="black", linewidth=1.3, label="error (EL)")
-            ax.set_title(METHODS[m], fontsize=10)
-            self._iter_axes(ax)
-        if exp:
-            axes[0].set_ylabel(f"× 1e{exp}")
-        axes[0].legend(loc="upper left")
-        return fig
-
-    # -- everything -----------------------------------------------------------------------
-    def published(self) -> pd.DataFrame:
-        c = self.c
-        counts = self.n_remaining
-
-        def at(i):
-            return int(counts[i]) if i < counts.size else "not reached"
-
-        hit10 = np.flatnonzero(counts == 10)
-        rows = [
-            ("features remaining at RFE iteration 28", 48, at(28), "Han 2012, sec. 6.2"),
-            ("RFE iteration at which 10 features remain", 40,
-             int(hit10[0]) if hit10.size else "not reached", "Han 2012, sec. 6.2"),
-            ("training sets (setting)", 500, c.n_sets, "Han 2012, sec. 6.1"),
-            ("samples per training set (setting)", 100, c.n_train, "Han 2012, sec. 6.1"),
-            ("test samples (setting)", 5000, c.n_test, "Han 2012, sec. 6.1"),
-            ("features / relevant features (setting)", "1000 / 50",
-             f"{c.n_features} / {c.n_relevant}", "Han 2012, sec. 6.1"),
-            ("features selected in the sample-size study (setting)", 50, c.size_k,
-             "Han 2012, sec. 6.4"),
-            ("sample sizes (setting)", "50 to 1000, grid not stated",
-             ",".join(map(str, c.sample_sizes)), "Han 2012, sec. 6.4"),
-        ]
-        return pd.DataFrame(rows, columns=["quantity", "published", "ours", "source"])
-
-    def notes(self) -> list[str]:
-        c = self.c
-        return [
-            "Labels: y = sign(r*·x), the paper's literal rule (about 11 % of the points get the "
-            "label of the other mixture component); set label_by=component for the other "
-            "reading.",
-            "SVM: libsvm linear SVM, C = 1, features min-max scaled on each training set (as "
-            "Weka's SMO, which Han 2012 used). RFE removes ceil(10 %) of the remaining "
-            "features per iteration, which reproduces the paper's 48 features at iteration 28 "
-            "and 10 at iteration 40.",
-            "IW SVM-RFE: margin-based weights (Alg. 1, eqs. 4.2 and 4.6) computed once on the "
-            "min-max scaled training set. Eq. 5.2 is said to become the original objective "
-            "for equal weights, which needs weights of mean 1, but eq. 4.6 makes them sum to "
-            "1. 'IW SVM-RFE' rescales them to mean 1; 'IW SVM-RFE (weights sum to 1)' takes "
-            "them as printed (penalties C w_i, about C/n), and 'SVM-RFE (C/n)' is plain "
-            "SVM-RFE with that smaller penalty. Claims with the suffix '-printed' are judged "
-            "with the weights as printed.",
-            "Accuracy: the evaluation SVM of every method is trained without instance weights, "
-            f"with C = {c.C:g}, on the selected features of the training set; the test set is "
-            f"one draw of {c.n_test} samples shared by all training sets.",
-            "Bias, variance and error: means over all features of eqs. 3.1-3.3 with 1/M "
-            "normalisation (weights stored as 32-bit floats).",
-            f"Sample-size study: RFE with the same 10 % schedule stops exactly at {c.size_k} "
-            "features (the last removal is shortened), so the weights and the subset are those "
-            f"of the SVM trained on {c.size_k} features. The grid of sizes is ours: "
-            f"{', '.join(map(str, c.sample_sizes))}; {c.n_sets_sizes} training sets per size.",
-            f"Significance: percentile bootstrap over the training sets ({c.n_bootstrap} "
-            f"resamples, {100 * (1 - c.alpha):g} % intervals), paired when the methods use "
-            "the same training sets, unpaired across sample sizes; 'almost zero' and 'almost "
-            "perfect' use the thresholds stated in each claim's test.",
-        ]
-
-    def summary(self, claims: list[Claim]) -> list[str]:
-        """One line per reading of IW: how many of the paper's claims about IW hold."""
-        out = []
-        for _, suffix, reading in self._readings():
-            mine = [cl for cl in claims if cl.id[:1] in "234" and cl.id != "4h"
-                    and cl.id.endswith(suffix) and (suffix or "-" not in cl.id)]
-            told = count_verdicts(cl.verdict for cl in mine)
-            out.append(f"{reading}: of the {len(mine)} claims comparing IW SVM-RFE with "
-                       f"SVM-RFE (2a-4g{suffix}), {told}.")
-        general = [cl for cl in claims if cl.id in ("1", "1b", "4h")]
-        out.append("Claims on SVM-RFE itself and on the decomposition (1, 1b, 4h): "
-                   + ", ".join(f"{cl.id} {cl.verdict}" for cl in general) + ".")
-        return out
-
-    def outcome(self) -> Outcome:
+    def tables(self) -> dict[str, pd.DataFrame]:
         tables = {"iterations": self.iter_table, "sample_sizes": self.size_table}
-        table, sections = self.attribution()
-        if table is not None:
-            tables["weights_vs_penalty"] = table
-        claims = self.claims()
-        return Outcome(tables=tables, figures=self.figures(), claims=claims,
-                       published=self.published(), notes=self.notes(), sections=sections,
-                       summary=self.summary(claims))
+        if self.attribution_table is not None:
+            tables["weights_vs_penalty"] = self.attribution_table
+        return tables

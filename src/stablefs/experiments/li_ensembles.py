@@ -35,6 +35,9 @@ Every (data set, subsample) and (data set, fold) is one unit with its own random
 Verdicts use a percentile bootstrap over the subsamples (E3.1) or the folds (E3.2); the pairs
 of a Spearman mean follow their two results (:func:`~stablefs.experiments._stats.pair_mean_boot`),
 and every comparison is paired (all methods see the same subsamples and folds).
+
+This module holds the protocol (configuration, unit, tables, claims); the figures, notes and
+published numbers are in :mod:`.li_ensembles_report`.
 """
 
 from __future__ import annotations
@@ -47,31 +50,37 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+from stablefs.experiments._analysis import Analysis, Stopwatch
 from stablefs.experiments._base import (
     Claim,
     Experiment,
-    FigureSpec,
     Outcome,
+    check_classifiers,
+    check_datasets,
     check_grid,
     check_real,
     check_whole,
-    estimate_workers,
+    estimate_wall,
     load_dataset,
 )
-from stablefs.experiments._montecarlo import run_units, unit_seed
+from stablefs.experiments._claims import Cells, coverage, on_substitute
+from stablefs.experiments._montecarlo import (
+    draw_state,
+    run_units,
+    stratified_fold_labels,
+    top_k_scores,
+    unit_seed,
+)
 from stablefs.experiments._stats import (
     MARGINS,
     MIN_RUNS,
     better_rule,
     bootstrap_counts,
-    claims_overview,
-    count_verdicts,
     pair_mean_boot,
     t_interval,
     verdict_at_least,
     verdict_positive,
 )
-from stablefs.experiments._stats import combine_verdicts as _combine  # the shared rule
 
 __all__ = ["LiEnsembles", "LiEnsemblesConfig", "prefix_ranking", "spearman_pairs"]
 
@@ -243,15 +252,7 @@ def _subsample(n: int, fraction: float, seed: int, d: int, s: int) -> np.ndarray
 
 def _cv_folds(y: np.ndarray, n_folds: int, seed: int, d: int) -> np.ndarray:
     """Fold of every sample in the stratified ``n_folds``-fold CV of data set ``d``."""
-    from sklearn.model_selection import StratifiedKFold
-
-    rng = np.random.default_rng(unit_seed(seed, _FOLDS, d))
-    skf = StratifiedKFold(n_splits=n_folds, shuffle=True,
-                          random_state=int(rng.integers(2**31 - 1)))
-    fold = np.empty(y.size, dtype=np.int64)
-    for f, (_, test) in enumerate(skf.split(np.zeros(y.size), y)):
-        fold[test] = f
-    return fold
+    return stratified_fold_labels(y, n_folds, unit_seed(seed, _FOLDS, d))
 
 
 def _sizes_for(cv_sizes, p: int) -> list[int]:
@@ -263,7 +264,6 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training set: every method fitted, its full rankings kept (one row per ensemble
     size); for a CV fold also the held-out accuracy on the top k features."""
     from stablefs._threads import limit_threads
-    from stablefs.evaluation.classifiers import evaluate_subset
     from stablefs.methods import make_selector
 
     study, d = key[0], key[1]
@@ -283,7 +283,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     rankings: dict[str, np.ndarray] = {}
     with limit_threads(1):
         # WEn and REn: one set of members (the same subsamples and fits), two aggregations
-        state = int(rng.integers(2**31 - 1))
+        state = draw_state(rng)
         ens = make_selector(WEN, n_estimators=members, fraction=cfg["member_fraction"],
                             gamma=cfg["gamma"], random_state=state)
         start = time.process_time()
@@ -291,14 +291,14 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
         out["ensemble-l2lw:time"] = np.array(time.process_time() - start)
         rankings[WEN] = np.stack([prefix_ranking(ens, m, "weight")[1] for m in sizes])
         rankings[REN] = np.stack([prefix_ranking(ens, m, "rank")[1] for m in sizes])
-        state = int(rng.integers(2**31 - 1))
+        state = draw_state(rng)
         ens = make_selector(ENR, n_estimators=members, random_state=state)
         start = time.process_time()
         ens.fit(Xtr, ytr)
         out[f"{ENR}:time"] = np.array(time.process_time() - start)
         rankings[ENR] = np.stack([prefix_ranking(ens, m, "rank")[1] for m in sizes])
         for spec in (IWL, L2LW):
-            state = int(rng.integers(2**31 - 1))  # drawn for every method: stable streams
+            state = draw_state(rng)  # drawn for every method: stable streams
             selector = make_selector(spec, gamma=cfg["gamma"], random_state=state)
             start = time.process_time()
             selector.fit(Xtr, ytr)
@@ -312,13 +312,8 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
             out["n_test"] = np.array(int(test.sum()))
             for spec, r in rankings.items():
                 order = np.argsort(r[0], kind="stable")[: max(ks)]
-                correct = np.empty((len(ks), len(cfg["classifiers"])))
-                for a, k in enumerate(ks):
-                    res = evaluate_subset(Xtr[:, order[:k]], ytr, X[test][:, order[:k]],
-                                          y[test], list(cfg["classifiers"]))
-                    correct[a] = [round(res[f"accuracy_{c}"] * test.sum())
-                                  for c in cfg["classifiers"]]
-                out[f"{spec}:correct"] = correct
+                acc = top_k_scores(Xtr, ytr, X[test], y[test], order, ks, cfg["classifiers"])
+                out[f"{spec}:correct"] = np.round(acc * test.sum())
     return out
 
 
@@ -349,13 +344,8 @@ class LiEnsembles(Experiment):
     def check_config(self, config) -> None:
         super().check_config(config)
         c = config
-        if not isinstance(c.datasets, tuple) or not c.datasets:
-            raise StablefsError("datasets: name at least one data set, e.g. sonar,colon.")
-        if any(d not in PAPER_LABEL for d in c.datasets) or len(set(c.datasets)) != len(
-                c.datasets):
-            raise StablefsError(f"datasets = {','.join(map(str, c.datasets))}: list each of "
-                                f"{', '.join(DATASETS)} at most once (the paper's Musk and "
-                                "Arcene are not available).")
+        check_datasets(c.datasets, "sonar,colon", DATASETS,
+                       " (the paper's Musk and Arcene are not available)")
         check_whole("n_subsamples", c.n_subsamples, 2)
         check_real("fraction", c.fraction, 0.0, 1.0)
         check_grid("ensemble_sizes", c.ensemble_sizes)
@@ -364,10 +354,7 @@ class LiEnsembles(Experiment):
         check_whole("cv_folds", c.cv_folds, 2)
         check_whole("cv_ensemble_size", c.cv_ensemble_size, 1)
         check_grid("cv_sizes", c.cv_sizes)
-        bad = [m for m in c.classifiers if m not in CLASSIFIER_LABEL]
-        if not isinstance(c.classifiers, tuple) or not c.classifiers or bad:
-            raise StablefsError(f"classifiers = {','.join(map(str, c.classifiers))}: choose "
-                                f"from {', '.join(CLASSIFIER_LABEL)}.")
+        check_classifiers(c.classifiers, tuple(CLASSIFIER_LABEL))
         if isinstance(c.similar, bool) or not isinstance(c.similar, int | float) or not (
                 0 <= c.similar < 1):
             raise StablefsError(f"similar = {c.similar}: it must be a number in [0, 1).")
@@ -411,54 +398,43 @@ class LiEnsembles(Experiment):
             ks = len(_sizes_for(config.cv_sizes, _N_FEATURES[name]))
             cpu += config.cv_folds * (m * (l2lw + relief) + 2 * l2lw + iw
                                       + 0.004 * 5 * ks * n_clf)
-        workers = estimate_workers(n_jobs)
-        return 8.0 + cpu / workers
+        return estimate_wall(cpu, n_jobs, 8.0)
 
     def run(self, config: LiEnsemblesConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
+        from stablefs.experiments.li_ensembles_report import LiEnsemblesReport
+
         cfg = dataclasses.asdict(config)
-        timings: dict[str, float] = {}
-        t0 = time.perf_counter()
-        data = {name: load_dataset(name) for name in config.datasets}
-        timings["load"] = round(time.perf_counter() - t0, 3)
+        clock = Stopwatch()
+        with clock("load"):
+            data = {name: load_dataset(name) for name in config.datasets}
         n_sets = len(config.datasets)
         keys = [(_STAB, d, s) for d in range(n_sets) for s in range(config.n_subsamples)]
         keys += [(_CV, d, f) for d in range(n_sets) for f in range(config.cv_folds)]
-        t1 = time.perf_counter()
-        results = run_units(_unit, keys, study="units",
-                            common={"cfg": cfg, "seed": seed, "data": data},
-                            n_jobs=n_jobs, progress=progress, cache=cache,
-                            desc="training sets")
-        timings["fits"] = round(time.perf_counter() - t1, 3)
-        t2 = time.perf_counter()
-        analysis = _Analysis(config, data, dict(zip(keys, results, strict=True)), seed)
-        outcome = analysis.outcome()
-        timings["analysis"] = round(time.perf_counter() - t2, 3)
-        outcome.timings = timings
+        with clock("fits"):
+            results = run_units(_unit, keys, study="units",
+                                common={"cfg": cfg, "seed": seed, "data": data},
+                                n_jobs=n_jobs, progress=progress, cache=cache,
+                                desc="training sets")
+        with clock("analysis"):
+            by_key = dict(zip(keys, results, strict=True))
+            outcome = LiEnsemblesReport(config, data, by_key, seed).outcome()
+        outcome.timings = clock.timings
         return outcome
 
 
 # ------------------------------------------------------------------------ analysis
 
 
-def _tally(verdicts) -> str:
-    verdicts = list(verdicts)
-    return f"of {len(verdicts)}: " + count_verdicts(verdicts)
-
-
 def _on_substitute(claim: Claim, other: str) -> Claim:
     """A claim about VR-Lmba, judged here on IW-L2LW (VR-Lmba's code is not public): its
     verdict is "not testable"; what the substitute gets is kept in the test column."""
-    if other != IWL:
-        return claim
-    return dataclasses.replace(
-        claim, verdict="not testable",
-        test=f"{claim.test}. Judged on a substitute (IW-L2LW for VR-Lmba), so not testable; "
-             f"the substitute's verdict: {claim.verdict}")
+    return on_substitute(claim, "IW-L2LW for VR-Lmba") if other == IWL else claim
 
 
-class _Analysis:
-    """Tables, figures and claims from the units' results."""
+class _Analysis(Analysis):
+    """Tables and claims from the units' results (the figures, notes and published numbers:
+    :class:`~stablefs.experiments.li_ensembles_report.LiEnsemblesReport`)."""
 
     def __init__(self, config: LiEnsemblesConfig, data: dict, by_key: dict, seed: int):
         c = config
@@ -540,7 +516,7 @@ class _Analysis:
     # -- claims ---------------------------------------------------------------------------
     def _stability_claim(self, cid, better, worse, strict) -> Claim:
         c = self.c
-        verdicts, worst, failures = [], {}, []
+        cells, worst, failures = Cells(), {}, []
         for name in self.names:
             for m in c.ensemble_sizes:
                 va, i, j = self.pairs[(name, better, m)]
@@ -548,12 +524,12 @@ class _Analysis:
                 diff = va - vb
                 boot = pair_mean_boot(diff, i, j, self.counts_sub)
                 est = float(diff.mean())
-                v, lo, hi = (verdict_positive(boot, c.alpha, runs=c.n_subsamples,
-                                              margin=MARGINS["similarity"], estimate=est)
-                             if strict else
-                             verdict_at_least(boot, -c.similar, c.alpha, runs=c.n_subsamples,
-                                              estimate=est))
-                verdicts.append(v)
+                v, lo, hi = cells.add(
+                    verdict_positive(boot, c.alpha, runs=c.n_subsamples,
+                                     margin=MARGINS["similarity"], estimate=est)
+                    if strict else
+                    verdict_at_least(boot, -c.similar, c.alpha, runs=c.n_subsamples,
+                                     estimate=est))
                 self.comparisons.append((cid, PAPER_LABEL[name], m, "", np.nan, est, lo, hi, v))
                 if name not in worst or est < worst[name][0]:
                     worst[name] = (est, m, lo, hi)
@@ -563,12 +539,12 @@ class _Analysis:
         a, b = METHODS[better], METHODS[worse]
         lowest = "; ".join(f"{PAPER_LABEL[n]} {w[0]:+.3f} at m = {w[1]} [{w[2]:+.3f}, "
                            f"{w[3]:+.3f}]" for n, w in worst.items())
-        ours = f"{a} - {b}, (set, m) {_tally(verdicts)}. Smallest difference per set: {lowest}"
+        ours = f"{a} - {b}, (set, m) {cells.counted()}. Smallest difference per set: {lowest}"
         if failures and len(failures) <= 8:
             ours += ". Not holding: " + "; ".join(failures)
         elif failures:
             ours += f". Not holding at {len(failures)} (set, m): see tables/comparisons.csv"
-        level = f"{100 * (1 - c.alpha):g} %"
+        level = coverage(c.alpha)
         if strict:
             pairs = c.n_subsamples * (c.n_subsamples - 1) // 2
             test = (f"per data set and m, the mean Spearman difference over the {pairs} pairs "
@@ -582,12 +558,12 @@ class _Analysis:
                     f"-{c.similar:g} (similar or higher): holds, entirely below "
                     f"-{c.similar:g}: does not hold; fewer than {MIN_RUNS} subsamples: too few "
                     "runs; the claim holds if it holds for every set and m")
-        return Claim(cid, "", test, ours, _combine(verdicts), "tables/comparisons.csv, "
+        return Claim(cid, "", test, ours, cells.verdict, "tables/comparisons.csv, "
                      "tables/stability.csv, figures/fig1_stability")
 
     def _tradeoff_claim(self, cid, other) -> Claim:
         c = self.c
-        verdicts, parts, failures = [], [], []
+        cells, parts, failures = Cells(), [], []
         row = self.tradeoff.set_index(["spec", "clf", "k", "dataset"])
         for name in self.names:
             for clf in c.classifiers:
@@ -598,9 +574,8 @@ class _Analysis:
                     best = np.fmax(f[REN], f[WEN])
                     diff = best - f[other]
                     est = max(point[REN], point[WEN]) - point[other]
-                    v, lo, hi = verdict_at_least(diff, -c.similar, c.alpha, runs=c.cv_folds,
-                                                 estimate=est)
-                    verdicts.append(v)
+                    v, lo, hi = cells.add(verdict_at_least(diff, -c.similar, c.alpha,
+                                                           runs=c.cv_folds, estimate=est))
                     ests.append(est)
                     self.comparisons.append((cid, PAPER_LABEL[name], c.cv_ensemble_size,
                                              CLASSIFIER_LABEL[clf], k, est, lo, hi, v))
@@ -610,7 +585,7 @@ class _Analysis:
                 parts.append(f"{PAPER_LABEL[name]} {CLASSIFIER_LABEL[clf]} {min(ests):+.3f} "
                              f"to {max(ests):+.3f}")
         ours = (f"max(F REn, F WEn) - F {METHODS[other]}, (set, classifier, k) "
-                f"{_tally(verdicts)}. Range per set and classifier: " + "; ".join(parts))
+                f"{cells.counted()}. Range per set and classifier: " + "; ".join(parts))
         if failures and len(failures) <= 8:
             ours += ". Not holding: " + "; ".join(failures)
         elif failures:
@@ -618,11 +593,11 @@ class _Analysis:
                      "tables/comparisons.csv")
         test = (f"per data set, classifier and k, max(F(REn), F(WEn)) - F(other) with F from "
                 f"the Spearman stability of the {c.cv_folds} training folds and the pooled "
-                f"held-out accuracy; {100 * (1 - c.alpha):g} % t-interval (bootstrap standard "
+                f"held-out accuracy; {coverage(c.alpha)} t-interval (bootstrap standard "
                 f"error) over the folds at or above -{c.similar:g}: holds, entirely below: does "
                 f"not hold; fewer than {MIN_RUNS} folds: too few runs; the claim holds if it "
                 "holds for every set, classifier and k")
-        return Claim(cid, "", test, ours, _combine(verdicts),
+        return Claim(cid, "", test, ours, cells.verdict,
                      "tables/comparisons.csv, tables/tradeoff.csv, figures/fig2_3_fmeasure_*")
 
     def claims(self) -> list[Claim]:
@@ -655,158 +630,9 @@ class _Analysis:
             out.append(_on_substitute(dataclasses.replace(claim, statement=statement), other))
         return out
 
-    # -- published: the paper's data sets beside ours ----------------------------------------
-    def published(self) -> pd.DataFrame:
-        rows = []
-        for label, size in PAPER_SETS.items():
-            name = next((n for n, lab in PAPER_LABEL.items() if lab == label), None)
-            if name in self.names:
-                ours = f"{self.n[name]} x {self.p[name]}"
-            elif name is None:
-                ours = "not available"
-            else:
-                ours = "not run"
-            rows.append((f"{label}: samples x features", size, ours, "Li et al. 2013, sec. 4"))
-        rows.append(("numbers printed for Figs. 1-3", "none", "tables/stability.csv, "
-                     "tables/tradeoff.csv", "Li et al. 2013, sec. 4"))
-        return pd.DataFrame(rows, columns=["quantity", "published", "ours", "source"])
-
-    # -- figures --------------------------------------------------------------------------
-    def figures(self) -> list[FigureSpec]:
-        c = self.c
-        specs = [FigureSpec(
-            "fig1_stability",
-            f"Li et al. 2013 Fig. 1: mean Spearman correlation of the full rankings over the "
-            f"pairs of {c.n_subsamples} subsamples of {100 * c.fraction:g} %, against the "
-            f"ensemble size m (bars: {100 * (1 - c.alpha):g} % bootstrap intervals over the "
-            "subsamples; dashed, with the interval as a band: methods that are not ensembles).",
-            self._fig_stability)]
-        for clf in c.classifiers:
-            fig = {"3nn": "Fig. 2", "svm": "Fig. 3"}.get(clf, "Figs. 2-3")
-            specs.append(FigureSpec(
-                f"fig2_3_fmeasure_{clf}",
-                f"Li et al. 2013 {fig}: F-measure of stability and {CLASSIFIER_LABEL[clf]} "
-                f"accuracy (m = {c.cv_ensemble_size}, {c.cv_folds}-fold CV) against the number "
-                "of top features k (bars: bootstrap intervals over the folds).",
-                lambda clf=clf: self._fig_tradeoff(clf)))
-        return specs
-
-    def _styles(self):
-        from stablefs.report.figures import method_styles
-
-        return method_styles(list(METHODS.values()))
-
-    def _fig_stability(self):
-        from matplotlib.figure import Figure
-
-        styles = self._styles()
-        fig = Figure(figsize=(2.8 * len(self.names) + 0.6, 3.4), layout="constrained")
-        axes = fig.subplots(1, len(self.names), squeeze=False)[0]
-        for ax, name in zip(axes, self.names, strict=True):
-            t = self.stability[self.stability.dataset == name]
-            for spec, label in METHODS.items():
-                d = t[t.spec == spec]
-                st = styles[label]
-                if spec in ENSEMBLES:
-                    ax.errorbar(d.m, d.spearman, yerr=[d.spearman - d.low, d.high - d.spearman],
-                                label=label, color=st["color"], marker=st["marker"],
-                                markersize=3, capsize=2, linewidth=1)
-                else:  # one value for every m: a dashed line, its interval as a band
-                    ax.plot(d.m, d.spearman, label=label, color=st["color"], linestyle="--",
-                            linewidth=1)
-                    ax.fill_between(d.m, d.low, d.high, color=st["color"], alpha=0.12,
-                                    linewidth=0)
-            ax.set_title(PAPER_LABEL[name])
-            ax.set_xlabel("ensemble size m")
-        axes[0].set_ylabel("stability (mean Spearman)")
-        axes[-1].legend(fontsize=7, loc="best")
-        return fig
-
-    def _fig_tradeoff(self, clf):
-        from matplotlib.figure import Figure
-
-        styles = self._styles()
-        fig = Figure(figsize=(2.8 * len(self.names) + 0.6, 3.4), layout="constrained")
-        axes = fig.subplots(1, len(self.names), squeeze=False)[0]
-        for ax, name in zip(axes, self.names, strict=True):
-            t = self.tradeoff[(self.tradeoff.dataset == name) & (self.tradeoff.clf == clf)]
-            for spec, label in METHODS.items():
-                d = t[t.spec == spec]
-                st = styles[label]
-                ax.errorbar(d.k, d.F, yerr=[d.F - d.F_low, d.F_high - d.F], label=label,
-                            color=st["color"], marker=st["marker"], markersize=3, capsize=2,
-                            linewidth=1, linestyle="-" if spec in (REN, WEN) else "--")
-            ax.set_title(f"{PAPER_LABEL[name]}, {CLASSIFIER_LABEL[clf]}")
-            ax.set_xlabel("top k features")
-        axes[0].set_ylabel("F-measure")
-        axes[-1].legend(fontsize=7, loc="best")
-        return fig
-
-    # -- text -----------------------------------------------------------------------------
-    def notes(self) -> list[str]:
-        c = self.c
-        notes = [
-            "Data: Sonar (208 x 60) and Ionosphere (351 x 34, one constant feature) from the "
-            "UCI files; Colon (62 x 2000); Lung is Gordon et al.'s 181 x 12533 (adenocarcinoma "
-            "vs mesothelioma), not the paper's Bhattacharjee et al. 203 x 12600. Musk and "
-            "Arcene are not available here and are left out.",
-            "L2LW (eq. 1): one nearest hit and miss under the Manhattan distance on features "
-            "min-max scaled on the training set (the paper states no scaling; its bound "
-            f"assumes normalised samples), gamma = {c.gamma:g}, L-BFGS from w = 0 until the "
-            "largest gradient component is at most 1e-8 (the paper: 'gradient descent-based "
-            "techniques'; the minimiser is unique).",
-            f"WEn and REn: members on subsamples of round({c.member_fraction:g} n) drawn "
-            "without replacement, stratified by class (the project's ensemble keeps every "
-            "class in every member; the paper says only 'randomly'); WEn averages the weight "
-            "vectors, REn sums the rank vectors (rank 1 = largest weight). Both are "
-            "aggregated from the same members, so their comparison is paired.",
-            f"Ensemble sizes: the members are fitted once per training set (m = "
-            f"{max(c.ensemble_sizes)}) and the ensemble of size m is the aggregate of the "
-            "first m, which is exactly the ensemble an m-member fit gives (its members' "
-            "random streams do not depend on m); for En-Relief the shared computation of "
-            "the members sums in another order, so scores agree to about 1e-12.",
-            "En-Relief (Saeys et al. 2008): ReliefF with K = 10 nearest hits and misses and "
-            "every instance, m stratified bootstrap members, rank sum; m follows the x-axis "
-            "like WEn's and REn's.",
-            "VR-Lmba (Han and Yu 2010 instance weighting followed by Li and Lu 2009's Lmba) is "
-            "not specified in the paper and Lmba is not implemented here. In its place: "
-            "margin-based instance weights (Han 2012, Alg. 1, eqs. 4.2 and 4.6, all hits and "
-            "misses, Euclidean distance between margin vectors) used as the instance weights "
-            "s_i of eq. 1 (IW-L2LW). It keeps the variance-reduction idea and the base "
-            "weighting fixed, so it isolates instance weighting against ensembling; like "
-            "VR-Lmba it is not an ensemble and its curve is flat in m.",
-            f"E3.1: {c.n_subsamples} subsamples of floor({c.fraction:g} n) drawn at random "
-            "without replacement (not stratified); Spearman of the full rankings (ties "
-            "averaged), mean over all pairs.",
-            f"E3.2: one stratified {c.cv_folds}-fold CV; the stability of a method is the "
-            "mean Spearman of the full rankings of its training folds, the same for every k; "
-            "accuracy is pooled over the held-out folds (correct / n) for the top k "
-            "features; F = 2 s a / (s + a), both in [0, 1]. The paper does not say at which "
-            "number of features accuracy is measured, nor whether its stability is that of "
-            "E3.1; k runs over "
-            f"{', '.join(map(str, c.cv_sizes))}, below each set's number of features.",
-            "Classifiers as in the rest of the project: linear SVM (C = 1) and kNN, features "
-            "min-max scaled on the training part.",
-            f"'Similar' is a difference whose bootstrap interval lies at or above "
-            f"-{c.similar:g} (fixed before the run; the paper gives no tolerance).",
-            "Plain L2LW (one fit on the whole training set) is drawn for reference; no claim "
-            "is about it.",
-        ]
-        if self.negative_stability:
-            notes.append("A negative mean Spearman counts as 0 in F: "
-                         + ", ".join(self.negative_stability) + ".")
-        return notes
-
-    def summary(self, claims: list[Claim]) -> list[str]:
-        return claims_overview(claims, ", ".join(PAPER_LABEL[n] for n in self.names))
-
-    def outcome(self) -> Outcome:
-        claims = self.claims()
+    def tables(self) -> dict[str, pd.DataFrame]:
         comparisons = pd.DataFrame(self.comparisons, columns=[
             "claim", "dataset", "m", "classifier", "k", "difference", "low", "high", "verdict"])
-        tables = {"stability": self.stability.drop(columns="spec"),
-                  "tradeoff": self.tradeoff.drop(columns=["spec", "clf"]),
-                  "comparisons": comparisons, "times": self.times}
-        return Outcome(tables=tables, figures=self.figures(), claims=claims,
-                       published=self.published(), notes=self.notes(),
-                       summary=self.summary(claims))
+        return {"stability": self.stability.drop(columns="spec"),
+                "tradeoff": self.tradeoff.drop(columns=["spec", "clf"]),
+                "comparisons": comparisons, "times": self.times}

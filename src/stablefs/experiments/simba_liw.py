@@ -32,47 +32,66 @@ The experiment (thesis sec. 8.4.1, Figs. 8.2-8.4; Algs. 2.5 and 8.1):
 
 Every training set (and every XOR data set) is one Monte-Carlo unit with its own random stream
 (seed, study, i); all methods see the same training sets, so the comparisons are paired.
+
+This module holds the protocol (configuration, units, tables, claims); the readings of eq. 8.2
+and the controls are in :mod:`.simba_liw_readings`, the XOR study's tables and claims in
+:mod:`.simba_liw_xor`, the figures, notes and published numbers in :mod:`.simba_liw_report`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+from stablefs.experiments._analysis import Analysis, Stopwatch
 from stablefs.experiments._base import (
-    VERDICTS,
     Claim,
     Experiment,
-    FigureSpec,
     Outcome,
+    check_block_generator,
     check_real,
-    check_whole,
-    estimate_workers,
+    check_wholes,
+    estimate_wall,
 )
-from stablefs.experiments._montecarlo import run_units, unit_seed
+from stablefs.experiments._claims import Cells, bootstrap_over, coverage
+from stablefs.experiments._montecarlo import draw_state, run_units, unit_seed
 from stablefs.experiments._stats import (
     MARGINS,
     MIN_RUNS,
     better_rule,
     bootstrap_counts,
-    count_verdicts,
+    combine_verdicts,
     interval,
     kuncheva_path,
     mean_boot,
     t_interval,
-    tally,
     verdict_positive,
 )
-from stablefs.experiments._stats import combine_verdicts as _combine
 from stablefs.experiments._stats import fmt_interval as _ci
 from stablefs.experiments._stats import fmt_value as _fmt
+from stablefs.experiments.simba_liw_readings import (
+    CONTROLS,
+    OUR_READING,
+    READINGS,
+    RELIEFF_READINGS,
+    control_orders,
+    control_tables,
+    reading_claims,
+    reading_orders,
+    reading_tables,
+)
+from stablefs.experiments.simba_liw_readings import weight_diagnostics as _weight_diagnostics
+from stablefs.experiments.simba_liw_xor import weight_angle, xor_claims, xor_data, xor_study
 
 __all__ = [
+    "CONTROLS",
+    "OUR_READING",
+    "READINGS",
+    "RELIEFF_READINGS",
     "SimbaLiw",
     "SimbaLiwConfig",
     "top_k_precision",
@@ -87,24 +106,6 @@ SIMBA, LIW, MIW = METHODS
 RELIEFF = {"relieff": "ReliefF", "iw-relieff": "IW ReliefF"}
 #: the XOR demonstration (thesis Fig. 8.4): Relief and the three Simba forms
 XOR_METHODS = {"relief": "Relief", **METHODS}
-#: controls that tell why SimbaLIW gains or loses (on the first ``control_sets`` sets)
-CONTROLS = {
-    "liw-shuffled": "SimbaLIW, weights shuffled among the instances",
-    "liw-relevant": "SimbaLIW, margins on the relevant features only",
-    "simba-draws": "Simba, instances drawn with replacement",
-}
-
-#: the readings of sec. 8.2-8.3 run as controls on the first ``reading_sets`` sets: name ->
-#: (margin of eq. 8.2, min-max scaled features, instances drawn with replacement)
-READINGS = {f"{mg}/{'scaled' if sc else 'unscaled'}/{'draws' if dr else 'permutation'}":
-            (mg, sc, dr) for mg in ("nearest", "all") for sc in (True, False)
-            for dr in (False, True)}
-#: the project's reading (the SimbaLIW of the main study)
-OUR_READING = "nearest/scaled/permutation"
-#: readings of IW ReliefF (Han 2012): margin vectors on scaled or raw features, and the
-#: distance between margin vectors (eq. 4.6 does not name it)
-RELIEFF_READINGS = {f"{'scaled' if sc else 'unscaled'}/{mt}": (sc, mt)
-                    for sc in (True, False) for mt in ("euclidean", "cityblock")}
 
 #: study numbers in the units' random-stream keys
 _SETS, _XOR, _BOOT = 1, 2, 9
@@ -228,51 +229,6 @@ def top_k_precision(orders: np.ndarray, relevant, k: int) -> np.ndarray:
     return np.isin(orders[:, :k], np.asarray(relevant)).mean(axis=1)
 
 
-def xor_data(n_samples: int = 1000, n_features: int = 10, n_relevant: int = 3,
-             random_state=None) -> tuple[np.ndarray, np.ndarray]:
-    """The XOR problem of Gilad-Bachrach, Navot and Tishby (2004; thesis sec. 2.4.2).
-
-    "1000 sample points with 10 real valued features; the target concept is an xor function
-    over the first 3 features". The distribution of the features is not stated; we draw them
-    independently and uniformly from ``[-1, 1]`` and label each point by the parity of the
-    number of positive values among its first ``n_relevant`` features (the XOR of their
-    signs), so that every single feature, and every pair of the relevant ones, is independent
-    of the label.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, n_features)
-    y : int ndarray of shape (n_samples,), 0 or 1
-    """
-    rng = np.random.default_rng(random_state)
-    X = rng.uniform(-1.0, 1.0, size=(n_samples, n_features))
-    y = (np.sum(X[:, :n_relevant] > 0, axis=1) % 2).astype(np.int64)
-    return X, y
-
-
-def weight_angle(weights: np.ndarray, n_relevant: int) -> np.ndarray:
-    """Angle (degrees) between feature weights and the correct weight vector.
-
-    The correct vector is 1 on the first ``n_relevant`` features and 0 elsewhere (the measure
-    of Gilad-Bachrach, Navot and Tishby 2004 for the XOR problem): 0 degrees when only the
-    relevant features weigh, and equally; 90 when they weigh nothing. A zero vector gets 90.
-
-    Parameters
-    ----------
-    weights : ndarray of shape (..., p)
-
-    Returns
-    -------
-    ndarray of shape (...)
-    """
-    W = np.asarray(weights, dtype=np.float64)
-    norm = np.sqrt(np.einsum("...j,...j->...", W, W))
-    dot = W[..., :n_relevant].sum(axis=-1) / np.sqrt(n_relevant)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cos = np.where(norm > 0, dot / norm, 0.0)
-    return np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
-
-
 # ------------------------------------------------------------------------ units
 
 
@@ -302,7 +258,7 @@ def _set_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
         methods.update(dict.fromkeys(RELIEFF, "relieff"))
     fitted = {}
     for m, family in methods.items():
-        state = int(rng.integers(2**31 - 1))
+        state = draw_state(rng)
         opts = _simba_options(cfg, m) if family == "simba" else {}
         sel = make_selector(m, random_state=state, **opts).fit(ds.X, ds.y)
         order = np.argsort(sel.ranking_, kind="stable")[: cfg["k_max"]]
@@ -313,86 +269,15 @@ def _set_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
     flipped = (ds.y == 1) != (ds.meta["component"] == 1)
     weights = {"liw": fitted[LIW][0].instance_weights_, "mbiw": fitted[MIW][0].instance_weights_}
     if key[-1] < cfg["control_sets"]:
-        weights["liw-relevant"], orders = _controls(ds.X, ds.y, cfg, fitted, rng)
+        weights["liw-relevant"], orders = control_orders(ds.X, ds.y, cfg, fitted[LIW],
+                                                         fitted[SIMBA][1], rng)
         out.update({f"{name}:order": order for name, order in orders.items()})
     for name, w in weights.items():
         out[f"{name}:diagnostics"] = _weight_diagnostics(w, flipped)
     if key[-1] < cfg["reading_sets"]:
-        out.update(_readings(ds.X, ds.y, cfg, rng))
+        out.update(reading_orders(ds.X, ds.y, cfg, rng))
     return out
 
-
-def _readings(X, y, cfg: dict, rng) -> dict[str, np.ndarray]:
-    """Simba and SimbaLIW under every reading of :data:`READINGS`, and IW ReliefF under every
-    reading of :data:`RELIEFF_READINGS`, on one training set: their best ``k_max`` features.
-
-    Without replacement Simba visits a random permutation and SimbaLIW is Alg. 8.1's
-    NormalDelta (``w <- w + omega(x) Delta``, the main study's form); with replacement Simba
-    draws n instances uniformly and SimbaLIW is Alg. 8.1's Sample (n draws with probabilities
-    ``omega / sum(omega)``, updates unweighted), the thesis' own with-replacement variant."""
-    from stablefs.methods import make_selector
-    from stablefs.selectors.simba import simba_weights
-    from stablefs.stabilizers import logistic_instance_weights
-
-    out: dict[str, np.ndarray] = {}
-
-    def top(w):
-        return np.argsort(-np.asarray(w), kind="stable")[: cfg["k_max"]].astype(np.int32)
-
-    done = {}
-    for name, (margin, scale, draws) in READINGS.items():
-        strategy = "sample" if draws else "normal"
-        if (scale, draws) not in done:  # Simba does not depend on the margin reading
-            done[(scale, draws)] = top(simba_weights(
-                X, y, None, n_passes=cfg["n_passes"], strategy=strategy, scale=scale,
-                random_state=int(rng.integers(2**31 - 1))))
-        out[f"reading:{name}:simba"] = done[(scale, draws)]
-        omega = logistic_instance_weights(X, y, scale=scale, margin=margin)
-        if cfg["weight_scale"] == "mean":
-            omega = omega / omega.mean()
-        out[f"reading:{name}:liw"] = top(simba_weights(
-            X, y, omega, n_passes=cfg["n_passes"], strategy=strategy, delta=not draws,
-            scale=scale, random_state=int(rng.integers(2**31 - 1))))
-    for name, (scale, metric) in RELIEFF_READINGS.items():
-        sel = make_selector("iw-relieff", scale=scale, metric=metric,
-                            random_state=int(rng.integers(2**31 - 1))).fit(X, y)
-        out[f"relieff-reading:{name}"] = top(-np.asarray(sel.ranking_, dtype=float))
-    return out
-
-
-def _weight_diagnostics(w: np.ndarray, flipped: np.ndarray) -> np.ndarray:
-    """Kish's effective sample size (sum w)^2 / sum w^2 as a share of n, the share of
-    instances below a tenth of the mean weight, and the mean weight of the instances with a
-    flipped label relative to the mean (NaN if none)."""
-    mean = w.mean()
-    ratio = w[flipped].mean() / mean if flipped.any() else np.nan
-    return np.array([w.sum() ** 2 / (w @ w) / w.size, np.mean(w < 0.1 * mean), ratio,
-                     flipped.mean()])
-
-
-def _controls(X, y, cfg: dict, fitted: dict, rng) -> tuple[np.ndarray, dict]:
-    """The controls of :data:`CONTROLS` on one training set, each with the random state of
-    the fit it varies (so only the instance weights, or only the instance choice, differ)."""
-    from stablefs.selectors.simba import simba_weights
-    from stablefs.stabilizers import logistic_instance_weights
-
-    liw, liw_state = fitted[LIW]
-    _, simba_state = fitted[SIMBA]
-    omega = liw.instance_weights_
-    oracle = logistic_instance_weights(X[:, : cfg["n_relevant"]], y, scale=liw.scale)
-    if liw.weight_scale == "mean":
-        oracle = oracle / oracle.mean()
-    same = {"n_passes": liw.n_passes, "strategy": liw.strategy, "delta": liw.delta,
-            "scale": liw.scale}
-    scores = {
-        "liw-shuffled": simba_weights(X, y, omega[rng.permutation(omega.size)],
-                                      random_state=liw_state, **same),
-        "liw-relevant": simba_weights(X, y, oracle, random_state=liw_state, **same),
-        "simba-draws": simba_weights(X, y, None, n_passes=cfg["n_passes"], strategy="sample",
-                                     random_state=simba_state),
-    }
-    return oracle, {name: np.argsort(-w, kind="stable")[: cfg["k_max"]].astype(np.int32)
-                    for name, w in scores.items()}
 
 
 def _xor_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
@@ -407,7 +292,7 @@ def _xor_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
     r = cfg["xor_relevant"]
     out: dict[str, np.ndarray] = {}
     for m in XOR_METHODS:
-        state = int(rng.integers(2**31 - 1))
+        state = draw_state(rng)
         opts = _simba_options(cfg, m) if m in METHODS else {}
         sel = make_selector(m, random_state=state, **opts).fit(X, y)
         out[f"{m}:weights"] = np.asarray(sel.scores_, dtype=np.float64)
@@ -458,31 +343,20 @@ class SimbaLiw(Experiment):
     def check_config(self, config) -> None:
         super().check_config(config)
         c = config
-        for name, minimum in (("n_sets", 2), ("n_train", 4), ("n_features", 4),
-                              ("n_relevant", 1), ("block_size", 1), ("k_max", 1),
-                              ("precision_k", 1), ("n_passes", 1), ("relieff_sets", 2),
-                              ("relieff_k", 1), ("control_sets", 2), ("reading_sets", 2),
-                              ("xor_sets", 2),
-                              ("xor_samples", 4), ("xor_features", 2), ("xor_relevant", 1),
-                              ("peak_low", 1), ("peak_high", 1), ("n_bootstrap", 10)):
-            check_whole(name, getattr(c, name), minimum)
+        check_wholes(c, {"n_sets": 2, "n_train": 4, "n_features": 4, "n_relevant": 1,
+                         "block_size": 1, "k_max": 1, "precision_k": 1, "n_passes": 1,
+                         "relieff_sets": 2, "relieff_k": 1, "control_sets": 2,
+                         "reading_sets": 2, "xor_sets": 2, "xor_samples": 4,
+                         "xor_features": 2, "xor_relevant": 1, "peak_low": 1, "peak_high": 1,
+                         "n_bootstrap": 10})
         check_real("alpha", c.alpha, 0.0, 0.5)
-        check_real("mean", c.mean, 0.0, np.inf)
+        check_block_generator(c)
         if not isinstance(c.balanced, bool):
             raise StablefsError(f"balanced = {c.balanced}: use true or false.")
         if c.strategy not in ("normal", "sample", "order"):
             raise StablefsError(f"strategy = {c.strategy!r}: use normal, sample or order.")
         if c.weight_scale not in ("mean", "none"):
             raise StablefsError(f"weight_scale = {c.weight_scale!r}: use mean or none.")
-        if c.n_relevant >= c.n_features:
-            raise StablefsError(f"n_relevant = {c.n_relevant} must be below n_features = "
-                                f"{c.n_features}.")
-        if c.block_size > c.n_features:
-            raise StablefsError(f"block_size = {c.block_size} must be at most n_features = "
-                                f"{c.n_features}.")
-        low = -1.0 / (c.block_size - 1) if c.block_size > 1 else -1.0
-        if not isinstance(c.rho, int | float) or not low <= c.rho < 1:
-            raise StablefsError(f"rho = {c.rho}: it must lie in [{low:.3g}, 1).")
         if c.k_max >= c.n_features:
             raise StablefsError(f"k_max = {c.k_max} must be below n_features = "
                                 f"{c.n_features}.")
@@ -516,30 +390,28 @@ class SimbaLiw(Experiment):
                + config.reading_sets * (1.8 * config.n_passes + 0.3) * scale
                + config.relieff_sets * 0.05 * scale
                + config.xor_sets * 1.2 * (config.xor_samples / 1000) ** 2 * config.n_passes)
-        workers = estimate_workers(n_jobs)
-        return 5.0 + cpu / workers + 2e-6 * config.n_bootstrap * config.k_max * 3
+        return (estimate_wall(cpu, n_jobs, 5.0)
+                + 2e-6 * config.n_bootstrap * config.k_max * 3)
 
     # -- run ------------------------------------------------------------------------------
     def run(self, config: SimbaLiwConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        cfg = dataclasses.asdict(config)
-        common = {"cfg": cfg, "seed": seed}
-        timings: dict[str, float] = {}
-        t0 = time.perf_counter()
-        sets = run_units(_set_unit, [(_SETS, i) for i in range(config.n_sets)],
-                         study="sets", common=common, n_jobs=n_jobs, progress=progress,
-                         cache=cache, desc="Figs. 8.2-8.3")
-        timings["training_sets"] = round(time.perf_counter() - t0, 3)
-        t1 = time.perf_counter()
-        xor = run_units(_xor_unit, [(_XOR, i) for i in range(config.xor_sets)], study="xor",
-                        common=common, n_jobs=n_jobs, progress=progress, cache=cache,
-                        desc="Fig. 8.4 (XOR)")
-        timings["xor"] = round(time.perf_counter() - t1, 3)
-        t2 = time.perf_counter()
-        rng = np.random.default_rng(unit_seed(seed, _BOOT))
-        outcome = _Analysis(config, sets, xor, rng).outcome()
-        timings["analysis"] = round(time.perf_counter() - t2, 3)
-        outcome.timings = timings
+        from stablefs.experiments.simba_liw_report import SimbaLiwReport
+
+        common = {"cfg": dataclasses.asdict(config), "seed": seed}
+        clock = Stopwatch()
+        with clock("training_sets"):
+            sets = run_units(_set_unit, [(_SETS, i) for i in range(config.n_sets)],
+                             study="sets", common=common, n_jobs=n_jobs, progress=progress,
+                             cache=cache, desc="Figs. 8.2-8.3")
+        with clock("xor"):
+            xor = run_units(_xor_unit, [(_XOR, i) for i in range(config.xor_sets)],
+                            study="xor", common=common, n_jobs=n_jobs, progress=progress,
+                            cache=cache, desc="Fig. 8.4 (XOR)")
+        with clock("analysis"):
+            rng = np.random.default_rng(unit_seed(seed, _BOOT))
+            outcome = SimbaLiwReport(config, sets, xor, rng).outcome()
+        outcome.timings = clock.timings
         return outcome
 
 
@@ -550,8 +422,9 @@ def _p(p: float) -> str:
     return "< 1e-300" if p == 0 else f"{p:.2g}"
 
 
-class _Analysis:
-    """Tables, figures and claims from the units' results."""
+class _Analysis(Analysis):
+    """Tables and claims from the units' results (the figures, notes and published numbers:
+    :class:`~stablefs.experiments.simba_liw_report.SimbaLiwReport`)."""
 
     def __init__(self, config: SimbaLiwConfig, sets, xor, rng):
         c = self.c = config
@@ -575,28 +448,18 @@ class _Analysis:
                 rows.append({"method": label, "k": int(k), "kuncheva": float(self.kun[m][j]),
                              "low": lo, "high": hi})
         self.kun_table = pd.DataFrame(rows)
+        # ---- per k: is a more stable than b (paired, the same resamples)
         rows = []
-        self.kun_verdicts = {}
-        for m in (LIW, MIW):
-            diff = self.kun_boot[m] - self.kun_boot[SIMBA]
-            verdicts = []
+        self.per_k: dict[tuple[str, str], Cells] = {}
+        for a, b in ((LIW, SIMBA), (MIW, SIMBA), (MIW, LIW)):
+            cells = self.per_k[a, b] = Cells()
+            diff = self.kun_boot[a] - self.kun_boot[b]
             for j, k in enumerate(self.ks):
-                v, lo, hi = verdict_positive(diff[:, j], c.alpha, runs=M,
-                                             margin=MARGINS["kuncheva"])
-                verdicts.append(v)
-                rows.append({"comparison": f"{METHODS[m]} - Simba", "k": int(k),
-                             "difference": float(self.kun[m][j] - self.kun[SIMBA][j]),
+                v, lo, hi = cells.add(verdict_positive(diff[:, j], c.alpha, runs=M,
+                                                       margin=MARGINS["kuncheva"]))
+                rows.append({"comparison": f"{METHODS[a]} - {METHODS[b]}", "k": int(k),
+                             "difference": float(self.kun[a][j] - self.kun[b][j]),
                              "low": lo, "high": hi, "verdict": v})
-            self.kun_verdicts[m] = verdicts
-        diff = self.kun_boot[MIW] - self.kun_boot[LIW]
-        self.miw_vs_liw = []
-        for j, k in enumerate(self.ks):
-            v, lo, hi = verdict_positive(diff[:, j], c.alpha, runs=M,
-                                         margin=MARGINS["kuncheva"])
-            self.miw_vs_liw.append(v)
-            rows.append({"comparison": "SimbaMIW - SimbaLIW", "k": int(k),
-                         "difference": float(self.kun[MIW][j] - self.kun[LIW][j]),
-                         "low": lo, "high": hi, "verdict": v})
         self.diff_table = pd.DataFrame(rows)
         # ---- peaks: k of maximum Kuncheva, and its bootstrap distribution
         self.peak, self.peak_boot = {}, {}
@@ -649,241 +512,25 @@ class _Analysis:
                              "low": np.nan, "high": np.nan})
         self.relieff_table = pd.DataFrame(rows)
         # ---- controls: why SimbaLIW gains or loses
-        self._controls(sets)
-        self._readings(sets)
-        # ---- XOR
-        self.xw = {m: np.stack([res[f"{m}:weights"] for res in xor]) for m in XOR_METHODS}
-        self.xa = {m: np.stack([res[f"{m}:angles"] for res in xor]) for m in METHODS}
-        r = c.xor_relevant
-        self.x_angle = {m: weight_angle(self.xw[m], r) for m in XOR_METHODS}
-        self.x_top = {}
-        for m in XOR_METHODS:
-            order = np.argsort(-self.xw[m], axis=1, kind="stable")
-            self.x_top[m] = np.all(np.sort(order[:, :r], axis=1) == np.arange(r), axis=1)
-        rows = []
-        for m, label in XOR_METHODS.items():
-            W = self.xw[m] / np.abs(self.xw[m]).max(axis=1, keepdims=True)
-            for j in range(c.xor_features):
-                rows.append({"method": label, "feature": j + 1, "relevant": j < r,
-                             "weight_mean": float(W[:, j].mean()),
-                             "weight_sd": float(W[:, j].std(ddof=1))})
-        self.xor_weights = pd.DataFrame(rows)
-        rows = []
-        for m, label in XOR_METHODS.items():
-            row = {"method": label, "final_angle_deg": float(self.x_angle[m].mean()),
-                   "final_angle_sd": float(self.x_angle[m].std(ddof=1)),
-                   "share_top3_correct": float(self.x_top[m].mean())}
-            if m in METHODS:
-                row["mean_angle_over_updates"] = float(self.xa[m].mean())
-            rows.append(row)
-        self.xor_summary = pd.DataFrame(rows)
-        steps = self.xa[SIMBA].shape[1]
-        every = max(1, steps // 200)
-        rows = []
-        for m, label in METHODS.items():
-            A = self.xa[m].astype(np.float64)
-            for t in range(every - 1, steps, every):
-                rows.append({"method": label, "update": t + 1,
-                             "angle_mean": float(A[:, t].mean()),
-                             "angle_sd": float(A[:, t].std(ddof=1))})
-        self.xor_path = pd.DataFrame(rows)
+        self.control_table, self.weight_table = control_tables(
+            c, sets, {METHODS[m]: self.orders[m][: c.control_sets] for m in (SIMBA, LIW)},
+            rng, self.relevant)
+        self.reading_table, self.relieff_reading_table = reading_tables(
+            c, sets, rng, self.ks, self.relevant)
+        self.xor = xor_study(c, xor, METHODS, XOR_METHODS)
 
-    def _controls(self, sets) -> None:
-        c = self.c
-        n = c.control_sets
-        k = c.precision_k
-        C = bootstrap_counts(self.rng, n, c.n_bootstrap)
-        orders = {m: self.orders[m][:n] for m in (SIMBA, LIW)}
-        orders.update({m: np.stack([res[f"{m}:order"] for res in sets[:n]]) for m in CONTROLS})
-        labels = {SIMBA: METHODS[SIMBA], LIW: METHODS[LIW], **CONTROLS}
-        kb = {m: kuncheva_path(o, c.n_features, [k], C)[:, 0] for m, o in orders.items()}
-        prec = {m: top_k_precision(o, self.relevant, k) for m, o in orders.items()}
-        rows = []
-        for m, o in orders.items():
-            klo, khi = t_interval(kb[m] - kb[SIMBA], n, c.alpha)
-            plo, phi = t_interval(mean_boot(prec[m] - prec[SIMBA], C), n, c.alpha,
-                                  float((prec[m] - prec[SIMBA]).mean()))
-            rows.append({"variant": labels[m], "sets": n, "k": k,
-                         "kuncheva": float(kuncheva_path(o, c.n_features, [k])[0]),
-                         "kuncheva_minus_simba_low": klo, "kuncheva_minus_simba_high": khi,
-                         "precision": float(prec[m].mean()),
-                         "precision_minus_simba_low": plo, "precision_minus_simba_high": phi})
-        self.control_table = pd.DataFrame(rows)
-        rows = []
-        names = {"liw": f"SimbaLIW's logistic weights ({c.n_sets} sets)",
-                 "mbiw": f"SimbaMIW's margin-based weights ({c.n_sets} sets)",
-                 "liw-relevant": f"logistic weights of the margins on the {c.n_relevant} "
-                                 f"relevant features ({n} sets)"}
-        for name, label in names.items():
-            D = np.stack([res[f"{name}:diagnostics"] for res in sets
-                          if f"{name}:diagnostics" in res])
-            rows.append({"weights": label, "effective_share": float(D[:, 0].mean()),
-                         "share_below_tenth_of_mean": float(D[:, 1].mean()),
-                         "flipped_weight_ratio": float(np.nanmean(D[:, 2])),
-                         "flipped_share": float(D[:, 3].mean())})
-        self.weight_table = pd.DataFrame(rows)
-
-    def _readings(self, sets) -> None:
-        """Claims 5a, 5b (and R) under every reading, on the first ``reading_sets`` sets."""
-        c = self.c
-        n, a = c.reading_sets, c.alpha
-        C = bootstrap_counts(self.rng, n, c.n_bootstrap)
-        k50 = c.precision_k
-        rows = []
-        for name in READINGS:
-            o_s = np.stack([res[f"reading:{name}:simba"] for res in sets[:n]])
-            o_l = np.stack([res[f"reading:{name}:liw"] for res in sets[:n]])
-            kun_s = kuncheva_path(o_s, c.n_features, self.ks)
-            kun_l = kuncheva_path(o_l, c.n_features, self.ks)
-            diff = (kuncheva_path(o_l, c.n_features, self.ks, C)
-                    - kuncheva_path(o_s, c.n_features, self.ks, C))
-            per_k = [verdict_positive(diff[:, j], a, runs=n, margin=MARGINS["kuncheva"],
-                                      estimate=float(kun_l[j] - kun_s[j]))
-                     for j in range(self.ks.size)]
-            p_s = top_k_precision(o_s, self.relevant, k50)
-            p_l = top_k_precision(o_l, self.relevant, k50)
-            v5b, plo, phi = verdict_positive(mean_boot(p_l - p_s, C), a, runs=n,
-                                             margin=MARGINS["precision"],
-                                             estimate=float((p_l - p_s).mean()))
-            j50 = k50 - 1
-            rows.append({
-                "reading": name, "sets": n, "simba_kuncheva_k50": float(kun_s[j50]),
-                "liw_kuncheva_k50": float(kun_l[j50]),
-                "liw_minus_simba_k50_low": per_k[j50][1],
-                "liw_minus_simba_k50_high": per_k[j50][2],
-                "sizes_liw_more_stable": sum(v[0] == "holds" for v in per_k),
-                "sizes_liw_less_stable": sum(v[0] == "does not hold" for v in per_k),
-                "verdict_5a": _combine(v[0] for v in per_k),
-                "majority_5a": tally(v[0] for v in per_k),
-                "simba_precision": float(p_s.mean()), "liw_precision": float(p_l.mean()),
-                "precision_diff_low": plo, "precision_diff_high": phi, "verdict_5b": v5b,
-                "peak_simba": int(self.ks[int(np.nanargmax(kun_s))]),
-                "peak_liw": int(self.ks[int(np.nanargmax(kun_l))]),
-            })
-        self.reading_table = pd.DataFrame(rows)
-        base = np.stack([res["relieff:order"] for res in sets[:n]]) if all(
-            "relieff:order" in res for res in sets[:n]) else None
-        rows = []
-        for name in RELIEFF_READINGS:
-            o = np.stack([res[f"relieff-reading:{name}"] for res in sets[:n]])
-            row = {"reading": name, "sets": n,
-                   "iw_relieff_kuncheva": float(kuncheva_path(o, c.n_features,
-                                                              [c.relieff_k])[0]),
-                   "iw_relieff_precision": float(top_k_precision(o, self.relevant,
-                                                                 c.relieff_k).mean())}
-            if base is not None:
-                d = (kuncheva_path(o, c.n_features, [c.relieff_k], C)[:, 0]
-                     - kuncheva_path(base, c.n_features, [c.relieff_k], C)[:, 0])
-                plain = float(kuncheva_path(base, c.n_features, [c.relieff_k])[0])
-                v, lo, hi = verdict_positive(d, a, runs=n, margin=MARGINS["kuncheva"],
-                                             estimate=row["iw_relieff_kuncheva"] - plain)
-                row.update({"relieff_kuncheva": plain, "iw_minus_relieff_low": lo,
-                            "iw_minus_relieff_high": hi, "verdict_R": v})
-            rows.append(row)
-        self.relieff_reading_table = pd.DataFrame(rows)
-
-    def reading_claims(self) -> list[Claim]:
-        """Claims 5a, 5b and R judged under every reading (ids ``5a/<reading>`` ...)."""
-        c = self.c
-        n, a = c.reading_sets, c.alpha
-        out = []
-        for r in self.reading_table.itertuples():
-            mg, sc, dr = READINGS[r.reading]
-            how = (f"eq. 8.2's margin {'to the nearest hit and miss' if mg == 'nearest' else 'averaged over all the rest'}, "  # noqa: E501
-                   f"{'min-max scaled' if sc else 'raw'} features, instances "
-                   f"{'drawn with replacement (Simba uniform, SimbaLIW Alg. 8.1 Sample)' if dr else 'in a random permutation (SimbaLIW NormalDelta)'}")  # noqa: E501
-            ours = " (the main study's reading)" if r.reading == OUR_READING else ""
-            out.append(Claim(
-                f"5a/{r.reading}", f"Claim 5a under the reading: {how}{ours}.",
-                f"first {n} training sets; per k = 1..{c.k_max}: "
-                + better_rule(MARGINS["kuncheva"], n, a, "paired difference of Kuncheva")
-                + "; the claim holds if it holds at every k",
-                f"Kuncheva at k = {c.precision_k}: Simba {r.simba_kuncheva_k50:.3f}, SimbaLIW "
-                f"{r.liw_kuncheva_k50:.3f}, difference "
-                f"{_ci(r.liw_minus_simba_k50_low, r.liw_minus_simba_k50_high)}; SimbaLIW more "
-                f"stable at {r.sizes_liw_more_stable} of {self.ks.size} sizes, less at "
-                f"{r.sizes_liw_less_stable}; {r.majority_5a}; peaks {r.peak_simba} and "
-                f"{r.peak_liw} (thesis 42 and 40)", r.verdict_5a, "tables/readings.csv"))
-            out.append(Claim(
-                f"5b/{r.reading}", f"Claim 5b under the reading: {how}{ours}.",
-                f"first {n} training sets; top-{c.precision_k} precision, SimbaLIW minus "
-                "Simba; " + better_rule(MARGINS["precision"], n, a),
-                f"Simba {r.simba_precision:.4f}, SimbaLIW {r.liw_precision:.4f} (thesis 0.4722 "
-                f"and 0.5414); difference {_ci(r.precision_diff_low, r.precision_diff_high)}",
-                r.verdict_5b, "tables/readings.csv"))
-        if "verdict_R" in self.relieff_reading_table:
-            for r in self.relieff_reading_table.itertuples():
-                out.append(Claim(
-                    f"R/{r.reading}", "Claim R with IW ReliefF's margin vectors on "
-                    f"{r.reading.split('/')[0]} features and the {r.reading.split('/')[1]} "
-                    "distance between them (Han 2012, eqs. 4.2, 4.6).",
-                    f"first {n} training sets, k = {c.relieff_k}; paired Kuncheva difference "
-                    "IW ReliefF minus ReliefF; "
-                    + better_rule(MARGINS["kuncheva"], n, a),
-                    f"ReliefF {r.relieff_kuncheva:.3f}, IW ReliefF {r.iw_relieff_kuncheva:.3f}, "
-                    f"difference {_ci(r.iw_minus_relieff_low, r.iw_minus_relieff_high)}",
-                    r.verdict_R, "tables/relieff_readings.csv"))
-        return out
-
-    def which_reading(self) -> str:
-        """Which readings reproduce the thesis (5a and 5b hold)."""
-        t = self.reading_table
-        both = t[(t.verdict_5a == "holds") & (t.verdict_5b == "holds")].reading.tolist()
-        gap = (t.liw_precision - 0.5414).abs() + (t.simba_precision - 0.4722).abs()
-        near = t.reading[int(np.argmin(gap.to_numpy()))]
-        return ((f"Readings under which 5a and 5b both hold: {', '.join(both)}. " if both else
-                 "No reading makes both 5a and 5b hold. ")
-                + f"Closest to the thesis' precisions (0.4722, 0.5414): {near}.")
-
-    def why_section(self) -> list[tuple[str, str]]:
-        """The controls in words (the report's section "What the instance weights do")."""
-        c = self.c
-        ct = self.control_table.set_index("variant")
-        wt = self.weight_table.set_index("weights")
-        liw, mbiw, rel = (wt.iloc[i] for i in range(3))
-
-        def row(label):
-            r = ct.loc[label]
-            return (f"precision {r.precision:.3f}, Kuncheva {r.kuncheva:.3f} (minus Simba's: "
-                    f"{_ci(r.precision_minus_simba_low, r.precision_minus_simba_high)} and "
-                    f"{_ci(r.kuncheva_minus_simba_low, r.kuncheva_minus_simba_high)})")
-
-        text = (
-            f"SimbaLIW's logistic weights keep an effective sample size (Kish: (sum w)^2 / "
-            f"sum w^2) of {100 * liw.effective_share:.0f} % of the instances, and "
-            f"{100 * liw.share_below_tenth_of_mean:.0f} % of the instances get less than a "
-            f"tenth of the mean weight; SimbaMIW's margin-based weights keep "
-            f"{100 * mbiw.effective_share:.1f} %, so SimbaMIW is close to Simba. The instances "
-            f"whose sign label differs from their mixture component "
-            f"({100 * liw.flipped_share:.1f} %) get {liw.flipped_weight_ratio:.2f} x the mean "
-            f"logistic weight when the margins are measured on all {c.n_features} features, "
-            f"and {rel.flipped_weight_ratio:.2f} x when they are measured on the "
-            f"{c.n_relevant} relevant features only. On the first {c.control_sets} training "
-            f"sets, at k = {c.precision_k} ({100 * (1 - c.alpha):g} % paired bootstrap "
-            f"intervals): Simba {row(METHODS[SIMBA]).split(' (')[0]}; SimbaLIW "
-            f"{row(METHODS[LIW])}; the same weights shuffled among the instances (their "
-            f"spread without their information) {row(CONTROLS['liw-shuffled'])}; weights from "
-            f"the margins on the relevant features {row(CONTROLS['liw-relevant'])}; plain "
-            f"Simba drawing its instances with replacement (Alg. 2.5 read literally) "
-            f"{row(CONTROLS['simba-draws'])}. See tables/controls.csv and "
-            "tables/instance_weights.csv."
-        )
-        return [("What the instance weights do", text)]
-
-    # -- claims ---------------------------------------------------------------------------
     def claims(self) -> list[Claim]:
         from scipy import stats
 
         c, a = self.c, self.c.alpha
-        cover = f"{100 * (1 - a):g} %"
+        cover = coverage(a)
         M, B = c.n_sets, c.n_bootstrap
-        paired = f"paired bootstrap over the {M} training sets ({B} resamples)"
+        paired = bootstrap_over(M, B)
         K = self.ks.size
         claims = []
 
         # 5a: SimbaLIW more stable than Simba at every k
-        v = self.kun_verdicts[LIW]
-        tally = {w: v.count(w) for w in VERDICTS}
+        cells = self.per_k[LIW, SIMBA]
         d = self.kun[LIW] - self.kun[SIMBA]
         j = int(np.argmin(d))
         claims.append(Claim(
@@ -892,12 +539,13 @@ class _Analysis:
             f"At every k = 1..{c.k_max}: {paired} of the mean pairwise Kuncheva index, SimbaLIW "
             "minus Simba; per k: " + better_rule(MARGINS["kuncheva"], M, a)
             + "; the claim holds if it holds at every k, does not hold if it fails at one.",
-            f"SimbaLIW higher at {tally['holds']} of {K} sizes, not higher at "
-            f"{tally['does not hold']}, no practical difference at "
-            f"{tally['no practical difference']}, inconclusive at {tally['inconclusive']}; "
+            f"SimbaLIW higher at {cells.count('holds')} of {K} sizes, not higher at "
+            f"{cells.count('does not hold')}, no practical difference at "
+            f"{cells.count('no practical difference')}, inconclusive at "
+            f"{cells.count('inconclusive')}; "
             f"at k = {c.precision_k}: Simba {_fmt(self._kun(SIMBA, c.precision_k))}, SimbaLIW "
             f"{_fmt(self._kun(LIW, c.precision_k))}; smallest difference {_fmt(d[j])} at "
-            f"k = {int(self.ks[j])}", _combine(v),
+            f"k = {int(self.ks[j])}", cells.verdict,
             "tables/kuncheva_differences.csv; figures/fig8_2_stability_precision.png"))
 
         # 5b: top-50 precision SimbaLIW > Simba
@@ -939,10 +587,11 @@ class _Analysis:
                 "tables/kuncheva.csv; figures/fig8_2_stability_precision.png"))
 
         # 5e: SimbaMIW the most stable of the three
-        v = [_combine(pair) for pair in zip(self.kun_verdicts[MIW], self.miw_vs_liw,
-                                            strict=True)]
-        over_simba = self.kun_verdicts[MIW].count("holds")
-        over_liw = self.miw_vs_liw.count("holds")
+        miw, miw_liw = self.per_k[MIW, SIMBA], self.per_k[MIW, LIW]
+        v = [combine_verdicts(pair) for pair in zip(miw.verdicts, miw_liw.verdicts,
+                                                    strict=True)]
+        over_simba = miw.count("holds")
+        over_liw = miw_liw.count("holds")
         claims.append(Claim(
             "5e", "SimbaMIW delivers the most stable feature sets of the three, followed by "
             "SimbaLIW (2019 stability thesis, sec. 8.4.3, on real data; checked here on the "
@@ -951,9 +600,9 @@ class _Analysis:
             "minus SimbaLIW; per comparison and k: " + better_rule(MARGINS["kuncheva"], M, a)
             + "; the claim holds if both hold at every k, does not hold if either fails at one.",
             f"SimbaMIW above Simba at {over_simba} of {K} sizes (below at "
-            f"{self.kun_verdicts[MIW].count('does not hold')}), above SimbaLIW at {over_liw} "
-            f"(below at {self.miw_vs_liw.count('does not hold')}); at k = {c.precision_k}: "
-            f"SimbaMIW {_fmt(self._kun(MIW, c.precision_k))}", _combine(v),
+            f"{miw.count('does not hold')}), above SimbaLIW at {over_liw} "
+            f"(below at {miw_liw.count('does not hold')}); at k = {c.precision_k}: "
+            f"SimbaMIW {_fmt(self._kun(MIW, c.precision_k))}", combine_verdicts(v),
             "tables/kuncheva_differences.csv"))
 
         # R: IW ReliefF more stable than ReliefF at relieff_k
@@ -973,306 +622,21 @@ class _Analysis:
             f"{self.r_prec['relieff'].mean():.4f} and {self.r_prec['iw-relieff'].mean():.4f}",
             verdict, "tables/relieff.csv; figures/relieff_stability.png"))
 
-        # 10a: every Simba form beats Relief on XOR
-        Cx = bootstrap_counts(self.rng, c.xor_sets, B)
-        verdicts, parts = [], []
-        for m in METHODS:
-            gain = self.x_angle["relief"] - self.x_angle[m]
-            v, lo, hi = verdict_positive(mean_boot(gain, Cx), a, runs=c.xor_sets,
-                                         margin=MARGINS["angle"], estimate=float(gain.mean()))
-            verdicts.append(v)
-            parts.append(f"{METHODS[m]} {self.x_angle[m].mean():.1f} deg "
-                         f"({100 * self.x_top[m].mean():.0f} %), Relief minus it {_ci(lo, hi)}")
-        claims.append(Claim(
-            "10a", "On the XOR problem (3 relevant of 10 features), Simba, SimbaLIW and "
-            "SimbaMIW all outperform Relief (2019 stability thesis, sec. 8.4.1, Fig. 8.4; "
-            "sec. 2.4.2, Fig. 2.12).",
-            f"Angle between each method's final feature weights and the correct vector "
-            f"(1, 1, 1, 0, ...), {c.xor_sets} XOR data sets of {c.xor_samples}; paired "
-            f"bootstrap ({B} resamples) of Relief's mean angle minus the method's (degrees); "
-            + better_rule(MARGINS["angle"], c.xor_sets, a) + "; the claim holds if it holds "
-            "for all three, does not hold if it fails for one.",
-            f"Relief {self.x_angle['relief'].mean():.1f} deg (top 3 correct in "
-            f"{100 * self.x_top['relief'].mean():.0f} % of the sets); " + "; ".join(parts),
-            _combine(verdicts), "tables/xor_summary.csv; figures/fig8_4_xor_weights.png"))
-
-        # 10b: SimbaLIW converges first
-        verdicts, parts = [], []
-        mean_path = {m: self.xa[m].astype(np.float64).mean(axis=1) for m in METHODS}
-        for m in (SIMBA, MIW):
-            gain = mean_path[m] - mean_path[LIW]
-            v, lo, hi = verdict_positive(mean_boot(gain, Cx), a, runs=c.xor_sets,
-                                         margin=MARGINS["angle"], estimate=float(gain.mean()))
-            verdicts.append(v)
-            parts.append(f"{METHODS[m]} minus SimbaLIW {_ci(lo, hi)}")
-        claims.append(Claim(
-            "10b", "SimbaLIW seems to be the one that converges first to the correct feature "
-            "weights on the XOR problem (2019 stability thesis, sec. 8.4.1, Fig. 8.4).",
-            "Angle between the weights and the correct vector after every update of the pass, "
-            "averaged over the updates (the area under the convergence curve: lower = closer "
-            "sooner); paired bootstrap over the XOR sets of Simba minus SimbaLIW and of "
-            "SimbaMIW minus SimbaLIW (degrees); " + better_rule(MARGINS["angle"], c.xor_sets, a)
-            + "; the claim holds if both hold, does not hold if either fails.",
-            "mean angle over the updates: " + ", ".join(
-                f"{METHODS[m]} {mean_path[m].mean():.1f} deg" for m in METHODS)
-            + "; " + "; ".join(parts), _combine(verdicts),
-            "tables/xor_path.csv; figures/xor_convergence.png"))
-        return claims
+        # 10a, 10b: the XOR problem
+        counts = bootstrap_counts(self.rng, c.xor_sets, B)
+        claims += xor_claims(c, self.xor, counts, METHODS, LIW)
+        # 5a, 5b and R under every reading of eq. 8.2 and of IW ReliefF
+        return claims + reading_claims(c, self.reading_table, self.relieff_reading_table, K)
 
     def _kun(self, m: str, k: int) -> float:
         return float(self.kun[m][int(k) - 1])
 
-    # -- published numbers ----------------------------------------------------------------
-    def published(self) -> pd.DataFrame:
-        from scipy import stats
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {"kuncheva": self.kun_table, "kuncheva_differences": self.diff_table,
+                "readings": self.reading_table,
+                "relieff_readings": self.relieff_reading_table,
+                "precision": self.prec_table, "relieff": self.relieff_table,
+                "xor_weights": self.xor.weights, "xor_summary": self.xor.summary,
+                "xor_path": self.xor.path, "controls": self.control_table,
+                "instance_weights": self.weight_table}
 
-        c = self.c
-        welch = stats.ttest_ind(self.prec[LIW], self.prec[SIMBA], equal_var=False)
-        higher = self.kun_verdicts[LIW].count("holds")
-        src = "2019 stability thesis, sec. 8.4.1"
-        rows = [
-            (f"top-{c.precision_k} precision, Simba (mean over the training sets)",
-             PUBLISHED["precision"][SIMBA], round(float(self.prec[SIMBA].mean()), 4), src),
-            (f"top-{c.precision_k} precision, SimbaLIW", PUBLISHED["precision"][LIW],
-             round(float(self.prec[LIW].mean()), 4), src),
-            (f"top-{c.precision_k} precision, SimbaMIW", "not reported",
-             round(float(self.prec[MIW].mean()), 4), src),
-            ("Welch's t-test p-value, SimbaLIW vs Simba precision", "< 2.2e-16",
-             _p(welch.pvalue), src),
-            ("k of maximum Kuncheva index, Simba", PUBLISHED["peak"][SIMBA], self.peak[SIMBA],
-             src + ", Fig. 8.3"),
-            ("k of maximum Kuncheva index, SimbaLIW", PUBLISHED["peak"][LIW], self.peak[LIW],
-             src + ", Fig. 8.3"),
-            (f"sizes k <= {c.k_max} at which SimbaLIW is more stable than Simba", "all",
-             f"{higher} of {self.ks.size}", src + ", Fig. 8.2"),
-            ("training sets (setting)", 500, c.n_sets, src),
-            ("instances x features per training set (setting)", "100 x 1000",
-             f"{c.n_train} x {c.n_features}", src),
-            ("relevant features (setting)", 50, c.n_relevant, src),
-            ("XOR problem: points x features, relevant (setting)", "1000 x 10, 3",
-             f"{c.xor_samples} x {c.xor_features}, {c.xor_relevant}",
-             "2019 stability thesis, sec. 2.4.2"),
-        ]
-        return pd.DataFrame(rows, columns=["quantity", "published", "ours", "source"])
-
-    def notes(self) -> list[str]:
-        c = self.c
-        comp = ("each instance's component a fair coin, as the thesis says ('equiprobably "
-                "drawn')" if not c.balanced else "exactly half from each component, as Han "
-                "2012 sec. 6.1")
-        return [
-            f"Data: Han (2012)'s generator with labels y = sgn(sum_j x_j r_j) and {comp}; "
-            f"{100 * (1 - self.positive.mean()):.1f} % of the labels are -1 on average.",
-            "Simba: one pass over the instances in a random order (T = N), linear utility, "
-            "features min-max scaled on each training set, weights w^2 / max w^2 (Alg. 2.5). "
-            "The thesis does not say which of its six SimbaLIW variants sec. 8.4.1 ran; we run "
-            f"strategy '{c.strategy}' with the Delta-combination (w <- w + omega(x) Delta), "
-            f"omega scaled '{c.weight_scale}' (see the Simba documentation) and "
-            f"{c.n_passes} pass(es); strategy, weight_scale and n_passes are settings.",
-            "SimbaLIW's instance weights: logistic weights of Relief's hypothesis margins, "
-            "alpha = 3.03 (sec. 8.2, eq. 8.2); SimbaMIW's: Han (2012)'s margin-based weights "
-            "(Alg. 1, eqs. 4.2, 4.6).",
-            f"Subsets: the k features of largest weight (ties by the lower index), "
-            f"k = 1..{c.k_max}; Kuncheva's index averaged over all pairs of the {c.n_sets} "
-            "subsets.",
-            f"Precision: share of the {c.n_relevant} relevant features among the top "
-            f"{c.precision_k} (equal to the recall there). The thesis tests the difference "
-            "with Welch's t-test; our verdicts use a paired bootstrap (both methods see the "
-            "same training sets), and Welch's p-value is shown beside it.",
-            "Peak: the k of the largest mean Kuncheva index over the grid; Fig. 8.3's "
-            "precision and recall are computed at our peaks, not the thesis' 42 and 40.",
-            f"XOR: the feature distribution is not stated; we draw the {c.xor_features} "
-            "features uniformly from [-1, 1] and label by the XOR of the signs of the first "
-            f"{c.xor_relevant}; {c.xor_sets} independent data sets of {c.xor_samples} points "
-            "(the thesis shows one). Relief: one nearest hit and miss, every instance "
-            "(Kira and Rendell 1992). Quality is the angle between the weights and "
-            "(1, 1, 1, 0, ..., 0), the measure of Gilad-Bachrach, Navot and Tishby (2004); "
-            "'converges first' is read as the smaller mean angle over the updates of the pass.",
-            f"Controls (not in the thesis), on the first {c.control_sets} training sets: "
-            "SimbaLIW with its weights shuffled among the instances, SimbaLIW with the logistic "
-            f"weights of the margins on the {c.n_relevant} relevant features only, and plain "
-            "Simba visiting instances drawn with replacement; each uses the random state of "
-            "the fit it varies (section 'What the instance weights do').",
-            f"ReliefF (K = 10, every instance; Han 2012 eq. 5.1) and IW ReliefF (margin-based "
-            f"instance weights, eq. 5.3) run on the first {c.relieff_sets} training sets of the "
-            "Simba study (not in the thesis; tables/relieff.csv also lists the Simba forms on "
-            "the same sets).",
-            f"Significance: percentile bootstrap over the training sets ({c.n_bootstrap} "
-            f"resamples, {100 * (1 - c.alpha):g} % intervals), paired.",
-        ]
-
-    def summary(self, claims: list[Claim]) -> list[str]:
-        told = count_verdicts(cl.verdict for cl in claims)
-        c = self.c
-        return [
-            f"Of the {len(claims)} claims, {told}: "
-            + ", ".join(f"{cl.id} {cl.verdict}" for cl in claims) + ".",
-            f"Top-{c.precision_k} precision: Simba {self.prec[SIMBA].mean():.4f}, SimbaLIW "
-            f"{self.prec[LIW].mean():.4f}, SimbaMIW {self.prec[MIW].mean():.4f} (the thesis: "
-            "0.4722 and 0.5414); stability peaks at k = "
-            + ", ".join(f"{self.peak[m]} ({METHODS[m]})" for m in METHODS)
-            + " (the thesis: 42 and 40).",
-            self.which_reading(),
-        ]
-
-    # -- figures --------------------------------------------------------------------------
-    def _styles(self) -> dict:
-        from stablefs.report.figures import method_styles
-
-        return method_styles(list(XOR_METHODS.values()) + list(RELIEFF.values()))
-
-    def figures(self) -> list[FigureSpec]:
-        c = self.c
-        cover = f"{100 * (1 - c.alpha):g} %"
-        return [
-            FigureSpec("fig8_2_stability_precision",
-                       f"2019 stability thesis Fig. 8.2: left, Kuncheva index of the top-k "
-                       f"subsets over {c.n_sets} training sets against k (band: {cover} "
-                       f"bootstrap interval; dotted: each method's maximum; shaded: "
-                       f"{c.peak_low}-{c.peak_high}); right, precision of the top "
-                       f"{c.precision_k} features per training set.", self._fig_stability),
-            FigureSpec("fig8_3_peak_precision_recall",
-                       "2019 stability thesis Fig. 8.3: precision and recall per training set "
-                       "at each method's k of maximum stability (" + ", ".join(
-                           f"{METHODS[m]} {self.peak[m]}" for m in METHODS) + ").",
-                       self._fig_peak),
-            FigureSpec("fig8_4_xor_weights",
-                       f"2019 stability thesis Fig. 8.4: the weights each method gives the "
-                       f"{c.xor_features} features of the XOR problem (features 1-"
-                       f"{c.xor_relevant} relevant), scaled to a maximum |weight| of 1; mean "
-                       f"and standard deviation over {c.xor_sets} data sets of "
-                       f"{c.xor_samples}.", self._fig_xor_weights),
-            FigureSpec("xor_convergence",
-                       "Angle between the Simba forms' weights and the correct vector after "
-                       f"each update (mean over {c.xor_sets} XOR data sets; dashed: Relief's "
-                       "final angle).", self._fig_xor_path),
-            FigureSpec("relieff_stability",
-                       f"ReliefF and IW ReliefF (Han 2012): Kuncheva index against k over the "
-                       f"first {c.relieff_sets} training sets, with the Simba forms on the "
-                       f"same sets; dotted: k = {c.relieff_k}.", self._fig_relieff),
-        ]
-
-    def _fig_stability(self):
-        from matplotlib.figure import Figure
-
-        c = self.c
-        fig = Figure(figsize=(11, 4.3), layout="constrained")
-        ax, bx = fig.subplots(1, 2, width_ratios=(2, 1))
-        styles = self._styles()
-        ax.axvspan(c.peak_low, c.peak_high, color="#dddddd", alpha=0.6, linewidth=0,
-                   zorder=0)
-        for m, label in METHODS.items():
-            d = self.kun_table[self.kun_table.method == label]
-            st = styles[label]
-            ax.plot(d.k, d.kuncheva, color=st["color"], label=label, linewidth=1.4)
-            ax.fill_between(d.k, d.low, d.high, color=st["color"], alpha=0.18, linewidth=0)
-            ax.axvline(self.peak[m], color=st["color"], linestyle=":", linewidth=1)
-        ax.set_xlabel("subset size k")
-        ax.set_ylabel("Kuncheva index")
-        ax.set_title("Stability")
-        ax.legend(loc="lower right")
-        data = [self.prec[m] for m in METHODS]
-        box = bx.boxplot(data, tick_labels=list(METHODS.values()), patch_artist=True,
-                         medianprops={"color": "black"})
-        for patch, label in zip(box["boxes"], METHODS.values(), strict=True):
-            patch.set_facecolor(styles[label]["color"])
-            patch.set_alpha(0.5)
-        for m, x in zip(METHODS, (1, 2, 3), strict=True):
-            if m in PUBLISHED["precision"]:
-                bx.plot(x, PUBLISHED["precision"][m], marker="*", color="black",
-                        markersize=10, linestyle="none",
-                        label="thesis" if m == SIMBA else None)
-        bx.legend(loc="best")
-        bx.set_title(f"Precision of the top {c.precision_k}")
-        return fig
-
-    def _fig_peak(self):
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(9, 4), layout="constrained")
-        axes = fig.subplots(1, 2)
-        styles = self._styles()
-        labels = [f"{METHODS[m]}\nk = {self.peak[m]}" for m in METHODS]
-        for ax, values, title in ((axes[0], self.peak_prec, "Precision"),
-                                  (axes[1], self.peak_recall, "Recall")):
-            box = ax.boxplot([values[m] for m in METHODS], tick_labels=labels,
-                             patch_artist=True, medianprops={"color": "black"})
-            for patch, m in zip(box["boxes"], METHODS, strict=True):
-                patch.set_facecolor(styles[METHODS[m]]["color"])
-                patch.set_alpha(0.5)
-            ax.set_title(f"{title} at the k of maximum stability")
-        return fig
-
-    def _fig_xor_weights(self):
-        from matplotlib.figure import Figure
-
-        c = self.c
-        fig = Figure(figsize=(9, 4), layout="constrained")
-        ax = fig.subplots()
-        styles = self._styles()
-        n = len(XOR_METHODS)
-        width = 0.8 / n
-        x = np.arange(1, c.xor_features + 1)
-        for i, label in enumerate(XOR_METHODS.values()):
-            d = self.xor_weights[self.xor_weights.method == label]
-            ax.bar(x + (i - (n - 1) / 2) * width, d.weight_mean, width, yerr=d.weight_sd,
-                   color=styles[label]["color"], label=label, capsize=1.5,
-                   error_kw={"linewidth": 0.8})
-        ax.axvspan(0.5, c.xor_relevant + 0.5, color="#dddddd", alpha=0.5, linewidth=0,
-                   zorder=0)
-        ax.axhline(0, color="black", linewidth=0.6)
-        ax.set_xticks(x)
-        ax.set_xlabel("feature")
-        ax.set_ylabel("weight / max |weight|")
-        ax.legend(loc="upper right", ncols=2)
-        return fig
-
-    def _fig_xor_path(self):
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(7.5, 4), layout="constrained")
-        ax = fig.subplots()
-        styles = self._styles()
-        for label in METHODS.values():
-            d = self.xor_path[self.xor_path.method == label]
-            ax.plot(d["update"], d["angle_mean"], color=styles[label]["color"], label=label)
-        ax.axhline(float(self.x_angle["relief"].mean()), color=styles["Relief"]["color"],
-                   linestyle="--", label="Relief (final)")
-        ax.set_xlabel("updates (instances visited)")
-        ax.set_ylabel("angle to the correct weights (degrees)")
-        ax.set_ylim(bottom=0)
-        ax.legend(loc="upper right")
-        return fig
-
-    def _fig_relieff(self):
-        from matplotlib.figure import Figure
-
-        c = self.c
-        fig = Figure(figsize=(7.5, 4), layout="constrained")
-        ax = fig.subplots()
-        styles = self._styles()
-        t = self.relieff_table
-        for label in list(RELIEFF.values()) + list(METHODS.values()):
-            name = label if label in RELIEFF.values() else f"{label} (same {c.relieff_sets} sets)"
-            d = t[t.method == name]
-            ax.plot(d.k, d.kuncheva, color=styles[label]["color"], label=name,
-                    linestyle="-" if label in RELIEFF.values() else "--", linewidth=1.3)
-        ax.axvline(c.relieff_k, color="#888888", linestyle=":", linewidth=1)
-        ax.set_xlabel("subset size k")
-        ax.set_ylabel("Kuncheva index")
-        ax.legend(loc="upper right", fontsize=8)
-        return fig
-
-    # -- everything -----------------------------------------------------------------------
-    def outcome(self) -> Outcome:
-        claims = self.claims() + self.reading_claims()
-        tables = {"kuncheva": self.kun_table, "kuncheva_differences": self.diff_table,
-                  "readings": self.reading_table,
-                  "relieff_readings": self.relieff_reading_table,
-                  "precision": self.prec_table, "relieff": self.relieff_table,
-                  "xor_weights": self.xor_weights, "xor_summary": self.xor_summary,
-                  "xor_path": self.xor_path, "controls": self.control_table,
-                  "instance_weights": self.weight_table}
-        return Outcome(tables=tables, figures=self.figures(), claims=claims,
-                       published=self.published(), notes=self.notes(),
-                       sections=self.why_section(), summary=self.summary(claims))
