@@ -31,7 +31,7 @@ from stablefs.experiments._stats import MIN_RUNS, combine_verdicts, tally, verdi
 
 def test_cells_combine_count_and_bound_their_verdicts():
     cells = Cells()
-    assert cells.verdict == combine_verdicts([]) and len(cells) == 0
+    assert cells.verdict == combine_verdicts([]) == "not testable" and len(cells) == 0
     assert np.isnan(cells.lowest()) and np.isnan(cells.highest())
     assert cells.majority("nothing here") == "nothing here"
     judged = [("holds", 0.02, 0.05), ("holds", 0.03, 0.09), ("inconclusive", -0.01, 0.04)]

@@ -422,7 +422,7 @@ def test_shared_verdict_and_number_helpers():
     assert combine_verdicts(["holds", "holds"]) == "holds"
     assert combine_verdicts(["holds", "inconclusive"]) == "inconclusive"
     assert combine_verdicts(["inconclusive", "does not hold", "holds"]) == "does not hold"
-    assert combine_verdicts([]) == "inconclusive"
+    assert combine_verdicts([]) == "not testable"  # no case of the claim in the run
     assert combine_verdicts(["holds", "too few runs"]) == "too few runs"
     assert fmt_value(0.12345) == "0.123"
     assert fmt_value(2.3e-6) == "2.3e-06"

@@ -106,7 +106,7 @@ def test_combine_and_tally():
     assert combine_verdicts(["holds", "no practical difference"]) == "no practical difference"
     assert combine_verdicts(["not testable", "not testable"]) == "not testable"
     assert combine_verdicts(["holds", "inconclusive"]) == "inconclusive"
-    assert combine_verdicts([]) == "inconclusive"
+    assert combine_verdicts([]) == "not testable"  # no case of the claim in the run
     assert tally(["holds", "holds", "inconclusive"]) == \
         "majority: holds (2 holds, 1 inconclusive of 3)"
     assert tally(["holds", "does not hold"]) == \

@@ -87,9 +87,9 @@ def test_tiny_run_writes_tables_claims_and_figures(tiny_run):
     assert claims["id"].tolist() == ["2a", "2b", "2c", "2d", "T2a", "T2b", "T2c", "T2d",
                                      "T2e", "T2f", "3a", "3b", "3e", "3c", "3d"]
     assert set(claims["verdict"]) <= set(VERDICTS)
-    # claims about sets not in the run are inconclusive, and say so
+    # claims about sets not in the run cannot be tested by it, and say so
     t2b = claims.set_index("id").loc["T2b"]
-    assert t2b.verdict == "inconclusive" and "no cases" in t2b.ours
+    assert t2b.verdict == "not testable" and "no cases" in t2b.ours
     t2 = pd.read_csv(path / "tables/table2.csv")
     paper = published_table2()
     colon = paper[(paper.data == "Colon") & (paper.classifier == "SVM")

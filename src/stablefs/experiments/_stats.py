@@ -380,11 +380,14 @@ def combine_verdicts(verdicts) -> str:
     """One verdict from several (per data set, per size...).
 
     ``holds`` if every one holds; ``does not hold`` if any does not hold; else ``too few
-    runs`` if any had too few runs; ``not testable`` if every one is; ``no practical
+    runs`` if any had too few runs; ``not testable`` if every one is, or if there is none (no
+    case of the claim is in the run's configuration, e.g. a data set left out); ``no practical
     difference`` if each is either that or ``holds`` (the claim "on every set" fails where
-    there is no practical difference); otherwise (or with none) ``inconclusive``.
+    there is no practical difference); otherwise ``inconclusive``.
     """
     verdicts = list(verdicts)
+    if not verdicts:
+        return "not testable"
     if verdicts and all(v == "holds" for v in verdicts):
         return "holds"
     if any(v == "does not hold" for v in verdicts):
