@@ -69,7 +69,8 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._montecarlo import run_units, unit_seed
 
-__all__ = ["WrapperStability", "WrapperStabilityConfig", "anticorral", "corral"]
+__all__ = ["WrapperStability", "WrapperStabilityConfig", "anticorral", "corral",
+           "stability_over_runs"]
 
 MICROARRAY = ("colon", "leukemia", "lung", "prostate")
 SYNTHETIC = ("corral", "anticorral")
