@@ -558,3 +558,115 @@ def test_reproduce_wrapper_stability_tiny_configuration(tmp_path):
     assert "6.1b" in set(summary.claims.id)
     with pytest.raises(StablefsError, match="datasets = mnist"):
         exp.check_config(config_from(config, {"datasets": ("mnist",)}))
+
+
+# ------------------------------------------------- wrapper-stability: data, stability tests
+
+
+@pytest.mark.parametrize("n", [32, 64, 128, 256])
+def test_corral_generator_size_and_the_c_bit(n):
+    from stablefs.experiments.wrapper_stability import corral
+
+    X, y = corral(n)
+    assert X.shape == (n, 6) and y.shape == (n,)
+    combos, counts = np.unique(X[:, :5], axis=0, return_counts=True)
+    assert len(combos) == 32 and np.all(counts == n // 32)
+    assert np.array_equal(y, ((X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3]) > 0).astype(int))
+    wrong = X[:, 5] != y
+    assert wrong.sum() == n // 4  # C agrees with the class on exactly 75 % of the rows
+    per = np.array([wrong[(X[:, :5] == c).all(axis=1)].sum() for c in combos])
+    if n % 128 == 0:  # Kohavi's construction: the same number of wrong copies everywhere
+        assert np.all(per == n // 128)
+        X2, _ = corral(n, seed=5)
+        assert np.array_equal(X, X2)  # no random draw
+    else:
+        assert set(per) == {0, 1} and per.sum() == n // 4
+
+
+def test_corral_and_anticorral_sizes_are_checked():
+    from stablefs.experiments import get_experiment
+    from stablefs.experiments._base import config_from
+    from stablefs.experiments.wrapper_stability import anticorral
+
+    X, y = anticorral(300)
+    assert X.shape == (300, 11) and np.array_equal(np.bincount(y), [100, 100, 100])
+    exp = get_experiment("wrapper-stability")
+    for key, value in (("corral_samples", 100), ("corral_samples", 16),
+                       ("anticorral_samples", 151)):
+        with pytest.raises(StablefsError, match=key):
+            exp.check_config(config_from(exp.quick_config(), {key: value}))
+
+
+def test_other_inducers_run_only_on_their_data_sets():
+    from stablefs.experiments.wrapper_stability import WrapperStabilityConfig, _pairs
+
+    c = WrapperStabilityConfig(datasets=("corral", "diabetes", "sonar"),
+                               inducers=("1nn", "lda"), other_inducer_datasets=("diabetes",))
+    assert _pairs(c) == [("corral", "1nn"), ("diabetes", "1nn"), ("diabetes", "lda"),
+                         ("sonar", "1nn")]
+    assert ("sonar", "lda") in _pairs(WrapperStabilityConfig())
+    assert ("colon", "lda") not in _pairs(WrapperStabilityConfig())
+
+
+def test_stability_is_resampled_over_outer_runs_on_a_hand_case():
+    # three outer runs, p = 4: the baseline returns the same path every time (index 1 at
+    # every k), the modified one ({0},{1},{2}; {0,1},{0,1},{2,3}; {0,1,2},{0,1,2},{0,2,3}):
+    # Kuncheva -1/3, -1/3, 1/9 at k = 1, 2, 3 (thesis eq. 2.34), mean -5/27
+    from stablefs.experiments.wrapper_stability import stability_over_runs
+
+    base = np.array([[0, 1, 2, 3]] * 3)
+    mod = np.array([[0, 1, 2, 3], [1, 0, 2, 3], [2, 3, 0, 1]])
+    counts = np.array([[1.0, 1, 1], [2, 1, 0], [0, 2, 1], [3, 0, 0]])
+    s0, s1, diff = stability_over_runs(base, mod, 4, [1, 2, 3], counts)
+    assert s0 == pytest.approx(1.0) and s1 == pytest.approx(-5 / 27)
+    assert diff[0] == pytest.approx(-32 / 27)
+    # runs 1, 1, 2 drawn: only the two pairs (1, 2) count: -1/3, 1, 1 -> 5/9
+    assert diff[1] == pytest.approx(5 / 9 - 1)
+    # runs 2, 2, 3: pairs (2, 3): -1/3, -1, -1/3 -> -5/9
+    assert diff[2] == pytest.approx(-5 / 9 - 1)
+    assert np.isnan(diff[3])  # one run drawn three times: no pair of different runs
+
+
+def _fake_runs(n_runs, p=6, seed=0):
+    # one result per outer run: SBG's path is the same in every run, RSA's is random, RSA
+    # errs 0.2 less everywhere
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_runs):
+        r = {"genes": np.arange(p), "p": np.array(p)}
+        for m in ("sfg", "rsa", "sbg", "rsa-b", "sbg+"):
+            order = rng.permutation(p) if m == "rsa" else np.arange(p)
+            r[f"{m}:order"] = order
+            r[f"{m}:path_len"] = np.array(p)
+            r[f"{m}:k"] = np.array(2)
+            r[f"{m}:error"] = np.array(0.1 if m == "rsa" else 0.3)
+            r[f"{m}:ties"] = np.array(0)
+        out.append(r)
+    return out
+
+
+@pytest.mark.parametrize("repeats", [5, 2])
+def test_comparisons_are_judged_over_the_outer_runs(repeats):
+    from stablefs.experiments.wrapper_stability import (
+        DATASETS,
+        WrapperStabilityConfig,
+        _Analysis,
+    )
+
+    config = WrapperStabilityConfig(datasets=("diabetes",), inducers=("1nn",),
+                                    outer_repeats=repeats)
+    keys = [(DATASETS.index("diabetes"), 0, r, h) for r in range(repeats) for h in (0, 1)]
+    an = _Analysis(config, keys, _fake_runs(len(keys)), seed=0)
+    row = an.comp[(an.comp.baseline == "sbg") & (an.comp.modified == "rsa")].iloc[0]
+    assert row.runs == 2 * repeats
+    assert row.stab_base == pytest.approx(1.0) and row.stab_mod < 0.5
+    claims = {c.id: c for c in an.claims()}
+    if repeats == 5:
+        assert row.stab_class == "worse" and row.stab_gain_hi < -0.01
+        assert row.error_class == "better" and row.error_gain == pytest.approx(0.2)
+        assert claims["6.5-rsa"].verdict == "does not hold"  # less stable on the only row
+        assert claims["6.4-rsa"].verdict == "holds"  # less stable than SFG, as Table 6.4
+        assert "margin 0.01" in claims["6.5-rsa"].test
+    else:  # 4 outer runs: below MIN_RUNS
+        assert row.stab_class == "too few runs"
+        assert claims["6.5-rsa"].verdict == "too few runs"
