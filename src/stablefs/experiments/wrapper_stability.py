@@ -269,7 +269,7 @@ def _load(name: str, cfg: dict) -> tuple[np.ndarray, np.ndarray]:
         return corral(cfg["corral_samples"])
     if name == "anticorral":
         return anticorral(cfg["anticorral_samples"])
-    return load_dataset(name, seed=0)
+    return load_dataset(name)
 
 
 def bss_wss(X: np.ndarray, y: np.ndarray) -> np.ndarray:
