@@ -127,3 +127,31 @@ def test_sigkill_of_the_parent_ends_workers(tmp_path):
     while shm_of(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not shm_of(proc.pid), shm_of(proc.pid)
+
+
+_UNITS_SCRIPT = """
+import os, sys, time, warnings
+from stablefs.experiments._montecarlo import run_units
+
+def unit(key):
+    warnings.warn("unit %d says\\nsomething" % key[0], RuntimeWarning)
+    return {"pid": __import__("numpy").array([os.getpid(), os.getppid()])}
+
+out = run_units(unit, [(0,), (1,), (2,), (3,)], study="t", n_jobs=2)
+print(" ".join(str(int(r["pid"][1])) for r in out), os.getpid())
+"""
+
+
+def test_reproduce_units_watch_their_parent_and_warn_in_one_line(tmp_path):
+    """The experiments' units run as compare's fits do: in workers that end with their parent
+    (stablefs._processes.worker_setup), and a warning inside a unit is one
+    'stablefs: warning:' line, not Python's two lines with the source path."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.run([sys.executable, "-c", _UNITS_SCRIPT], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    *parents, me = proc.stdout.split()
+    assert set(parents) == {me}  # the units ran in workers of this process
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("stablefs: warning: unit ") for ln in lines), lines
+    assert "RuntimeWarning" not in proc.stderr and "warnings.warn" not in proc.stderr

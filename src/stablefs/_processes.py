@@ -11,16 +11,22 @@ submitted the task is still the parent, and ends the worker when it is not. Once
 are gone, the resource trackers (children of the dead parent too) see their pipes close and
 release the shared-memory folders and semaphores under ``/dev/shm`` (tested in
 ``tests/test_safety_processes.py``).
+
+:func:`worker_setup` is what every task of ``compare``, ``benchmark`` and ``reproduce`` runs
+first: the parent watch, and Python warnings printed as one ``stablefs: warning: ...`` line
+(as the main process prints them) instead of Python's two lines with a source path.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
+import warnings
 
-__all__ = ["exit_with_parent", "kill_loky_workers"]
+__all__ = ["exit_with_parent", "kill_loky_workers", "worker_setup"]
 
 #: seconds between two checks of the parent process in a worker
 PARENT_POLL_SECONDS = 1.0
@@ -67,3 +73,24 @@ def exit_with_parent(parent_pid: int | None, *, interval: float = PARENT_POLL_SE
                 os._exit(1)
 
     threading.Thread(target=watch, name="stablefs-parent-watch", daemon=True).start()
+
+
+def worker_setup(parent_pid: int | None) -> None:
+    """In a worker process of ``parent_pid``: :func:`exit_with_parent`, and warnings as one
+    ``stablefs: warning: ...`` line on stderr. Does nothing in the parent itself (``n_jobs=1``
+    runs tasks in-process, where the command line already prints warnings that way) nor in a
+    process whose parent is another one (a remote Dask worker)."""
+    exit_with_parent(parent_pid)
+    if parent_pid is None or os.getpid() == parent_pid or os.getppid() != parent_pid:
+        return
+    if getattr(warnings.showwarning, "_stablefs", False):
+        return
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        from stablefs._escape import printable
+
+        text = printable(" ".join(str(message).split()), keep_newlines=False)
+        print(f"stablefs: warning: {text}", file=sys.stderr, flush=True)
+
+    showwarning._stablefs = True  # type: ignore[attr-defined]
+    warnings.showwarning = showwarning

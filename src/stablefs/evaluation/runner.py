@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs._processes import exit_with_parent
+from stablefs._processes import worker_setup
 from stablefs._validation import check_sizes
 from stablefs.evaluation._checks import (  # noqa: F401 (re-exported: the runner's checks)
     _MAX_HANDSHAKE_BYTES,
@@ -272,7 +272,7 @@ def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
         if n_jobs == 1:
             return nullcontext()
         # every loky worker ends when this process dies, even by SIGKILL (stablefs._processes)
-        return joblib.parallel_config(backend="loky", initializer=exit_with_parent,
+        return joblib.parallel_config(backend="loky", initializer=worker_setup,
                                       initargs=(os.getpid(),))
     from dask.distributed import Client
 
@@ -508,7 +508,7 @@ def run_experiment(
 
 
 def _run_one(name, selector, X, y, res, sizes, classifiers, prep=None, parent=None):
-    exit_with_parent(parent)  # a worker whose parent was killed ends (stablefs._processes)
+    worker_setup(parent)  # parent watch, one-line warnings (stablefs._processes)
     return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers, prep)
 
 

@@ -305,7 +305,9 @@ def run_units(
                 stream = ((i, fn(keys[i], **common)) for i in todo)
             else:
                 parallel = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")
-                stream = parallel(joblib.delayed(_indexed)(fn, i, keys[i], common) for i in todo)
+                parent = os.getpid()
+                stream = parallel(joblib.delayed(_indexed)(fn, i, keys[i], common, parent)
+                                  for i in todo)
             for i, res in stream:
                 results[i] = res
                 if cache is not None:
@@ -318,5 +320,8 @@ def run_units(
     return results  # type: ignore[return-value]
 
 
-def _indexed(fn, i, key, common):
+def _indexed(fn, i, key, common, parent=None):
+    from stablefs._processes import worker_setup
+
+    worker_setup(parent)  # a worker ends with its parent; one-line warnings
     return i, fn(key, **common)
