@@ -44,6 +44,9 @@ available to this project allows:
   testable"). LDA on 200 genes and 25 % of a microarray set is singular at every step and each
   candidate needs a pseudo-inverse refit; a linear SVM needs one libsvm fit per candidate and
   inner split; both can be chosen (``inducers``, ``other_inducer_datasets``) but are slow.
+
+This module holds the protocol (configuration, unit, tables, claims); the published numbers,
+notes and summary of the report are in :mod:`.wrapper_stability_report`.
 """
 
 from __future__ import annotations
@@ -51,7 +54,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import itertools
-import time
 import warnings
 from dataclasses import dataclass
 
@@ -59,14 +61,18 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+from stablefs.experiments._analysis import Analysis, Stopwatch
 from stablefs.experiments._base import (
     UCI_SETS,
     Claim,
     Experiment,
     Outcome,
-    estimate_workers,
+    check_real,
+    check_whole,
+    estimate_wall,
     load_dataset,
 )
+from stablefs.experiments._claims import coverage
 from stablefs.experiments._montecarlo import run_units, unit_seed
 
 __all__ = ["WrapperStability", "WrapperStabilityConfig", "anticorral", "corral",
@@ -379,8 +385,7 @@ class WrapperStability(Experiment):
             if (not value and not empty_ok) or bad or len(set(value)) != len(value):
                 raise StablefsError(f"{name} = {','.join(map(str, value))}: choose each at most "
                                     f"once from {', '.join(allowed)}.")
-        if isinstance(c.n_genes, bool) or not isinstance(c.n_genes, int) or c.n_genes < 2:
-            raise StablefsError(f"n_genes = {c.n_genes}: it must be a whole number >= 2.")
+        check_whole("n_genes", c.n_genes, 2)
         if isinstance(c.outer_repeats, bool) or not isinstance(c.outer_repeats, int) \
                 or c.outer_repeats < 2:
             raise StablefsError(f"outer_repeats = {c.outer_repeats}: at least 2 (5 in the "
@@ -390,8 +395,7 @@ class WrapperStability(Experiment):
         _check_cv(c.inner)
         if not isinstance(c.lam, int | float) or not 0 <= c.lam <= 1:
             raise StablefsError(f"lam = {c.lam}: it must lie in [0, 1].")
-        if not isinstance(c.alpha, float) or not 0 < c.alpha < 0.5:
-            raise StablefsError(f"alpha = {c.alpha}: it must be a number in (0, 0.5).")
+        check_real("alpha", c.alpha, 0.0, 0.5)
         corral(c.corral_samples)
         anticorral(c.anticorral_samples)
 
@@ -411,21 +415,23 @@ class WrapperStability(Experiment):
         factor = {"1nn": 1.0, "3nn": 1.5, "lda": 20.0, "svm": 50.0}
         cpu = sum(per.get(i, {}).get(d, per["1nn"][d] * factor[i]) * 2 * config.outer_repeats
                   * len(config.methods) / 5 for d, i in _pairs(config))
-        workers = estimate_workers(n_jobs)
-        return 5.0 + cpu / workers
+        return estimate_wall(cpu, n_jobs, 5.0)
 
     def run(self, config: WrapperStabilityConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
+        from stablefs.experiments.wrapper_stability_report import WrapperStabilityReport
+
         cfg = dataclasses.asdict(config)
         keys = [(DATASETS.index(d), config.inducers.index(i), r, h)
                 for d, i in _pairs(config) for r in range(config.outer_repeats)
                 for h in (0, 1)]
-        t0 = time.perf_counter()
-        res = run_units(_unit, keys, study="wrappers", common={"cfg": cfg, "seed": seed},
-                        n_jobs=n_jobs, progress=progress, cache=cache, desc="outer runs")
-        timings = {"wrappers": round(time.perf_counter() - t0, 3)}
-        outcome = _Analysis(config, keys, res, seed).outcome()
-        outcome.timings = timings
+        clock = Stopwatch()
+        with clock("wrappers"):
+            res = run_units(_unit, keys, study="wrappers", common={"cfg": cfg, "seed": seed},
+                            n_jobs=n_jobs, progress=progress, cache=cache, desc="outer runs")
+        with clock("analysis"):
+            outcome = WrapperStabilityReport(config, keys, res, seed).outcome()
+        outcome.timings = clock.timings
         return outcome
 
 
@@ -492,7 +498,14 @@ def _quiet():
         yield
 
 
-class _Analysis:
+class _Analysis(Analysis):
+    """Tables and claims of a ``wrapper-stability`` run from its outer runs (the report's
+    parts: :class:`~stablefs.experiments.wrapper_stability_report.WrapperStabilityReport`).
+
+    Per (data set, inducer) the outer runs are resampled once (``N_BOOT`` bootstrap draws,
+    seeded by the run's seed, the data set and the inducer) and every comparison of two
+    wrappers uses the same draws (paired)."""
+
     def __init__(self, config, keys, res, seed: int = 0):
         from scipy.stats import mannwhitneyu, wilcoxon
 
@@ -604,29 +617,6 @@ class _Analysis:
                        "worse" if p.p_stab < a and p.stab_mod < p.stab_base else "n.s.")
         return self._count(out)
 
-    def published(self) -> pd.DataFrame:
-        rows = []
-        for r in self.comp.itertuples():
-            if r.dataset in SYNTHETIC or r.inducer != "1nn":
-                continue
-            pub = PUBLISHED[(PUBLISHED.dataset == r.dataset)
-                            & (PUBLISHED.table_error == r.table_error)]
-            if pub.empty:
-                continue
-            p = pub.iloc[0]
-            what = f"{LABEL[r.baseline]} vs {LABEL[r.modified]}, {r.dataset}, 1NN"
-            for label, pv, ov, src in (
-                ("error", p.error_base, r.error_base, r.table_error),
-                ("error (modified)", p.error_mod, r.error_mod, r.table_error),
-                ("#features", p.nf_base, r.nf_base, r.table_error),
-                ("#features (modified)", p.nf_mod, r.nf_mod, r.table_error),
-                ("Kuncheva", p.stab_base, r.stab_base, r.table_stability),
-                ("Kuncheva (modified)", p.stab_mod, r.stab_mod, r.table_stability),
-            ):
-                rows.append({"quantity": f"{label}: {what}", "published": float(pv),
-                             "ours": float(ov), "source": f"Table {src}"})
-        return pd.DataFrame(rows)
-
     def _synthetic_claim(self, cid, name, base, mod, other, published, n_pub, statement):
         """Table 6.1: the modified wrapper's error at most a third of the baseline's (t-interval
         of the paired difference e_mod - e_base / 3 over the outer runs at or below 0) and its
@@ -661,7 +651,7 @@ class _Analysis:
         return Claim(
             cid, statement,
             f"1NN, nested 5x2 CV, {n_rows} rows: "
-            f"{100 * (1 - self.c.alpha):g} % t-interval (bootstrap standard error over the "
+            f"{coverage(self.c.alpha)} t-interval (bootstrap standard error over the "
             f"{runs} outer runs, paired) of mean error({LABEL[mod]}) - mean error("
             f"{LABEL[base]}) / 3: at or below 0 (margin 0): holds, entirely above: does not "
             f"hold; and {LABEL[mod]}'s median subset must have {n_pub} features, fewer than "
@@ -732,7 +722,7 @@ class _Analysis:
             th_s = THESIS_COUNTS_1NN[(t_stab, "stability")]
             out.append(Claim(
                 f"{t_stab}-{mod}", statement,
-                f"Per data set (1NN): {100 * (1 - a):g} % t-interval (bootstrap standard error "
+                f"Per data set (1NN): {coverage(a)} t-interval (bootstrap standard error "
                 f"over the {runs} outer runs, paired) of the difference in Kuncheva's index "
                 f"averaged over subset sizes: above +{margin:g}: more stable, below "
                 f"-{margin:g}: less stable, else not significant (margin {margin:g}); fewer "
@@ -764,44 +754,5 @@ class _Analysis:
                     "; ".join(parts), "not testable", "tables/comparisons.csv"))
         return out
 
-    def outcome(self) -> Outcome:
-        from stablefs.experiments._stats import claims_overview
-
-        c = self.c
-        notes = [
-            "J = accuracy of the inducer (1NN Euclidean, ties by lower index; LDA) by an inner "
-            "stratified 5x2 CV on the selection half, the same partitions for every subset of "
-            "a run.",
-            "No stopping rule: forward searches run to all features, backward ones down to one; "
-            "the returned subset has the best J on the path (ties: the smaller).",
-            "Microarray sets: 200 genes by BSS/WSS on the selection half of each outer run.",
-            "J of the empty set and of an empty remainder: the majority-class rule's accuracy.",
-            "Tie-breaking: the lowest feature index; the mean number of tied choices per run "
-            "is in tables/wrappers.csv (ties).",
-            "Stability: Kuncheva's index of the outer runs' path subsets of each size k = "
-            "1..p-1, with the correct maximum 1 (not the thesis' 44/45 cap), mean +- sd over k.",
-            "Tests: every comparison is judged over the outer runs: the 95 % t-interval of the "
-            "paired bootstrap (the outer runs resampled) of the difference in mean error and in "
-            "Kuncheva's index averaged over k, against a margin of 0.01; the thesis' "
-            "Wilcoxon-Mann-Whitney p of the errors (p_error) and the earlier Wilcoxon test "
-            "across subset sizes (p_stab_sizes) are reported beside them.",
-            f"Inducers: {c.inducers[0]} on every data set; "
-            + (", ".join(c.inducers[1:]) + " on " + ", ".join(
-                d for d in c.datasets if d in c.other_inducer_datasets)
-               if len(c.inducers) > 1 else "no other")
-            + "; only the 1NN rows are compared with the thesis.",
-            f"corrAl: {c.corral_samples} rows (every combination of A0, A1, B0, B1, I "
-            f"{c.corral_samples // 32} times, C wrong on a quarter); antiCorrAl: "
-            f"{c.anticorral_samples} rows.",
-            "Data differ from the thesis' in places: Prostate has 102 samples here (136 in the "
-            "thesis), Breast and GCM are not available.",
-            "SBG+: lambda = 2/3, w_x = 1, consistent bookkeeping (eqs. 7.8-7.9; the printed "
-            "Alg. 7.1 divides by n-_x = 0 for every candidate, see SBGPlus).",
-        ]
-        claims = self.claims()
-        return Outcome(tables={"wrappers": self.table, "comparisons": self.comp},
-                       claims=claims, published=self.published(), notes=notes,
-                       summary=claims_overview(claims) + [
-                           f"{self.table.dataset.nunique()} data sets, "
-                           f"{len(self.c.methods)} wrappers, "
-                           f"{2 * self.c.outer_repeats} outer runs each"])
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {"wrappers": self.table, "comparisons": self.comp}
