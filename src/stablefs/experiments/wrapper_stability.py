@@ -45,15 +45,16 @@ available to this project allows:
   candidate needs a pseudo-inverse refit; a linear SVM needs one libsvm fit per candidate and
   inner split; both can be chosen (``inducers``, ``other_inducer_datasets``) but are slow.
 
-This module holds the protocol (configuration, unit, tables, claims); the published numbers,
-notes and summary of the report are in :mod:`.wrapper_stability_report`.
+This module holds the protocol (configuration, unit, tables, claims); corrAl, antiCorrAl and
+BSS/WSS are in :mod:`.wrapper_stability_data`, the thesis' 1NN rows in
+:mod:`.wrapper_stability_published`, the published numbers beside ours, notes and summary of
+the report in :mod:`.wrapper_stability_report`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import warnings
 from dataclasses import dataclass
 
@@ -74,6 +75,8 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._claims import coverage
 from stablefs.experiments._montecarlo import run_units, unit_seed
+from stablefs.experiments.wrapper_stability_data import anticorral, bss_wss, corral
+from stablefs.experiments.wrapper_stability_published import PUBLISHED, THESIS_COUNTS_1NN
 
 __all__ = ["WrapperStability", "WrapperStabilityConfig", "anticorral", "corral",
            "stability_over_runs"]
@@ -90,57 +93,8 @@ THESIS_NAME = {"diabetes": "diabetes", "ionosphere": "ionosphere", "sonar": "son
                "colon": "ma_colon_tumor", "leukemia": "ma_leukemia", "lung": "ma_lung_cancer",
                "prostate": "ma_prostate_cancer"}
 
-# the thesis' 1NN rows (Appendix A of the seed-002 digest): error base, error modified,
-# WMW p, #features base, #features modified, Kuncheva base, Kuncheva modified, stability p
-_PUBLISHED = """
-6.2 diabetes 0.314 0.321 0.238 3.6 4.2 | 6.4 0.316 0.3913 0.4688
-6.2 ionosphere 0.113 0.13 0.007 7.2 6.6 | 6.4 0.1316 0.102 0.0898
-6.2 sonar 0.212 0.186 0.11 19.8 25.8 | 6.4 0.1871 0.0976 0
-6.2 colon 0.239 0.232 0.416 25.1 54.4 | 6.4 0.1273 0.0307 0
-6.2 leukemia 0.094 0.092 0.383 2.5 5 | 6.4 0.2908 0.0234 0
-6.2 lung 0.03 0.033 0.444 2 6.7 | 6.4 0.3359 0.0459 0
-6.2 prostate 0.112 0.107 0.361 30.4 33.8 | 6.4 0.1087 0.0548 0
-6.3 diabetes 0.32 0.325 0.337 5.1 4.3 | 6.5 0.4751 0.5647 0.0754
-6.3 ionosphere 0.119 0.121 0.541 8 10.7 | 6.5 0.1313 0.2456 0
-6.3 sonar 0.233 0.21 0.277 20.9 15 | 6.5 0.0614 0.2851 0
-6.3 colon 0.21 0.223 0.249 32.6 35.9 | 6.5 0.0068 0.0983 0
-6.3 leukemia 0.122 0.083 0.029 12.1 13.7 | 6.5 0.1133 0.1113 0.1145
-6.3 lung 0.027 0.021 0.211 33.2 30.8 | 6.5 0.0345 0.1741 0
-6.3 prostate 0.157 0.171 0.361 39.9 16.1 | 6.5 0.0218 0.0992 0
-7.1 diabetes 0.314 0.315 0.571 4.5 4.8 | 7.2 0.4427 0.4699 0.726
-7.1 ionosphere 0.136 0.132 0.238 7.2 7.2 | 7.2 0.1581 0.16 0.9047
-7.1 sonar 0.205 0.193 0.342 19.9 25.3 | 7.2 0.0674 0.083 0.0002
-7.1 colon 0.2 0.181 0.053 73.8 37.4 | 7.2 0.0061 0.0254 0
-7.1 leukemia 0.108 0.081 0.088 28.3 7.2 | 7.2 0.0701 0.0396 0
-7.1 lung 0.034 0.033 0.5 20 17.4 | 7.2 0.0328 0.014 0
-7.1 prostate 0.154 0.14 0.141 28.3 18.3 | 7.2 0.0331 0.0455 0
-"""
-
-#: the thesis' counts over its 19 1NN rows (computed from the rows of Tables 6.2-6.5 and
-#: 7.1-7.2, seed-002 digest App. A): significantly better / not significant / significantly
-#: worse for the modified wrapper (its p < 0.05 and the sign of the difference). Only the
-#: 1NN rows are compared: every number of ours that a claim judges is a 1NN number.
-THESIS_COUNTS_1NN = {("6.2", "error"): (0, 15, 4), ("6.3", "error"): (2, 17, 0),
-                     ("6.4", "stability"): (4, 5, 10), ("6.5", "stability"): (16, 3, 0),
-                     ("7.1", "error"): (0, 18, 1), ("7.2", "stability"): (9, 7, 3)}
 #: bootstrap resamples of the outer runs behind every t-interval
 N_BOOT = 2000
-
-
-def _published() -> pd.DataFrame:
-    rows = []
-    for line in _PUBLISHED.strip().splitlines():
-        left, right = line.split("|")
-        t_err, name, e0, e1, pe, f0, f1 = left.split()
-        t_stab, s0, s1, ps = right.split()
-        rows.append({"table_error": t_err, "table_stability": t_stab, "dataset": name,
-                     "error_base": float(e0), "error_mod": float(e1), "p_error": float(pe),
-                     "nf_base": float(f0), "nf_mod": float(f1), "stab_base": float(s0),
-                     "stab_mod": float(s1), "p_stab": float(ps)})
-    return pd.DataFrame(rows)
-
-
-PUBLISHED = _published()
 
 
 @dataclass(frozen=True)
@@ -198,99 +152,13 @@ class WrapperStabilityConfig:
 # ------------------------------------------------------------------------------ data
 
 
-def corral(n_samples: int = 128, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """corrAl (thesis sec. 6.1; John, Kohavi and Pfleger 1994): six boolean features.
-
-    Columns A0, A1, B0, B1, I, C; class = (A0 and A1) or (B0 and B1); I is irrelevant; C
-    equals the class on exactly 75 % of the rows. Every one of the 32 combinations of A0, A1,
-    B0, B1, I appears ``r = n_samples / 32`` times; C is wrong on ``r // 4`` copies of every
-    combination and on one more copy of ``n_samples / 4 - 32 (r // 4)`` combinations drawn
-    at random (``seed``). With 128 rows this is the published ``corral`` data set's
-    construction (32 combinations x 4, "one of them has the Corr bit wrong"), which needs no
-    random draw; with 32 or 64 rows 8 or 16 combinations have C wrong.
-
-    Parameters
-    ----------
-    n_samples : int
-        A positive multiple of 32.
-    seed : int
-        Draws the combinations with a wrong C when ``n_samples / 32`` is not a multiple of 4.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 6)
-    y : ndarray of shape (n_samples,)
-        0 or 1.
-    """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 32 \
-            or n_samples % 32:
-        raise StablefsError(f"corral_samples = {n_samples}: a multiple of 32 (32, 64, 128...).")
-    r = n_samples // 32
-    base = np.array(list(itertools.product([0, 1], repeat=5)), dtype=float)
-    X = np.repeat(base, r, axis=0)  # the copies of combination c are rows c r .. c r + r - 1
-    y = ((X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3]) > 0).astype(np.int64)
-    wrong = np.zeros(n_samples, dtype=bool)
-    per = r // 4
-    starts = np.arange(32) * r
-    for j in range(per):
-        wrong[starts + j] = True
-    rest = n_samples // 4 - 32 * per
-    if rest:
-        chosen = np.sort(np.random.default_rng(seed).choice(32, rest, replace=False))
-        wrong[starts[chosen] + per] = True
-    return np.column_stack([X, np.where(wrong, 1 - y, y)]), y
-
-
-def anticorral(n_samples: int = 150, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """antiCorrAl (thesis sec. 6.1): three classes, I1..I9 ~ N(Y, 1), C1 ~ N(Y, 0.5),
-    C2 = C1 - Y + N(1, 0.2), Y = 1, 2, 3 with ``n_samples / 3`` rows each.
-
-    Parameters
-    ----------
-    n_samples : int
-        A positive multiple of 3 (the thesis states no size; 150 here by default).
-    seed : int
-        The normal draws.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 11)
-        I1..I9, C1, C2.
-    y : ndarray of shape (n_samples,)
-        Y - 1 (0, 1, 2).
-    """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 6 \
-            or n_samples % 3:
-        raise StablefsError(f"anticorral_samples = {n_samples}: a multiple of 3, at least 6.")
-    rng = np.random.default_rng(seed)
-    Y = np.repeat([1, 2, 3], n_samples // 3)
-    eye = Y[:, None] + rng.standard_normal((Y.size, 9))
-    c1 = Y + 0.5 * rng.standard_normal(Y.size)
-    c2 = c1 - Y + rng.normal(1.0, 0.2, Y.size)
-    return np.column_stack([eye, c1, c2]), Y - 1
-
-
 def _load(name: str, cfg: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` of a data set: corrAl and antiCorrAl generated, the others read."""
     if name == "corral":
         return corral(cfg["corral_samples"])
     if name == "anticorral":
         return anticorral(cfg["anticorral_samples"])
     return load_dataset(name)
-
-
-def bss_wss(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Between/within-class sum-of-squares ratio per feature (Dudoit et al. 2002)."""
-    m = X.mean(axis=0)
-    bss = np.zeros(X.shape[1])
-    wss = np.zeros(X.shape[1])
-    for c in np.unique(y):
-        Xc = X[y == c]
-        mc = Xc.mean(axis=0)
-        bss += Xc.shape[0] * (mc - m) ** 2
-        wss += ((Xc - mc) ** 2).sum(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(wss > 0, bss / wss, np.where(bss > 0, np.inf, 0.0))
-    return r
 
 
 def _selector(method: str, inducer: str, lam: float, inner: str, seed: int):
