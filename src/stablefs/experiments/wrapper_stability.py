@@ -44,14 +44,17 @@ available to this project allows:
   testable"). LDA on 200 genes and 25 % of a microarray set is singular at every step and each
   candidate needs a pseudo-inverse refit; a linear SVM needs one libsvm fit per candidate and
   inner split; both can be chosen (``inducers``, ``other_inducer_datasets``) but are slow.
+
+This module holds the protocol (configuration, unit, tables, claims); corrAl, antiCorrAl and
+BSS/WSS are in :mod:`.wrapper_stability_data`, the thesis' 1NN rows in
+:mod:`.wrapper_stability_published`, the published numbers beside ours, notes and summary of
+the report in :mod:`.wrapper_stability_report`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
-import time
 import warnings
 from dataclasses import dataclass
 
@@ -59,15 +62,21 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+from stablefs.experiments._analysis import Analysis, Stopwatch
 from stablefs.experiments._base import (
     UCI_SETS,
     Claim,
     Experiment,
     Outcome,
-    estimate_workers,
+    check_real,
+    check_whole,
+    estimate_wall,
     load_dataset,
 )
+from stablefs.experiments._claims import coverage
 from stablefs.experiments._montecarlo import run_units, unit_seed
+from stablefs.experiments.wrapper_stability_data import anticorral, bss_wss, corral
+from stablefs.experiments.wrapper_stability_published import PUBLISHED, THESIS_COUNTS_1NN
 
 __all__ = ["WrapperStability", "WrapperStabilityConfig", "anticorral", "corral",
            "stability_over_runs"]
@@ -84,57 +93,8 @@ THESIS_NAME = {"diabetes": "diabetes", "ionosphere": "ionosphere", "sonar": "son
                "colon": "ma_colon_tumor", "leukemia": "ma_leukemia", "lung": "ma_lung_cancer",
                "prostate": "ma_prostate_cancer"}
 
-# the thesis' 1NN rows (Appendix A of the seed-002 digest): error base, error modified,
-# WMW p, #features base, #features modified, Kuncheva base, Kuncheva modified, stability p
-_PUBLISHED = """
-6.2 diabetes 0.314 0.321 0.238 3.6 4.2 | 6.4 0.316 0.3913 0.4688
-6.2 ionosphere 0.113 0.13 0.007 7.2 6.6 | 6.4 0.1316 0.102 0.0898
-6.2 sonar 0.212 0.186 0.11 19.8 25.8 | 6.4 0.1871 0.0976 0
-6.2 colon 0.239 0.232 0.416 25.1 54.4 | 6.4 0.1273 0.0307 0
-6.2 leukemia 0.094 0.092 0.383 2.5 5 | 6.4 0.2908 0.0234 0
-6.2 lung 0.03 0.033 0.444 2 6.7 | 6.4 0.3359 0.0459 0
-6.2 prostate 0.112 0.107 0.361 30.4 33.8 | 6.4 0.1087 0.0548 0
-6.3 diabetes 0.32 0.325 0.337 5.1 4.3 | 6.5 0.4751 0.5647 0.0754
-6.3 ionosphere 0.119 0.121 0.541 8 10.7 | 6.5 0.1313 0.2456 0
-6.3 sonar 0.233 0.21 0.277 20.9 15 | 6.5 0.0614 0.2851 0
-6.3 colon 0.21 0.223 0.249 32.6 35.9 | 6.5 0.0068 0.0983 0
-6.3 leukemia 0.122 0.083 0.029 12.1 13.7 | 6.5 0.1133 0.1113 0.1145
-6.3 lung 0.027 0.021 0.211 33.2 30.8 | 6.5 0.0345 0.1741 0
-6.3 prostate 0.157 0.171 0.361 39.9 16.1 | 6.5 0.0218 0.0992 0
-7.1 diabetes 0.314 0.315 0.571 4.5 4.8 | 7.2 0.4427 0.4699 0.726
-7.1 ionosphere 0.136 0.132 0.238 7.2 7.2 | 7.2 0.1581 0.16 0.9047
-7.1 sonar 0.205 0.193 0.342 19.9 25.3 | 7.2 0.0674 0.083 0.0002
-7.1 colon 0.2 0.181 0.053 73.8 37.4 | 7.2 0.0061 0.0254 0
-7.1 leukemia 0.108 0.081 0.088 28.3 7.2 | 7.2 0.0701 0.0396 0
-7.1 lung 0.034 0.033 0.5 20 17.4 | 7.2 0.0328 0.014 0
-7.1 prostate 0.154 0.14 0.141 28.3 18.3 | 7.2 0.0331 0.0455 0
-"""
-
-#: the thesis' counts over its 19 1NN rows (computed from the rows of Tables 6.2-6.5 and
-#: 7.1-7.2, seed-002 digest App. A): significantly better / not significant / significantly
-#: worse for the modified wrapper (its p < 0.05 and the sign of the difference). Only the
-#: 1NN rows are compared: every number of ours that a claim judges is a 1NN number.
-THESIS_COUNTS_1NN = {("6.2", "error"): (0, 15, 4), ("6.3", "error"): (2, 17, 0),
-                     ("6.4", "stability"): (4, 5, 10), ("6.5", "stability"): (16, 3, 0),
-                     ("7.1", "error"): (0, 18, 1), ("7.2", "stability"): (9, 7, 3)}
 #: bootstrap resamples of the outer runs behind every t-interval
 N_BOOT = 2000
-
-
-def _published() -> pd.DataFrame:
-    rows = []
-    for line in _PUBLISHED.strip().splitlines():
-        left, right = line.split("|")
-        t_err, name, e0, e1, pe, f0, f1 = left.split()
-        t_stab, s0, s1, ps = right.split()
-        rows.append({"table_error": t_err, "table_stability": t_stab, "dataset": name,
-                     "error_base": float(e0), "error_mod": float(e1), "p_error": float(pe),
-                     "nf_base": float(f0), "nf_mod": float(f1), "stab_base": float(s0),
-                     "stab_mod": float(s1), "p_stab": float(ps)})
-    return pd.DataFrame(rows)
-
-
-PUBLISHED = _published()
 
 
 @dataclass(frozen=True)
@@ -192,99 +152,13 @@ class WrapperStabilityConfig:
 # ------------------------------------------------------------------------------ data
 
 
-def corral(n_samples: int = 128, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """corrAl (thesis sec. 6.1; John, Kohavi and Pfleger 1994): six boolean features.
-
-    Columns A0, A1, B0, B1, I, C; class = (A0 and A1) or (B0 and B1); I is irrelevant; C
-    equals the class on exactly 75 % of the rows. Every one of the 32 combinations of A0, A1,
-    B0, B1, I appears ``r = n_samples / 32`` times; C is wrong on ``r // 4`` copies of every
-    combination and on one more copy of ``n_samples / 4 - 32 (r // 4)`` combinations drawn
-    at random (``seed``). With 128 rows this is the published ``corral`` data set's
-    construction (32 combinations x 4, "one of them has the Corr bit wrong"), which needs no
-    random draw; with 32 or 64 rows 8 or 16 combinations have C wrong.
-
-    Parameters
-    ----------
-    n_samples : int
-        A positive multiple of 32.
-    seed : int
-        Draws the combinations with a wrong C when ``n_samples / 32`` is not a multiple of 4.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 6)
-    y : ndarray of shape (n_samples,)
-        0 or 1.
-    """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 32 \
-            or n_samples % 32:
-        raise StablefsError(f"corral_samples = {n_samples}: a multiple of 32 (32, 64, 128...).")
-    r = n_samples // 32
-    base = np.array(list(itertools.product([0, 1], repeat=5)), dtype=float)
-    X = np.repeat(base, r, axis=0)  # the copies of combination c are rows c r .. c r + r - 1
-    y = ((X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3]) > 0).astype(np.int64)
-    wrong = np.zeros(n_samples, dtype=bool)
-    per = r // 4
-    starts = np.arange(32) * r
-    for j in range(per):
-        wrong[starts + j] = True
-    rest = n_samples // 4 - 32 * per
-    if rest:
-        chosen = np.sort(np.random.default_rng(seed).choice(32, rest, replace=False))
-        wrong[starts[chosen] + per] = True
-    return np.column_stack([X, np.where(wrong, 1 - y, y)]), y
-
-
-def anticorral(n_samples: int = 150, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """antiCorrAl (thesis sec. 6.1): three classes, I1..I9 ~ N(Y, 1), C1 ~ N(Y, 0.5),
-    C2 = C1 - Y + N(1, 0.2), Y = 1, 2, 3 with ``n_samples / 3`` rows each.
-
-    Parameters
-    ----------
-    n_samples : int
-        A positive multiple of 3 (the thesis states no size; 150 here by default).
-    seed : int
-        The normal draws.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 11)
-        I1..I9, C1, C2.
-    y : ndarray of shape (n_samples,)
-        Y - 1 (0, 1, 2).
-    """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 6 \
-            or n_samples % 3:
-        raise StablefsError(f"anticorral_samples = {n_samples}: a multiple of 3, at least 6.")
-    rng = np.random.default_rng(seed)
-    Y = np.repeat([1, 2, 3], n_samples // 3)
-    eye = Y[:, None] + rng.standard_normal((Y.size, 9))
-    c1 = Y + 0.5 * rng.standard_normal(Y.size)
-    c2 = c1 - Y + rng.normal(1.0, 0.2, Y.size)
-    return np.column_stack([eye, c1, c2]), Y - 1
-
-
 def _load(name: str, cfg: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` of a data set: corrAl and antiCorrAl generated, the others read."""
     if name == "corral":
         return corral(cfg["corral_samples"])
     if name == "anticorral":
         return anticorral(cfg["anticorral_samples"])
     return load_dataset(name)
-
-
-def bss_wss(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Between/within-class sum-of-squares ratio per feature (Dudoit et al. 2002)."""
-    m = X.mean(axis=0)
-    bss = np.zeros(X.shape[1])
-    wss = np.zeros(X.shape[1])
-    for c in np.unique(y):
-        Xc = X[y == c]
-        mc = Xc.mean(axis=0)
-        bss += Xc.shape[0] * (mc - m) ** 2
-        wss += ((Xc - mc) ** 2).sum(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(wss > 0, bss / wss, np.where(bss > 0, np.inf, 0.0))
-    return r
 
 
 def _selector(method: str, inducer: str, lam: float, inner: str, seed: int):
@@ -379,8 +253,7 @@ class WrapperStability(Experiment):
             if (not value and not empty_ok) or bad or len(set(value)) != len(value):
                 raise StablefsError(f"{name} = {','.join(map(str, value))}: choose each at most "
                                     f"once from {', '.join(allowed)}.")
-        if isinstance(c.n_genes, bool) or not isinstance(c.n_genes, int) or c.n_genes < 2:
-            raise StablefsError(f"n_genes = {c.n_genes}: it must be a whole number >= 2.")
+        check_whole("n_genes", c.n_genes, 2)
         if isinstance(c.outer_repeats, bool) or not isinstance(c.outer_repeats, int) \
                 or c.outer_repeats < 2:
             raise StablefsError(f"outer_repeats = {c.outer_repeats}: at least 2 (5 in the "
@@ -390,8 +263,7 @@ class WrapperStability(Experiment):
         _check_cv(c.inner)
         if not isinstance(c.lam, int | float) or not 0 <= c.lam <= 1:
             raise StablefsError(f"lam = {c.lam}: it must lie in [0, 1].")
-        if not isinstance(c.alpha, float) or not 0 < c.alpha < 0.5:
-            raise StablefsError(f"alpha = {c.alpha}: it must be a number in (0, 0.5).")
+        check_real("alpha", c.alpha, 0.0, 0.5)
         corral(c.corral_samples)
         anticorral(c.anticorral_samples)
 
@@ -411,21 +283,23 @@ class WrapperStability(Experiment):
         factor = {"1nn": 1.0, "3nn": 1.5, "lda": 20.0, "svm": 50.0}
         cpu = sum(per.get(i, {}).get(d, per["1nn"][d] * factor[i]) * 2 * config.outer_repeats
                   * len(config.methods) / 5 for d, i in _pairs(config))
-        workers = estimate_workers(n_jobs)
-        return 5.0 + cpu / workers
+        return estimate_wall(cpu, n_jobs, 5.0)
 
     def run(self, config: WrapperStabilityConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
+        from stablefs.experiments.wrapper_stability_report import WrapperStabilityReport
+
         cfg = dataclasses.asdict(config)
         keys = [(DATASETS.index(d), config.inducers.index(i), r, h)
                 for d, i in _pairs(config) for r in range(config.outer_repeats)
                 for h in (0, 1)]
-        t0 = time.perf_counter()
-        res = run_units(_unit, keys, study="wrappers", common={"cfg": cfg, "seed": seed},
-                        n_jobs=n_jobs, progress=progress, cache=cache, desc="outer runs")
-        timings = {"wrappers": round(time.perf_counter() - t0, 3)}
-        outcome = _Analysis(config, keys, res, seed).outcome()
-        outcome.timings = timings
+        clock = Stopwatch()
+        with clock("wrappers"):
+            res = run_units(_unit, keys, study="wrappers", common={"cfg": cfg, "seed": seed},
+                            n_jobs=n_jobs, progress=progress, cache=cache, desc="outer runs")
+        with clock("analysis"):
+            outcome = WrapperStabilityReport(config, keys, res, seed).outcome()
+        outcome.timings = clock.timings
         return outcome
 
 
@@ -492,7 +366,14 @@ def _quiet():
         yield
 
 
-class _Analysis:
+class _Analysis(Analysis):
+    """Tables and claims of a ``wrapper-stability`` run from its outer runs (the report's
+    parts: :class:`~stablefs.experiments.wrapper_stability_report.WrapperStabilityReport`).
+
+    Per (data set, inducer) the outer runs are resampled once (``N_BOOT`` bootstrap draws,
+    seeded by the run's seed, the data set and the inducer) and every comparison of two
+    wrappers uses the same draws (paired)."""
+
     def __init__(self, config, keys, res, seed: int = 0):
         from scipy.stats import mannwhitneyu, wilcoxon
 
@@ -604,29 +485,6 @@ class _Analysis:
                        "worse" if p.p_stab < a and p.stab_mod < p.stab_base else "n.s.")
         return self._count(out)
 
-    def published(self) -> pd.DataFrame:
-        rows = []
-        for r in self.comp.itertuples():
-            if r.dataset in SYNTHETIC or r.inducer != "1nn":
-                continue
-            pub = PUBLISHED[(PUBLISHED.dataset == r.dataset)
-                            & (PUBLISHED.table_error == r.table_error)]
-            if pub.empty:
-                continue
-            p = pub.iloc[0]
-            what = f"{LABEL[r.baseline]} vs {LABEL[r.modified]}, {r.dataset}, 1NN"
-            for label, pv, ov, src in (
-                ("error", p.error_base, r.error_base, r.table_error),
-                ("error (modified)", p.error_mod, r.error_mod, r.table_error),
-                ("#features", p.nf_base, r.nf_base, r.table_error),
-                ("#features (modified)", p.nf_mod, r.nf_mod, r.table_error),
-                ("Kuncheva", p.stab_base, r.stab_base, r.table_stability),
-                ("Kuncheva (modified)", p.stab_mod, r.stab_mod, r.table_stability),
-            ):
-                rows.append({"quantity": f"{label}: {what}", "published": float(pv),
-                             "ours": float(ov), "source": f"Table {src}"})
-        return pd.DataFrame(rows)
-
     def _synthetic_claim(self, cid, name, base, mod, other, published, n_pub, statement):
         """Table 6.1: the modified wrapper's error at most a third of the baseline's (t-interval
         of the paired difference e_mod - e_base / 3 over the outer runs at or below 0) and its
@@ -661,7 +519,7 @@ class _Analysis:
         return Claim(
             cid, statement,
             f"1NN, nested 5x2 CV, {n_rows} rows: "
-            f"{100 * (1 - self.c.alpha):g} % t-interval (bootstrap standard error over the "
+            f"{coverage(self.c.alpha)} t-interval (bootstrap standard error over the "
             f"{runs} outer runs, paired) of mean error({LABEL[mod]}) - mean error("
             f"{LABEL[base]}) / 3: at or below 0 (margin 0): holds, entirely above: does not "
             f"hold; and {LABEL[mod]}'s median subset must have {n_pub} features, fewer than "
@@ -732,7 +590,7 @@ class _Analysis:
             th_s = THESIS_COUNTS_1NN[(t_stab, "stability")]
             out.append(Claim(
                 f"{t_stab}-{mod}", statement,
-                f"Per data set (1NN): {100 * (1 - a):g} % t-interval (bootstrap standard error "
+                f"Per data set (1NN): {coverage(a)} t-interval (bootstrap standard error "
                 f"over the {runs} outer runs, paired) of the difference in Kuncheva's index "
                 f"averaged over subset sizes: above +{margin:g}: more stable, below "
                 f"-{margin:g}: less stable, else not significant (margin {margin:g}); fewer "
@@ -764,44 +622,5 @@ class _Analysis:
                     "; ".join(parts), "not testable", "tables/comparisons.csv"))
         return out
 
-    def outcome(self) -> Outcome:
-        from stablefs.experiments._stats import claims_overview
-
-        c = self.c
-        notes = [
-            "J = accuracy of the inducer (1NN Euclidean, ties by lower index; LDA) by an inner "
-            "stratified 5x2 CV on the selection half, the same partitions for every subset of "
-            "a run.",
-            "No stopping rule: forward searches run to all features, backward ones down to one; "
-            "the returned subset has the best J on the path (ties: the smaller).",
-            "Microarray sets: 200 genes by BSS/WSS on the selection half of each outer run.",
-            "J of the empty set and of an empty remainder: the majority-class rule's accuracy.",
-            "Tie-breaking: the lowest feature index; the mean number of tied choices per run "
-            "is in tables/wrappers.csv (ties).",
-            "Stability: Kuncheva's index of the outer runs' path subsets of each size k = "
-            "1..p-1, with the correct maximum 1 (not the thesis' 44/45 cap), mean +- sd over k.",
-            "Tests: every comparison is judged over the outer runs: the 95 % t-interval of the "
-            "paired bootstrap (the outer runs resampled) of the difference in mean error and in "
-            "Kuncheva's index averaged over k, against a margin of 0.01; the thesis' "
-            "Wilcoxon-Mann-Whitney p of the errors (p_error) and the earlier Wilcoxon test "
-            "across subset sizes (p_stab_sizes) are reported beside them.",
-            f"Inducers: {c.inducers[0]} on every data set; "
-            + (", ".join(c.inducers[1:]) + " on " + ", ".join(
-                d for d in c.datasets if d in c.other_inducer_datasets)
-               if len(c.inducers) > 1 else "no other")
-            + "; only the 1NN rows are compared with the thesis.",
-            f"corrAl: {c.corral_samples} rows (every combination of A0, A1, B0, B1, I "
-            f"{c.corral_samples // 32} times, C wrong on a quarter); antiCorrAl: "
-            f"{c.anticorral_samples} rows.",
-            "Data differ from the thesis' in places: Prostate has 102 samples here (136 in the "
-            "thesis), Breast and GCM are not available.",
-            "SBG+: lambda = 2/3, w_x = 1, consistent bookkeeping (eqs. 7.8-7.9; the printed "
-            "Alg. 7.1 divides by n-_x = 0 for every candidate, see SBGPlus).",
-        ]
-        claims = self.claims()
-        return Outcome(tables={"wrappers": self.table, "comparisons": self.comp},
-                       claims=claims, published=self.published(), notes=notes,
-                       summary=claims_overview(claims) + [
-                           f"{self.table.dataset.nunique()} data sets, "
-                           f"{len(self.c.methods)} wrappers, "
-                           f"{2 * self.c.outer_repeats} outer runs each"])
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {"wrappers": self.table, "comparisons": self.comp}
