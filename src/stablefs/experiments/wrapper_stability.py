@@ -89,9 +89,6 @@ LABEL = {"sfg": "SFG", "rsa": "RSA", "sbg": "SBG", "rsa-b": "RSA (backward)", "s
 #: (baseline, modified, thesis tables for error and stability)
 COMPARISONS = (("sfg", "rsa", "6.2", "6.4"), ("sbg", "rsa", "6.3", "6.5"),
                ("sbg", "rsa-b", "6.3", "6.5"), ("sbg", "sbg+", "7.1", "7.2"))
-THESIS_NAME = {"diabetes": "diabetes", "ionosphere": "ionosphere", "sonar": "sonar",
-               "colon": "ma_colon_tumor", "leukemia": "ma_leukemia", "lung": "ma_lung_cancer",
-               "prostate": "ma_prostate_cancer"}
 
 #: bootstrap resamples of the outer runs behind every t-interval
 N_BOOT = 2000

@@ -14,7 +14,7 @@ import pandas as pd
 from stablefs.experiments._base import Claim
 from stablefs.experiments._claims import coverage
 from stablefs.experiments._published import PublishedTable
-from stablefs.experiments._stats import claims_overview
+from stablefs.experiments._stats import MARGINS, claims_overview
 from stablefs.experiments.wrapper_stability import LABEL, PUBLISHED, SYNTHETIC, _Analysis
 
 __all__ = ["WrapperStabilityReport"]
@@ -57,7 +57,8 @@ class WrapperStabilityReport(_Analysis):
             "a run.",
             "No stopping rule: forward searches run to all features, backward ones down to one; "
             "the returned subset has the best J on the path (ties: the smaller).",
-            "Microarray sets: 200 genes by BSS/WSS on the selection half of each outer run.",
+            f"Microarray sets: {c.n_genes} genes by BSS/WSS on the selection half of each outer "
+            "run.",
             "J of the empty set and of an empty remainder: the majority-class rule's accuracy.",
             "Tie-breaking: the lowest feature index; the mean number of tied choices per run "
             "is in tables/wrappers.csv (ties).",
@@ -65,7 +66,8 @@ class WrapperStabilityReport(_Analysis):
             "1..p-1, with the correct maximum 1 (not the thesis' 44/45 cap), mean +- sd over k.",
             f"Tests: every comparison is judged over the outer runs: the {coverage(c.alpha)} "
             "t-interval of the paired bootstrap (the outer runs resampled) of the difference in "
-            "mean error and in Kuncheva's index averaged over k, against a margin of 0.01; the "
+            "mean error and in Kuncheva's index averaged over k, against a margin of "
+            f"{MARGINS['accuracy']:g} (error) and {MARGINS['kuncheva']:g} (Kuncheva); the "
             "thesis' Wilcoxon-Mann-Whitney p of the errors (p_error) and the earlier Wilcoxon "
             "test across subset sizes (p_stab_sizes) are reported beside them.",
             f"Inducers: {c.inducers[0]} on every data set; "
@@ -78,7 +80,7 @@ class WrapperStabilityReport(_Analysis):
             f"{c.anticorral_samples} rows.",
             "Data differ from the thesis' in places: Prostate has 102 samples here (136 in the "
             "thesis), Breast and GCM are not available.",
-            "SBG+: lambda = 2/3, w_x = 1, consistent bookkeeping (eqs. 7.8-7.9; the printed "
+            f"SBG+: lambda = {c.lam:g}, w_x = 1, consistent bookkeeping (eqs. 7.8-7.9; the printed "
             "Alg. 7.1 divides by n-_x = 0 for every candidate, see SBGPlus).",
         ]
 
