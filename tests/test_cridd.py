@@ -284,3 +284,18 @@ def test_3nn_wrapper_matches_a_slow_sklearn_search(seed):
     for cols in (chosen, best):
         assert crit.error(cols) == pytest.approx(
             _semi_bolstered_3nn_sklearn(X, y, np.asarray(cols), noise_seed), abs=1e-12)
+
+
+def test_wrapper_choice_counts_the_best_features():
+    """wrapper_choice (the 3NN investigation of docs/experiments.md): its t-test share equals
+    one computed with SciPy's t-test on the same samples, and every share is a fraction."""
+    from stablefs.experiments.xiao2007_cridd import base_mu, wrapper_choice
+
+    out = wrapper_choice("equal", n_samples=30, mu_best=0.315, n_sets=2, seed=40)
+    found = []
+    for r in range(2):
+        ds = make_xiao2007("equal", n_samples=30, random_state=40 + r, mu=base_mu(0.315))
+        t = np.abs(ttest_ind(ds.X[ds.y == 1], ds.X[ds.y == 0]).statistic)
+        found.append(np.isin(np.argsort(-t, kind="stable")[:10], ds.relevant).mean())
+    assert out["ttest"] == pytest.approx(np.mean(found))
+    assert all(0.0 <= v <= 1.0 for v in out.values())
