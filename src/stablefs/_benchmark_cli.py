@@ -28,7 +28,7 @@ def _fmt_seconds(seconds: float) -> str:
 
 
 def _sources(sets_opt: str | None, files, quick: bool, n_quick: int):
-    from stablefs.cli import split_list
+    from stablefs._cli_common import split_list
     from stablefs.datasets._registry import entries, entry_for, search_dirs
     from stablefs.evaluation.benchmark import local_registry_sets, smallest_sets
 
@@ -80,7 +80,7 @@ def _load_one(source, entry, seed, _load, load, inputs):
 def _load_sets(sources, *, seed: int):
     """``(name, label, source, dataset or None, reason, inputs)`` per source; a named set that
     cannot be loaded raises, a discovered one is returned with its reason."""
-    from stablefs.cli import _load
+    from stablefs._cli_common import _load
     from stablefs.datasets import REGISTRY, load
     from stablefs.datasets._scale import raw_hint_off
     from stablefs.evaluation.benchmark import set_key
@@ -251,8 +251,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     FILEs are data files or synthetic specs, as for 'stablefs compare'.
     """
     from stablefs import __version__
-    from stablefs._rundir import RunFolder
-    from stablefs.cli import (
+    from stablefs._cli_common import (
         _check_seed,
         _command_line,
         _set_verbosity,
@@ -260,6 +259,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
         parse_sizes,
         split_list,
     )
+    from stablefs._rundir import RunFolder
     from stablefs.evaluation import benchmark as bm
     from stablefs.evaluation.classifiers import check_classifiers
     from stablefs.evaluation.protocols import Protocol

@@ -10,160 +10,40 @@ import contextlib
 import datetime as _dt
 import logging
 import re
-import shlex
 import sys
 import time
 from pathlib import Path
 
 import click
 
+from stablefs._cli_common import (  # noqa: F401 (names of this module before the move)
+    DEFAULT_SIZES,
+    _annotate,
+    _check_seed,
+    _command_line,
+    _data_digest,
+    _input_fingerprints,
+    _load,
+    _log2_synthetic,
+    _set_verbosity,
+    _stablefs_version,
+    _versions,
+    parse_sizes,
+    set_command_args,
+    split_list,
+)
 from stablefs._cli_options import scheduler_options
 from stablefs._errors import StablefsError
 from stablefs._escape import printable
 
 DEFAULT_DATA = "synthetic:han2012"
 DEFAULT_METHODS = "relieff,iw-relieff,en-relieff"
-DEFAULT_SIZES = (10, 20, 30, 40, 50)
-
-
-def split_list(text: str) -> list[str]:
-    """Split a comma-separated list, keeping commas inside parentheses:
-    ``"relieff(n_neighbors=5,x=1),ttest"`` -> ``["relieff(n_neighbors=5,x=1)", "ttest"]``."""
-    items, depth, current = [], 0, []
-    for ch in text:
-        if ch == "," and depth == 0:
-            items.append("".join(current).strip())
-            current = []
-            continue
-        depth += (ch == "(") - (ch == ")")
-        current.append(ch)
-    items.append("".join(current).strip())
-    return [i for i in items if i]
-
-
-def parse_sizes(text: str | None, n_features: int) -> list[int]:
-    """``"10,20,50"`` or a range ``"10:50"`` / ``"10:50:10"`` (both ends included); default
-    10..50 by 10 (those below p). Every size must lie in 1..p."""
-    from stablefs._validation import check_sizes
-
-    if text is None:
-        sizes = [k for k in DEFAULT_SIZES if k < n_features]
-        return sizes or [max(1, n_features // 2)]
-    out = []
-    parts = split_list(text)
-    if not parts:
-        raise StablefsError("-k is empty: give sizes like -k 10,20,50 or -k 10:50:10.")
-    for part in parts:
-        try:
-            bounds = [int(v) for v in part.split(":")]
-        except ValueError:
-            raise StablefsError(
-                f"cannot read subset size {part!r}: use whole numbers like -k 10,20,50 or a "
-                "range like -k 10:50:10."
-            ) from None
-        if len(bounds) == 1:
-            out.append(bounds[0])
-            continue
-        if len(bounds) > 3:
-            raise StablefsError(
-                f"cannot read the range {part!r}: write START:STOP or START:STOP:STEP, "
-                "e.g. -k 10:50:10."
-            )
-        a, b, step = bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1
-        if step < 1:
-            raise StablefsError(f"the range {part!r} needs a step of at least 1, not {step}.")
-        if b < a:
-            raise StablefsError(
-                f"the range {part!r} is empty: its end {b} is below its start {a} "
-                f"(write {b}:{a}{':' + str(step) if len(bounds) == 3 else ''})."
-            )
-        # the ends are checked arithmetically before the range is expanded, so that
-        # -k 1:10000000000 is one line, not a list of ten billion sizes
-        last = a + (b - a) // step * step
-        from stablefs._validation import check_n_features_to_select
-
-        for end in (a, last):
-            check_n_features_to_select(end, n_features)
-        out.extend(range(a, last + 1, step))
-    return check_sizes(out, n_features)
-
-
-def _load(data, opts: dict, seed: int = 0):
-    """Load DATA with the data options; a synthetic spec without ``random_state`` is drawn
-    from ``seed`` (``--seed``), never from entropy, so the same command gives the same data."""
-    from stablefs.datasets._synthetic import from_spec
-
-    if str(data).strip().lower().startswith("synthetic:"):
-        ds = from_spec(str(data).strip(), random_state=seed)
-        return _annotate(_log2_synthetic(ds, opts), opts)
-    from stablefs.datasets import load  # the readers (pandas)
-
-    kwargs = {k: v for k, v in opts.items() if v not in (None, False) and k != "annotation"}
-    return _annotate(load(data, **kwargs), opts)
-
-
-def _log2_synthetic(ds, opts: dict):
-    from stablefs.datasets._scale import log2_dataset
-
-    return log2_dataset(ds) if opts.get("log2") else ds
-
-
-def _annotate(ds, opts: dict):
-    """``ds.symbols`` from ``--annotation`` (checked against the data's probe IDs before any
-    work), recorded in ``ds.meta["annotation"]``."""
-    if not opts.get("annotation"):
-        return ds
-    from stablefs.datasets._annotation import load_annotation
-
-    ds.symbols = load_annotation(opts["annotation"], ds.feature_names)
-    ds.meta["annotation"] = {"file": str(opts["annotation"]),
-                             "features_with_symbol": int(sum(1 for s in ds.symbols if s))}
-    return ds
-
-
-def _input_fingerprints(ds, opts: dict) -> dict:
-    """sha256 of every input file (the data file and a sample sheet): a changed input is a
-    changed configuration."""
-    from stablefs._rundir import file_sha256
-
-    files = {}
-    if ds.source and Path(ds.source).is_file():
-        files[str(Path(ds.source).resolve())] = file_sha256(ds.source)
-    if opts.get("annotation") and Path(opts["annotation"]).is_file():
-        files[str(Path(opts["annotation"]).resolve())] = file_sha256(opts["annotation"])
-    labels = opts.get("labels")
-    if labels:
-        path = Path(str(labels).rsplit(":", 1)[0]) if not Path(str(labels)).is_file() else \
-            Path(str(labels))
-        if path.is_file():
-            files[str(path.resolve())] = file_sha256(path)
-    return files
-
-
-def _stablefs_version() -> str:
-    """The version (:mod:`stablefs._version`)."""
-    from stablefs._version import __version__
-
-    return __version__
 
 
 def _print_version(ctx: click.Context, _param, value: bool) -> None:
     if value and not ctx.resilient_parsing:
         click.echo(f"stablefs, version {_stablefs_version()}")
         ctx.exit()
-
-
-def _versions() -> dict:
-    import joblib
-    import numpy
-    import pandas
-    import scipy
-    import sklearn
-
-    return {"stablefs": _stablefs_version(), "python": sys.version.split()[0],
-            "numpy": numpy.__version__, "scipy": scipy.__version__,
-            "scikit-learn": sklearn.__version__, "pandas": pandas.__version__,
-            "joblib": joblib.__version__}
 
 
 def _default_out(name: str) -> Path:
@@ -228,17 +108,6 @@ def _verbosity(f):
     f = click.option("-q", "--quiet", is_flag=True,
                      help="Only errors and the results; no progress bar.")(f)
     return f
-
-
-def _set_verbosity(quiet: bool, verbose: int) -> None:
-    level = logging.ERROR if quiet else (logging.DEBUG if verbose > 1 else
-                                         logging.INFO if verbose else logging.WARNING)
-    logging.getLogger("stablefs").setLevel(level)
-
-
-def _check_seed(seed: int) -> None:
-    if seed < 0:
-        raise StablefsError(f"--seed must be 0 or more, not {seed}.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -469,21 +338,6 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
                    + ", ".join(sorted(str(Path(p).name) for k, p in paths.items()
                                       if not isinstance(p, list)))
                    + f" in {printable(out_dir)}/", err=True)
-
-
-#: the arguments of the running command (set by :func:`main`), for run.json and the report
-_ARGV: list[str] = []
-
-
-def _command_line() -> str:
-    """The whole command as typed, shell-quoted, so that "Rerun with" reruns it."""
-    return "stablefs " + " ".join(shlex.quote(a) for a in _ARGV)
-
-
-def _data_digest(ds) -> str:
-    from stablefs.evaluation._checks import _digest
-
-    return _digest(ds.X, ds.y)
 
 
 def _summary_table(result) -> str:
@@ -756,8 +610,7 @@ def main(argv=None) -> int:
     """Entry point: run the command; bad input gives one line and exit status 2."""
     import warnings
 
-    global _ARGV
-    _ARGV = list(sys.argv[1:] if argv is None else argv)
+    set_command_args(sys.argv[1:] if argv is None else argv)
     saved = warnings.showwarning
     handler = _setup_logging()
     saved_xfsz = _ignore_file_size_signal()
