@@ -31,6 +31,7 @@ CALIBRATION_TARGET = 17.48e-4
 #: Phi(-1.75 * 0.315 * sqrt(10)) = 0.041 (0.048 at 0.30).
 MU_BEST = 0.315
 
+
 def base_mu(mu_best: float = MU_BEST) -> np.ndarray:
     """The base mean vector mu of the experiment: :func:`stablefs.datasets.xiao2007_mu` with
     height ``mu_best`` on the ten best features (Xiao, Hua and Dougherty 2007, sec. 2.2)."""

@@ -52,9 +52,9 @@ class Xiao2007CriddReport(_Analysis):
             ):
                 pub.add(f"{label}: {where}", published * unit, float(val) * unit,
                         f"Table {table}")
-                kappa = label == "kappa"
-                lows.append(float(ours.kappa_low) if kappa else np.nan)
-                highs.append(float(ours.kappa_high) if kappa else np.nan)
+                is_kappa = label == "kappa"
+                lows.append(float(ours.kappa_low) if is_kappa else np.nan)
+                highs.append(float(ours.kappa_high) if is_kappa else np.nan)
         frame = pub.frame()
         frame.insert(3, "ours_low", lows)
         frame.insert(4, "ours_high", highs)
