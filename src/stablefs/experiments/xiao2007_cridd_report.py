@@ -55,6 +55,8 @@ class Xiao2007CriddReport(_Analysis):
                 is_kappa = label == "kappa"
                 lows.append(float(ours.kappa_low) if is_kappa else np.nan)
                 highs.append(float(ours.kappa_high) if is_kappa else np.nan)
+        if not pub.rows:  # no cell the paper prints (e.g. N = 30): an empty table
+            return pd.DataFrame()
         frame = pub.frame()
         frame.insert(3, "ours_low", lows)
         frame.insert(4, "ours_high", highs)
