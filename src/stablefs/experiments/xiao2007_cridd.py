@@ -29,19 +29,33 @@ feature set for that design.
 
 Every block of Monte-Carlo runs of a cell is a unit with its own seed; the per-run streams
 depend only on the seed and the cell, never on the grouping or on ``--n-jobs``.
+
+This module holds the protocol (configuration, cells, Monte-Carlo unit, the table and the
+claims); the paper's printed numbers are in :mod:`.xiao2007_cridd_published`, the calibration of
+mu in :mod:`.xiao2007_cridd_calibration`, the investigation of the 3NN wrapper in
+:mod:`.xiao2007_cridd_wrappers`, and the figures, notes and published numbers beside ours in
+:mod:`.xiao2007_cridd_report`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs.experiments._base import Claim, Experiment, FigureSpec, Outcome
+from stablefs.experiments._analysis import Analysis, Stopwatch
+from stablefs.experiments._base import (
+    Claim,
+    Experiment,
+    Outcome,
+    check_real,
+    check_wholes,
+    estimate_wall,
+)
+from stablefs.experiments._claims import coverage
 from stablefs.experiments._montecarlo import run_units, unit_seed
 from stablefs.experiments._stats import (
     MARGINS,
@@ -50,6 +64,15 @@ from stablefs.experiments._stats import (
     t_interval,
     verdict_positive,
 )
+from stablefs.experiments.xiao2007_cridd_calibration import (
+    CALIBRATION_TARGET,
+    MU_BEST,
+    base_mu,
+    calibrate_mu_best,
+    var_dEb_lda_cv10,
+)
+from stablefs.experiments.xiao2007_cridd_published import PUBLISHED
+from stablefs.experiments.xiao2007_cridd_wrappers import held_out_class_error, wrapper_choice
 
 __all__ = ["CALIBRATION_TARGET", "MU_BEST", "PUBLISHED", "Xiao2007Config", "Xiao2007Cridd",
            "base_mu", "calibrate_mu_best", "held_out_class_error", "var_dEb_lda_cv10",
@@ -60,84 +83,6 @@ CLASSIFIERS = ("3nn", "lda", "svm")
 SELECTORS = ("ttest", "sfs", "sffs")
 CLF_LABEL = {"3nn": "3NN", "lda": "LDA", "svm": "SVM"}
 SEL_LABEL = {"ttest": "t-test", "sfs": "SFS", "sffs": "SFFS"}
-TABLE_OF = {"equal": (1, 5), "unequal": (2, 6), "bimodal": (3, 7)}
-
-# --------------------------------------------------------------------- published numbers
-# Tables 1-3: Var(dE), Var(dE_b) (pooled, the same for every selector of a row), kappa;
-# Tables 5-7: mean^2(dE), mean^2(dE_b); variances and squared biases in units of 1e-4.
-_T = """
-equal 50 3nn cv10 25.76 16.48 .3605 62.79 .7376 62.26 .7354 | 0.58 0.03 1.72 1.91
-equal 50 3nn loo 26.11 17.05 .3469 65.05 .7378 63.05 .7295 | 0.33 0.14 0.73 0.74
-equal 50 lda cv10 32.21 17.48 .4572 50.84 .6561 51.76 .6622 | 1.24 0.14 2.10 2.17
-equal 50 lda loo 30.00 16.35 .4552 52.59 .6892 56.79 .7121 | 0.13 0.01 0.13 0.21
-equal 50 svm cv10 35.89 25.21 .2976 54.76 .5397 52.47 .5195 | 1.02 0.10 2.19 1.78
-equal 50 svm loo 38.35 26.38 .3121 51.81 .4908 53.71 .5088 | 0.22 0.06 0.47 0.52
-equal 100 3nn cv10 7.96 7.42 .0677 25.53 .7094 25.12 .7046 | 0.03 0.01 0.82 0.69
-equal 100 3nn loo 7.53 7.38 .0197 24.55 .6993 24.24 .6954 | 0.01 0.01 0.12 0.12
-equal 100 lda cv10 6.55 6.00 .0841 13.18 .5448 13.04 .5400 | 0.07 0.02 0.47 0.42
-equal 100 lda loo 6.18 5.74 .0716 12.90 .5555 13.79 .5840 | 0.00 0.00 0.00 0.01
-equal 100 svm cv10 10.29 9.74 .0538 17.16 .4326 16.79 .4201 | 0.11 0.04 0.47 0.51
-equal 100 svm loo 11.20 10.52 .0611 16.20 .3508 15.79 .3338 | 0.00 0.00 0.08 0.06
-unequal 50 3nn cv10 41.91 25.61 .3890 50.24 .4904 52.25 .5100 | 1.58 0.19 0.99 1.02
-unequal 50 3nn loo 46.17 25.69 .4436 51.93 .5054 53.10 .5163 | 0.81 0.33 0.69 0.83
-unequal 50 lda cv10 57.85 27.16 .5304 66.44 .5912 68.21 .6018 | 2.81 0.21 2.29 2.96
-unequal 50 lda loo 61.85 25.33 .5905 74.46 .6598 82.06 .6913 | 0.19 0.02 0.22 0.35
-unequal 50 svm cv10 60.05 34.85 .4197 68.71 .4929 68.27 .4896 | 2.29 0.20 2.77 1.96
-unequal 50 svm loo 70.06 37.23 .4685 68.67 .4578 69.81 .4666 | 0.56 0.07 0.87 0.99
-unequal 100 3nn cv10 13.75 11.60 .1562 29.17 .6022 28.98 .5996 | 0.35 0.05 0.88 1.02
-unequal 100 3nn loo 13.97 11.79 .1560 27.42 .5699 28.37 .5843 | 0.07 0.04 0.08 0.21
-unequal 100 lda cv10 12.67 9.92 .2170 22.42 .5576 22.39 .5570 | 0.31 0.04 0.91 0.82
-unequal 100 lda loo 12.77 9.51 .2556 23.99 .6038 25.42 .6260 | 0.00 0.00 0.04 0.02
-unequal 100 svm cv10 16.88 13.81 .1816 25.85 .4657 25.14 .4506 | 0.48 0.07 0.91 0.85
-unequal 100 svm loo 18.74 15.19 .1895 24.44 .3786 23.09 .3422 | 0.02 0.02 0.07 0.05
-bimodal 50 3nn cv10 - 15.91 - 134.80 .8820 141.94 .8879 | - 0.10 7.27 8.31
-bimodal 50 3nn loo - 15.72 - 116.54 .8651 126.08 .8754 | - 0.12 1.68 2.36
-bimodal 100 3nn cv10 - 6.77 - 47.07 .8562 40.94 .8346 | - 0.02 3.24 2.26
-bimodal 100 3nn loo - 6.74 - 39.21 .8280 36.55 .8155 | - 0.02 0.32 0.06
-"""
-
-
-def _published() -> pd.DataFrame:
-    rows = []
-    for line in _T.strip().splitlines():
-        left, right = line.split("|")
-        model, n, clf, cv, vt, vb, kt, vs, ks, vf, kf = left.split()
-        bt, bb, bs, bf = right.split()
-
-        def num(x):
-            return float("nan") if x == "-" else float(x)
-
-        for sel, var, kap, b2 in (("ttest", vt, kt, bt), ("sfs", vs, ks, bs),
-                                  ("sffs", vf, kf, bf)):
-            if var == "-":
-                continue
-            rows.append({"model": model, "n_samples": int(n), "classifier": clf, "cv": cv,
-                         "selector": sel, "var_dE": num(var) * 1e-4,
-                         "var_dEb": num(vb) * 1e-4, "kappa": num(kap),
-                         "bias2_dE": num(b2) * 1e-4, "bias2_dEb": num(bb) * 1e-4})
-    return pd.DataFrame(rows)
-
-
-#: the paper's Tables 1-3 and 5-7 (variances and squared biases as plain numbers, not 1e-4)
-PUBLISHED = _published()
-
-#: The published number :data:`MU_BEST` is calibrated to: Table 1 (equal covariance, N = 50),
-#: LDA, CV10, the pooled Var(dE_b) = 17.48e-4 (30,000 runs: the t-test, SFS and SFFS columns'
-#: dE_b pooled, sec. 4).
-CALIBRATION_TARGET = 17.48e-4
-
-#: Height of mu on the ten best features (mu_1, mu_21, ..., mu_181; before the 1.75 factor of
-#: model a). Fig. 2 shows it only as a plot and the companion file is gone (sec. 2.2). Var(dE_b)
-#: involves no feature selection: LDA designed on the known best 10 features, which are
-#: independent with unit variance, so it depends on mu only through this height (not on the 190
-#: other features nor on any selector), and kappa's other term, Var(dE), is left free.
-#: Solved by :func:`calibrate_mu_best` (20,000 Monte-Carlo runs per height, seed 7, common
-#: random numbers): Var(dE_b) = 19.75, 17.42 and 15.05 (x1e-4, standard errors 0.18-0.20) at
-#: h = 0.30, 0.315 and 0.33; linear interpolation gives h = 0.3146 +- 0.0015 (our and the
-#: paper's Monte-Carlo errors), rounded to the measured 0.315 (the earlier reading 0.30 gives
-#: 19.75, 13 % above the paper). The Bayes error on the ten best features is then
-#: Phi(-1.75 * 0.315 * sqrt(10)) = 0.041 (0.048 at 0.30).
-MU_BEST = 0.315
 
 
 @dataclass(frozen=True)
@@ -270,66 +215,6 @@ def _unit(key, *, cells_by_key: dict, cfg: dict, seed: int) -> dict[str, np.ndar
     return {k: out[k] for k in ("dE", "dEb", "E", "Eb", "Ehat", "Ehat_b", "F")}
 
 
-def base_mu(mu_best: float = MU_BEST) -> np.ndarray:
-    """The base mean vector mu of the experiment: :func:`stablefs.datasets.xiao2007_mu` with
-    height ``mu_best`` on the ten best features (Xiao, Hua and Dougherty 2007, sec. 2.2)."""
-    from stablefs.datasets import xiao2007_mu
-
-    return xiao2007_mu(best=float(mu_best))
-
-
-def var_dEb_lda_cv10(mu_best: float, n_runs: int, seed: int = 7) -> tuple[float, float]:
-    """Var(dE_b) of LDA with 10-fold CV on the known best features, equal covariance model,
-    N = 50 (Xiao, Hua and Dougherty 2007, Table 1; Algorithm 1 with 5000 test points), and
-    its bootstrap standard error over the runs.
-
-    The runs are those of the t-test cell (:func:`stablefs.evaluation.cridd.cridd_runs`),
-    whose dE_b does not involve the selection; the same ``seed`` at two heights gives the same
-    draws (common random numbers), so differences between heights are measured precisely.
-
-    Returns
-    -------
-    (variance, standard error), plain numbers (not 1e-4).
-    """
-    from stablefs.evaluation.cridd import cridd_runs
-
-    out = cridd_runs("equal", selector="ttest", classifier="lda", cv="cv10", n_samples=50,
-                     runs=range(int(n_runs)), random_state=int(seed),
-                     model_params={"mu": base_mu(mu_best)})
-    d = out["dEb"]
-    rng = np.random.default_rng(0)
-    boot = [np.var(d[rng.integers(0, d.size, d.size)], ddof=1) for _ in range(200)]
-    return float(np.var(d, ddof=1)), float(np.std(boot, ddof=1))
-
-
-def calibrate_mu_best(heights=(0.30, 0.315, 0.33), n_runs: int = 20_000,
-                      seed: int = 7, target: float = CALIBRATION_TARGET) -> dict:
-    """Solve Var(dE_b)(h) = ``target`` for the height h of mu on the ten best features.
-
-    :func:`var_dEb_lda_cv10` at every height of ``heights`` (the same ``seed``: common random
-    numbers), then linear interpolation between the two heights that bracket ``target``
-    (Var(dE_b) falls as h grows: the error and its spread shrink). The default target is
-    Table 1's LDA, CV10, N = 50 pooled Var(dE_b) (Xiao, Hua and Dougherty 2007), a number
-    that involves no feature selection.
-
-    Returns
-    -------
-    dict
-        ``heights``, ``variances``, ``standard_errors`` and ``mu_best`` (nan when no pair of
-        heights brackets the target).
-    """
-    hs = np.asarray(heights, dtype=float)
-    res = [var_dEb_lda_cv10(h, n_runs, seed) for h in hs]
-    v = np.asarray([r[0] for r in res])
-    root = float("nan")
-    for i in range(hs.size - 1):
-        if (v[i] - target) * (v[i + 1] - target) <= 0 and v[i] != v[i + 1]:
-            root = float(hs[i] + (target - v[i]) * (hs[i + 1] - hs[i]) / (v[i + 1] - v[i]))
-            break
-    return {"heights": hs.tolist(), "variances": v.tolist(),
-            "standard_errors": [r[1] for r in res], "mu_best": root}
-
-
 #: the slow cells left out of ``--quick``
 _QUICK_CAPS = "3nn-sfs-loo:0,3nn-sffs-loo:0,svm-sfs-loo:0,svm-sffs-loo:0"
 
@@ -410,11 +295,8 @@ class Xiao2007Cridd(Experiment):
             if not (cv == "loo" or (isinstance(cv, str) and cv.startswith("cv")
                                     and cv[2:].isdigit() and int(cv[2:]) >= 2)):
                 raise StablefsError(f"cvs: {cv!r} is not 'loo' or 'cvK' such as 'cv10'.")
-        for name, lo in (("n_runs", 0), ("n_runs_slow", 0), ("n_features_to_select", 1),
-                         ("n_test", 10), ("runs_per_unit", 1), ("n_bootstrap", 10)):
-            v = getattr(c, name)
-            if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
-                raise StablefsError(f"{name} = {v}: it must be a whole number >= {lo}.")
+        check_wholes(c, {"n_runs": 0, "n_runs_slow": 0, "n_features_to_select": 1,
+                         "n_test": 10, "runs_per_unit": 1, "n_bootstrap": 10})
         if not isinstance(c.sample_sizes, tuple) or not c.sample_sizes:
             raise StablefsError("sample_sizes: give at least one size, e.g. 50,100.")
         for n in c.sample_sizes:
@@ -432,8 +314,7 @@ class Xiao2007Cridd(Experiment):
             raise StablefsError(f"mu_best = {c.mu_best}: the height of mu on the ten best "
                                 "features must be a number in (0, 5) (0.3 is the earlier "
                                 f"reading, {MU_BEST} the calibrated default).")
-        if not isinstance(c.alpha, float) or not 0 < c.alpha < 0.5:
-            raise StablefsError(f"alpha = {c.alpha}: it must be a number in (0, 0.5).")
+        check_real("alpha", c.alpha, 0, 0.5)
         if not isinstance(c.caps, str):
             raise StablefsError("caps: give entries such as 'svm-*-loo:0,lda-sfs:2000'.")
         for cap in _caps(c.caps):
@@ -462,7 +343,7 @@ class Xiao2007Cridd(Experiment):
         (:data:`_SEL_EXPONENT`) and :data:`_FOLD_COST`; divided among at most 2 workers. With
         other jobs on the cores the wall time is longer: ``--quick --n-jobs 2`` took 204 s at
         load 2.5-4 against 96 s estimated (2026-11-23)."""
-        return 5.0 + self.cpu_seconds(config) / (2 if n_jobs < 0 else max(1, min(n_jobs, 2)))
+        return estimate_wall(self.cpu_seconds(config), n_jobs, 5.0)
 
     def cpu_seconds(self, config, by_cell: bool = False):
         """CPU seconds of the Monte-Carlo runs (:meth:`estimate_seconds`); with
@@ -479,6 +360,8 @@ class Xiao2007Cridd(Experiment):
     # -- run ------------------------------------------------------------------------------
     def run(self, config: Xiao2007Config, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
+        from stablefs.experiments.xiao2007_cridd_report import Xiao2007CriddReport
+
         cfg = dataclasses.asdict(config)
         cs = cells(config)
         by_key = {c["key"]: c for c in cs}
@@ -487,12 +370,12 @@ class Xiao2007Cridd(Experiment):
         order = sorted(cs, key=lambda c: _SEL_COST[(c["selector"], c["classifier"])]
                        * c["n_runs"] * (c["n_samples"] if c["cv"] == "loo" else 10))
         keys = [c["key"] + (b,) for c in order for b in range(-(-c["n_runs"] // per))]
-        t0 = time.perf_counter()
-        res = run_units(_unit, keys, study="cridd",
-                        common={"cells_by_key": by_key, "cfg": cfg, "seed": seed},
-                        n_jobs=n_jobs, progress=progress, cache=cache,
-                        desc="CRIDD Monte-Carlo runs")
-        timings = {"monte_carlo": round(time.perf_counter() - t0, 3)}
+        clock = Stopwatch()
+        with clock("monte_carlo"):
+            res = run_units(_unit, keys, study="cridd",
+                            common={"cells_by_key": by_key, "cfg": cfg, "seed": seed},
+                            n_jobs=n_jobs, progress=progress, cache=cache,
+                            desc="CRIDD Monte-Carlo runs")
         samples: dict[tuple, dict[str, np.ndarray]] = {}
         for key, r in zip(keys, res):
             ck = tuple(key[:-1])
@@ -501,11 +384,10 @@ class Xiao2007Cridd(Experiment):
                 d[k].append(v)
         for ck, d in samples.items():
             samples[ck] = {k: np.concatenate(v) for k, v in d.items()}
-        t1 = time.perf_counter()
-        analysis = _Analysis(config, cs, samples, np.random.default_rng(unit_seed(seed, 99)))
-        outcome = analysis.outcome()
-        timings["analysis"] = round(time.perf_counter() - t1, 3)
-        outcome.timings = timings
+        with clock("analysis"):
+            outcome = Xiao2007CriddReport(config, cs, samples,
+                                          np.random.default_rng(unit_seed(seed, 99))).outcome()
+        outcome.timings = clock.timings
         return outcome
 
 
@@ -521,8 +403,10 @@ def _v(x: float) -> str:
     return "nan" if not np.isfinite(x) else f"{x * 1e4:.2f}"
 
 
-class _Analysis:
-    """Table rows, pooled variances, kappa intervals, claims and figures."""
+class _Analysis(Analysis):
+    """The table (pooled variances, kappa with its bootstrap interval, squared biases) and the
+    claims of a run (the figures, notes and published numbers:
+    :class:`~stablefs.experiments.xiao2007_cridd_report.Xiao2007CriddReport`)."""
 
     def __init__(self, config: Xiao2007Config, cs, samples, rng):
         from stablefs.evaluation.cridd import kappa
@@ -580,35 +464,15 @@ class _Analysis:
               & (t.selector == sel)]
         return None if m.empty else m.iloc[0]
 
-    # -- published beside ours ---------------------------------------------------------
-    def published(self) -> pd.DataFrame:
-        rows = []
-        for p in PUBLISHED.itertuples():
-            ours = self._get(p.model, p.n_samples, p.classifier, p.cv, p.selector)
-            if ours is None:
-                continue
-            t_var, t_bias = TABLE_OF[p.model]
-            where = (f"{p.model}, N={p.n_samples}, {CLF_LABEL[p.classifier]},"
-                     f"{p.cv.upper()}, {SEL_LABEL[p.selector]}")
-            for label, pub, val, table, unit in (
-                ("Var(dE) x1e-4", p.var_dE, ours.var_dE, t_var, 1e4),
-                ("Var(dE_b) x1e-4", p.var_dEb, ours.var_dEb_pooled, t_var, 1e4),
-                ("kappa", p.kappa, ours.kappa, t_var, 1.0),
-                ("mean^2(dE) x1e-4", p.bias2_dE, ours.bias2_dE, t_bias, 1e4),
-                ("mean^2(dE_b) x1e-4", p.bias2_dEb, ours.bias2_dEb_pooled, t_bias, 1e4),
-            ):
-                rows.append({"quantity": f"{label}: {where}", "published": pub * unit,
-                             "ours": float(val) * unit,
-                             "ours_low": float(ours.kappa_low) if label == "kappa" else np.nan,
-                             "ours_high": float(ours.kappa_high) if label == "kappa"
-                             else np.nan, "source": f"Table {table}"})
-        return pd.DataFrame(rows)
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """``tables/cridd.csv``: one row per cell (the paper's Tables 1-3 and 5-7 in one)."""
+        return {"cridd": self.table}
 
     # -- claims --------------------------------------------------------------------------
     def claims(self) -> list[Claim]:
         t = self.table
         a = self.c.alpha
-        cov = f"{100 * (1 - a):g} %"
+        cov = coverage(a)
         out = []
         # 1: kappa > 0 everywhere
         lows = t.kappa_low.to_numpy()
@@ -768,229 +632,3 @@ class _Analysis:
     def _not_run(cid: str, statement: str, what: str) -> Claim:
         return Claim(cid, statement, f"Needs {what}, not in this configuration.", "not run",
                      "inconclusive", "")
-
-    # -- figures -------------------------------------------------------------------------
-    def figures(self) -> list[FigureSpec]:
-        out = [FigureSpec(
-            "kappa_published_vs_ours",
-            "kappa of every cell run: the paper's (Tables 1-3, x) against ours (y) with the "
-            f"{100 * (1 - self.c.alpha):g} % bootstrap interval; the line is y = x. Our mean "
-            "vector is a reconstruction, so the points need not lie on the line.",
-            self._fig_kappa)]
-        rows = [r for r in self.rows_of if len(self.rows_of[r]) > 1]
-        if rows:
-            pick = next((r for r in rows if r[0] == "unequal" and r[1] == 50 and r[3] == "cv10"),
-                        rows[0])
-            sel = [r for r in rows if r[:2] == pick[:2] and r[3] == pick[3]]
-            out.append(FigureSpec(
-                "deviation_densities",
-                f"Deviation densities with feature selection (solid, dE) and with the best "
-                f"features (dashed, dE_b), {pick[0]} covariance model, N = {pick[1]}, "
-                f"{pick[3].upper()} (as the paper's Fig. 3).",
-                lambda: self._fig_dens(sel)))
-        return out
-
-    def _fig_kappa(self):
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(5.5, 5), layout="constrained")
-        ax = fig.subplots()
-        pub = PUBLISHED.set_index(["model", "n_samples", "classifier", "cv", "selector"])
-        markers = {"ttest": "o", "sfs": "s", "sffs": "^"}
-        colors = {"equal": "#1f77b4", "unequal": "#d62728", "bimodal": "#2ca02c"}
-        for r in self.table.itertuples():
-            key = (r.model, r.n_samples, r.classifier, r.cv, r.selector)
-            if key not in pub.index:
-                continue
-            x = float(pub.loc[key, "kappa"])
-            ax.errorbar(x, r.kappa, yerr=[[r.kappa - r.kappa_low], [r.kappa_high - r.kappa]],
-                        fmt=markers[r.selector], color=colors[r.model], markersize=4,
-                        elinewidth=0.8)
-        ax.plot([0, 1], [0, 1], color="#888888", linewidth=0.8)
-        ax.set_xlim(0, 1)
-        ax.set_xlabel("kappa, Xiao, Hua and Dougherty 2007")
-        ax.set_ylabel("kappa, ours")
-        from matplotlib.lines import Line2D
-
-        handles = [Line2D([], [], color=colors[m], marker="o", linestyle="", label=m)
-                   for m in self.c.models] + [
-            Line2D([], [], color="#444444", marker=markers[s], linestyle="",
-                   label=SEL_LABEL[s]) for s in self.c.selectors]
-        ax.legend(handles=handles, fontsize=8, loc="upper left")
-        return fig
-
-    def _fig_dens(self, rows):
-        from matplotlib.figure import Figure
-        from scipy.stats import gaussian_kde
-
-        clfs = [c for c in CLASSIFIERS if any(r[2] == c for r in rows)]
-        sels = [s for s in SELECTORS if any(c["selector"] == s for r in rows
-                                           for c in self.rows_of[r])]
-        fig = Figure(figsize=(3.2 * len(sels), 2.6 * len(clfs)), layout="constrained")
-        axes = np.atleast_2d(fig.subplots(len(clfs), len(sels), squeeze=False))
-        grid = np.linspace(-0.5, 0.5, 301)
-        for i, clf in enumerate(clfs):
-            row = next(r for r in rows if r[2] == clf)
-            members = {c["selector"]: c for c in self.rows_of[row]}
-            pooled = np.concatenate([self.s[c["key"]]["dEb"] for c in members.values()])
-            for j, sel in enumerate(sels):
-                ax = axes[i, j]
-                ax.set_title(f"{CLF_LABEL[clf]} + {SEL_LABEL[sel]}", fontsize=9)
-                if sel not in members:
-                    ax.set_axis_off()
-                    continue
-                dE = self.s[members[sel]["key"]]["dE"]
-                for data, style in ((dE, "-"), (pooled, "--")):
-                    if np.std(data) > 0:
-                        ax.plot(grid, gaussian_kde(data)(grid), linestyle=style,
-                                color="#1f4e79")
-                ax.set_xlim(-0.5, 0.5)
-        return fig
-
-    def outcome(self) -> Outcome:
-        notes = [
-            "The mean vector mu is given only as a plot (Fig. 2); we use the reconstruction of "
-            f"stablefs.datasets.xiao2007_mu with {self.c.mu_best:g} on the first feature of each "
-            "block (the ten best; the default is calibrated to Table 1's pooled Var(dE_b) of "
-            "LDA, CV10, N = 50, 17.48e-4, a variance without feature selection) and 0.05 "
-            "falling linearly to 0.0026 on the others (not calibrated: no published number "
-            "pins them). Variances with selection need not match.",
-            "Var(dE_b) is pooled over the selectors of a row, as the paper does; each cell's "
-            "own Var(dE_b) is in tables/cridd.csv (var_dEb_own). mean^2(dE_b) is that of the "
-            "pooled sample.",
-            "Variances use n - 1; the paper does not say (immaterial at 10,000 runs).",
-            "kappa's interval: percentile bootstrap, the cell's runs and the pooled dE_b "
-            "resampled independently.",
-            "True errors on 5000 fresh points per run (2500 per class), drawn for the selected "
-            "and best features only (an exact sampler of the same model).",
-            "CV: one stratified partition per run, folds as even as possible; E_hat = total "
-            "errors / N (eq. B.3).",
-            "LDA priors are the sample proportions (equal here); the SVM is linear with C = 1 "
-            "(libsvm), no scaling; 3NN ties cannot occur with continuous data.",
-            "Bolstering kernels: sigma = mean nearest-neighbour distance of the class / median "
-            "of the chi distribution with the subset's dimension (Braga-Neto and Dougherty "
-            "2004); 10 Monte-Carlo draws per point for 3NN (semi-bolstered).",
-            "SFFS: Pudil, Novovicova and Kittler 1994 (App. A of the paper); a feature is "
-            "excluded only when the smaller set is strictly better than the best set of its "
-            "size found so far; the search stops at d = 10 (the paper states no stopping rule); "
-            "ties go to the lowest feature index.",
-            "Tables 4 and 8 (patient data) are not reproduced: the data set is not public.",
-        ]
-        per_cell = sorted({(r.classifier, r.selector, r.cv, r.n_runs)
-                           for r in self.table.itertuples()})
-        if len({n for *_, n in per_cell}) > 1:
-            notes.append("N_MC per cell: " + "; ".join(
-                f"{CLF_LABEL[c]} {SEL_LABEL[s]} {cv.upper()} {n}" for c, s, cv, n in per_cell))
-        if self.c.n_runs_slow != self.c.n_runs:
-            notes.append(
-                f"N_MC: {self.c.n_runs} runs for the t-test cells and LDA's SFS/SFFS, "
-                f"{self.c.n_runs_slow} for SFS/SFFS with 3NN or the SVM (the paper: 10,000 "
-                "everywhere; their criteria cost a Monte-Carlo bolstering or an SVM fit per "
-                "candidate subset).")
-        return Outcome(
-            tables={"cridd": self.table}, figures=self.figures(), claims=self.claims(),
-            published=self.published(), notes=notes,
-            summary=[f"{len(self.table)} cells, {int(self.table.n_runs.sum())} Monte-Carlo "
-                     "runs in all"])
-
-
-# ------------------------------------------------------------- the 3NN wrapper's choices
-
-
-def wrapper_choice(model: str = "equal", n_samples: int = 50, mu_best: float = MU_BEST,
-                   n_sets: int = 100, seed: int = 9000) -> dict:
-    """How often SFS finds the ten best features of the Xiao, Hua and Dougherty (2007) models
-    with the paper's criteria (sec. 3), and whether the 3NN criterion prefers what it picks.
-
-    For ``n_sets`` training samples (sample ``r`` drawn with ``random_state=seed + r``): SFS
-    on the semi-bolstered 3NN resubstitution error and on the bolstered LDA error (criterion
-    draws seeded by ``r``), and the t-test's top 10.
-
-    Returns
-    -------
-    dict
-        ``3nn``, ``lda``, ``ttest``: mean share of the best 10 features in the chosen 10;
-        ``3nn_prefers_chosen``: share of samples where the 3NN criterion rates the chosen
-        subset strictly better than the best features; ``3nn_first_best``: share whose first
-        pick is a best feature; ``3nn_tied_steps``: share of SFS steps with a tie.
-    """
-    from stablefs.datasets import make_xiao2007
-    from stablefs.evaluation.cridd import _pooled_t_top
-    from stablefs.selectors.wrappers import make_criterion, sfs
-
-    out: dict[str, list] = {k: [] for k in ("3nn", "lda", "ttest", "3nn_prefers_chosen",
-                                            "3nn_first_best", "3nn_tied_steps")}
-    for r in range(int(n_sets)):
-        ds = make_xiao2007(model, n_samples=n_samples, random_state=seed + r,
-                           mu=base_mu(mu_best))
-        X, y, best = ds.X, ds.y, ds.relevant
-        crit = make_criterion(X, y, estimator="3nn", criterion="semi-bolstered",
-                              random_state=r)
-        res = sfs(crit, 10)
-        out["3nn"].append(np.isin(res.subset, best).mean())
-        out["3nn_prefers_chosen"].append(crit.error(res.subset) < crit.error(best))
-        out["3nn_first_best"].append(res.order[0] in best)
-        out["3nn_tied_steps"].append(np.mean(np.asarray(res.ties) > 0))
-        lda = make_criterion(X, y, estimator="lda", criterion="bolstered", random_state=r)
-        out["lda"].append(np.isin(sfs(lda, 10).subset, best).mean())
-        out["ttest"].append(np.isin(_pooled_t_top(X, y, 10), best).mean())
-    return {k: float(np.mean(v)) for k, v in out.items()}
-
-
-def held_out_class_error(model: str = "equal", mu_best: float = MU_BEST, n_sets: int = 200,
-                         n_test: int = 4000, seed: int = 7000) -> dict:
-    """Why leave-one-out reads above the true error of the 3NN wrapper rule in Algorithm 1
-    (Xiao, Hua and Dougherty 2007): with exactly N/2 points per class (step a), the held-out
-    point always belongs to the smaller class of the N - 1 training points.
-
-    For ``n_sets`` samples of N = 50 (sample ``r`` from ``seed + r``): drop one random point
-    (class c); SFS with the semi-bolstered 3NN criterion and 3NN on the other 49; its error on
-    fresh class-c points (what LOO averages) and on the other class, against the balanced true
-    error of the selection and rule on all 50; the same for the best features (no selection).
-
-    Returns
-    -------
-    dict
-        Means and standard errors over the samples: ``E50`` (balanced true error, all 50),
-        ``held_out_class`` and ``other_class`` (rule on 49), ``held_out_minus_E50`` (paired),
-        ``best_held_out_minus_E50`` (best features, no selection).
-    """
-    from stablefs.datasets import make_xiao2007
-    from stablefs.evaluation.cridd import xiao2007_test_sampler
-    from stablefs.evaluation.error_estimators import make_rule
-    from stablefs.selectors.wrappers import make_criterion, sfs
-
-    rule = make_rule("3nn")
-
-    def select(X, y, r):
-        crit = make_criterion(X, y, estimator="3nn", criterion="semi-bolstered",
-                              random_state=r)
-        return np.sort(sfs(crit, 10).subset)
-
-    def err(Xtr, ytr, F, Xt, yt, cls=None):
-        pred = rule.fit(Xtr[:, F], ytr, 2).predict(Xt[:, F])
-        m = np.ones(yt.size, dtype=bool) if cls is None else yt == cls
-        return float(np.mean(pred[m] != yt[m]))
-
-    rows = []
-    for r in range(int(n_sets)):
-        ds = make_xiao2007(model, n_samples=50, random_state=seed + r, mu=base_mu(mu_best))
-        X, y, best = ds.X, ds.y, ds.relevant
-        rng = np.random.default_rng(r)
-        i = int(rng.integers(50))
-        c = int(y[i])
-        keep = np.setdiff1d(np.arange(50), [i])
-        F50, F49 = select(X, y, r), select(X[keep], y[keep], r)
-        Xt, yt = xiao2007_test_sampler(ds.meta)(np.random.default_rng(10**6 + r), n_test,
-                                                np.arange(X.shape[1]))
-        rows.append([err(X, y, F50, Xt, yt), err(X[keep], y[keep], F49, Xt, yt, c),
-                     err(X[keep], y[keep], F49, Xt, yt, 1 - c),
-                     err(X[keep], y[keep], best, Xt, yt, c), err(X, y, best, Xt, yt)])
-    a = np.asarray(rows)
-
-    def ms(v):
-        return float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size))
-
-    return {"E50": ms(a[:, 0]), "held_out_class": ms(a[:, 1]), "other_class": ms(a[:, 2]),
-            "held_out_minus_E50": ms(a[:, 1] - a[:, 0]),
-            "best_held_out_minus_E50": ms(a[:, 3] - a[:, 4])}
