@@ -8,7 +8,7 @@ from stablefs.selectors.wrappers._bolstering_widths import WidthMixin
 from stablefs.selectors.wrappers._criterion_base import RulePart, _ee
 
 #: solve the SVMs of a step by the compiled SMO (_wrapper_kernels.svc_duals_add) instead of
-#: one libsvm call per candidate (the same solutions bit for bit, tested)
+#: one libsvm call per candidate (the same solutions on the same kernel matrix, tested)
 COMPILED = True
 
 #: libsvm's settings in :class:`sklearn.svm.SVC`: C and the stopping tolerance
@@ -25,8 +25,10 @@ class SVMPart(RulePart, WidthMixin):
     The solves of a step run in one compiled call
     (:func:`~stablefs.selectors.wrappers._wrapper_kernels.svc_duals_add`): libsvm's SMO
     (Fan, Chen and Lin 2005) step for step on the kernel matrix ``K_S + x_j x_j^T`` of each
-    candidate, which gives libsvm's dual coefficients and offset to the last bit (tested
-    against scikit-learn's libsvm); the direction ``a`` is then formed exactly as
+    candidate, which gives libsvm's dual coefficients and offset to the last bit on that
+    kernel matrix (tested against scikit-learn's libsvm given it precomputed; on raw data
+    scikit-learn's kernel is a BLAS ``ddot`` whose summation order depends on the CPU, so the
+    two paths agree to round-off); the direction ``a`` is then formed exactly as
     :func:`stablefs.selectors.wrappers._error_estimators.linear_svm` forms it (the same
     product of the same arrays). With :data:`COMPILED` off, libsvm is called per candidate
     (:func:`~stablefs.selectors.wrappers._error_estimators.linear_svm`, the solver and

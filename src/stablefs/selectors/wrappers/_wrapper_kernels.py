@@ -6,7 +6,9 @@
   candidate, with no pruning (the loop over all pairs is cheaper than the bound checks);
 - :func:`svc_dual` / :func:`svc_margins_add` -- the linear SVM of every candidate: libsvm's
   SMO (Fan, Chen and Lin 2005; Chang and Lin 2011) step for step in single-precision ``Q``
-  as libsvm runs it, so the same dual coefficients and offset to the last bit (tested);
+  as libsvm runs it, so on the same kernel matrix the same dual coefficients and offset to
+  the last bit (tested; scikit-learn's libsvm forms a linear kernel with BLAS ``ddot``, whose
+  summation order depends on the CPU, so on raw data the two agree to round-off);
 - :func:`mc_vote_two_class` -- the two-class 1NN / 3NN vote of every Monte-Carlo draw of a
   forward step of the (semi-)bolstered kNN criterion (Braga-Neto and Dougherty 2004; the
   3NN criterion of Xiao, Hua and Dougherty 2007), for a block of candidates and points. The
@@ -305,7 +307,8 @@ def svc_dual(K, ysign, C, eps):  # pragma: no cover - compiled
     """The C-SVC dual by SMO with shrinking, step for step the solver of libsvm (Chang and
     Lin 2011; Fan, Chen and Lin 2005), which :class:`sklearn.svm.SVC` runs: the same working
     sets, the same updates and the same single-precision ``Q`` entries, so the same solution
-    to the last bit (tested against scikit-learn's libsvm).
+    to the last bit on the same kernel matrix (tested against scikit-learn's libsvm given
+    the kernel precomputed).
 
     Parameters
     ----------
