@@ -71,7 +71,7 @@ def _tables():
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    from stablefs.evaluation.ranks import rank_tables
+    from stablefs.evaluation.ranks import nemenyi_pvalues, rank_tables
     from stablefs.report.leaderboard import write_leaderboard
 
     out = tmp_path_factory.mktemp("lb")
@@ -84,6 +84,7 @@ def page(tmp_path_factory):
                                         "classifiers": ["svm", "1nn"], "seed": 0,
                                         "command": "stablefs benchmark a.csv"},
                               methods=METHODS, measures=measures,
+                              pairwise_pvalues=nemenyi_pvalues,
                               links={s: f"cells/{s}/report.html" for s in SETS}, svg=False)
     return paths
 

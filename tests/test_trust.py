@@ -16,7 +16,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
 from stablefs.evaluation import permutation as perm_mod
-from stablefs.evaluation.baseline import baseline_means, majority_baseline
+from stablefs.evaluation.baseline import majority_baseline
 from stablefs.evaluation.nested import nested_estimate
 from stablefs.evaluation.permutation import (
     permutation_p_value,
@@ -28,6 +28,7 @@ from stablefs.evaluation.protocols import Protocol, Resample
 from stablefs.evaluation.runner import run_experiment, task_seed
 from stablefs.methods import make_selector
 from stablefs.report.summary import judge_evidence, recommend_from_tables, stability_band
+from stablefs.report.tables import baseline_means
 
 #: these tests exercise compare's checks: the conftest keeps its real defaults for them
 pytestmark = pytest.mark.full_checks

@@ -158,7 +158,7 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
     the first accuracy there (what a finished or reused run prints)."""
     import pandas as pd
 
-    from stablefs.evaluation.benchmark import headline_k
+    from stablefs.report.leaderboard import headline_k
 
     if not len(cells):
         return "no cell was computed."

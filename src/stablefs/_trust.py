@@ -179,10 +179,9 @@ def assess(result, X, y, methods, sizes, resamples, *, settings: TrustSettings,
            classifiers, measures, seed: int, n_jobs, backend, scheduler, cache_dir,
            impute, standardize, prefilter, progress) -> Trust:
     """The recommendation's permutation test and nested estimate (``run.json`` ``trust``)."""
-    from stablefs.evaluation.baseline import baseline_means
     from stablefs.evaluation.nested import nested_estimate
     from stablefs.report.summary import choose_pair, judge_evidence, recommend_from_tables
-    from stablefs.report.tables import parse_metric
+    from stablefs.report.tables import baseline_means, parse_metric
 
     trust = Trust()
     rec = recommend_from_tables(result.results, result.stability)
@@ -263,8 +262,8 @@ def set_signal(result, X, y, resamples, *, n_permutations: int, n_resamples: int
     permutation test (labels permuted, the selector refitted; :mod:`~stablefs.evaluation.
     permutation`) with ``n_permutations`` (0: baselines only). Returns the columns of
     :data:`SET_SIGNAL_COLUMNS`."""
-    from stablefs.evaluation.baseline import baseline_means
     from stablefs.report.summary import judge_evidence, recommend_from_tables
+    from stablefs.report.tables import baseline_means
 
     base = baseline_means(result.baseline)
     row = {"best_method": None, "best_k": None, "permutation_p": None,

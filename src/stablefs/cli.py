@@ -356,7 +356,7 @@ def _summary_table(result) -> str:
              .unstack("k").reindex(res["method"].unique()))
         lines.append(f"\nmean {metric.replace('_', ' ')} on held-out samples\n"
                      + t.to_string(float_format=lambda v: f"{v:.3f}"))
-    from stablefs.evaluation.baseline import baseline_means
+    from stablefs.report.tables import baseline_means
 
     base = baseline_means(getattr(result, "baseline", None))
     if base:
@@ -400,8 +400,8 @@ def _verdict_text(result, trust: dict) -> str:
     """The recommendation (or "no evidence of signal") and its checks, wrapped."""
     import textwrap
 
-    from stablefs.evaluation.baseline import baseline_means
     from stablefs.report.summary import verdict_lines
+    from stablefs.report.tables import baseline_means
 
     lines = verdict_lines(result.results, result.stability, result.frequencies,
                           baseline=baseline_means(result.baseline) or None, trust=trust)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from stablefs.evaluation.classifiers import balanced_accuracy
 
-__all__ = ["BASELINE_COLUMNS", "majority_baseline", "baseline_means"]
+__all__ = ["BASELINE_COLUMNS", "majority_baseline"]
 
 BASELINE_COLUMNS = ["resample", "metric", "value"]
 
@@ -48,10 +48,3 @@ def majority_baseline(y, resamples) -> pd.DataFrame:
         rows.append((int(res.index), "accuracy", float(np.mean(truth == majority))))
         rows.append((int(res.index), "balanced_accuracy", balanced_accuracy(truth, pred)))
     return pd.DataFrame(rows, columns=BASELINE_COLUMNS)
-
-
-def baseline_means(baseline: pd.DataFrame | None) -> dict[str, float]:
-    """``{"accuracy": mean, "balanced_accuracy": mean}`` over resamples ({} when absent)."""
-    if baseline is None or baseline.empty or "metric" not in baseline.columns:
-        return {}
-    return {str(m): float(v) for m, v in baseline.groupby("metric")["value"].mean().items()}

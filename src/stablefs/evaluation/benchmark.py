@@ -54,7 +54,6 @@ __all__ = [
     "cell_table",
     "default_methods",
     "estimate_seconds",
-    "headline_k",
     "local_registry_sets",
     "pilot_fits",
     "prepare_set",
@@ -110,13 +109,6 @@ def default_methods() -> list[str]:
             continue
         out.append(name)
     return out
-
-
-def headline_k(sizes: Sequence[int]) -> int:
-    """The size the leaderboard leads with: the upper median of ``sizes`` (50 of 10, 20, 50,
-    100)."""
-    s = sorted(int(k) for k in sizes)
-    return s[len(s) // 2]
 
 
 def local_registry_sets(data_home=None) -> list[str]:

@@ -99,7 +99,7 @@ def write_benchmark(bres: BenchmarkResult, out_dir, run_info: dict, *, methods: 
     POSIX paths relative to ``out_dir``): these, the per-set files given as ``written``, and
     itself; a later ``--force`` deletes exactly those.
     """
-    from stablefs.evaluation.ranks import rank_tables
+    from stablefs.evaluation.ranks import nemenyi_pvalues, rank_tables
     from stablefs.report.leaderboard import write_leaderboard
 
     out_dir = Path(out_dir)
@@ -117,7 +117,8 @@ def write_benchmark(bres: BenchmarkResult, out_dir, run_info: dict, *, methods: 
     ran = [m for m in methods if (bres.status["method"] == m).any()] or list(methods)
     paths.update(write_leaderboard(out_dir, cells=bres.cells, ranks=ranks, friedman=friedman,
                                    sets_table=table, timing=bres.timing, run_info=run_info,
-                                   methods=ran, measures=measures, links=links, alpha=ALPHA))
+                                   methods=ran, measures=measures, links=links, alpha=ALPHA,
+                                   pairwise_pvalues=nemenyi_pvalues))
     paths["run.json"] = out_dir / "run.json"
     from stablefs._rundir import TOOL, manifest
 

@@ -181,16 +181,6 @@ class PermutationTest:
 
 
 
-def format_p(p: float) -> str:
-    """``= 0.0099`` / ``= 0.035`` / ``= 0.42``: two significant digits, so that a value just
-    below a level never prints as the level (1/101 is 0.0099, not 0.010)."""
-    if not np.isfinite(p):
-        return "undecided"
-    if p < 0.001:
-        return "< 0.001"
-    return f"= {p:.4f}" if p < 0.01 else f"= {p:.3f}" if p < 0.1 else f"= {p:.2f}"
-
-
 def _permutation(seed: int, b: int, y: np.ndarray, resamples) -> np.ndarray:
     """The b-th permutation of the sample indices; redrawn (deterministically) until every
     training part holds at least two classes, so every selector can be fitted."""

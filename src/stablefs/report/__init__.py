@@ -242,7 +242,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     timing = _tab.time_summary(res)
     styles = _fig.method_styles(methods, linestyles=True)
     rec = _sum.recommendation(stab, perf)
-    from stablefs.evaluation.baseline import baseline_means
+    from stablefs.report.tables import baseline_means
 
     base = baseline_means(baseline)
     trust = run_info.get("trust")

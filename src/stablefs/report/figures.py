@@ -384,7 +384,7 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict,
         As for :func:`plot_stability`.
     baseline : dict, optional
         ``{"accuracy": ..., "balanced_accuracy": ...}`` of the majority-class rule
-        (:func:`stablefs.evaluation.baseline.baseline_means`): a dashed grey line on the
+        (:func:`stablefs.report.tables.baseline_means`): a dashed grey line on the
         accuracy and balanced-accuracy panels, inside the y range.
     """
     if perf.empty:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import html
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -378,9 +378,17 @@ def _set_rows(sets_table: pd.DataFrame) -> list[str]:
     return rows
 
 
+def headline_k(sizes: Sequence[int]) -> int:
+    """The size the leaderboard leads with: the upper median of ``sizes`` (50 of 10, 20, 50,
+    100)."""
+    s = sorted(int(k) for k in sizes)
+    return s[len(s) // 2]
+
+
 def write_leaderboard(out_dir, *, cells: pd.DataFrame, ranks: pd.DataFrame,
                       friedman: pd.DataFrame, sets_table: pd.DataFrame, timing: pd.DataFrame,
                       run_info: Mapping, methods: Sequence[str], measures: Sequence[str],
+                      pairwise_pvalues: Callable[[np.ndarray, Sequence[str]], pd.DataFrame],
                       links: Mapping[str, str] | None = None, alpha: float = 0.05,
                       svg: bool = True) -> dict[str, object]:
     """Write ``figures/cd-*.png``, ``figures/plane-k*.png`` (and ``.svg``) and
@@ -390,6 +398,11 @@ def write_leaderboard(out_dir, *, cells: pd.DataFrame, ranks: pd.DataFrame,
     ----------
     cells, ranks, friedman, sets_table, timing : DataFrame
         ``cells.csv``, ``ranks.csv``, ``friedman.csv``, ``sets.csv``, ``timing.csv``.
+    pairwise_pvalues : callable
+        ``(scores (sets x methods), methods) -> methods x methods p-values`` of the post-hoc
+        test the critical-difference diagrams join methods by
+        (:func:`stablefs.evaluation.ranks.nemenyi_pvalues`, passed in by the caller so that the
+        report computes no statistics of its own).
     run_info : mapping
         ``run.json`` so far (protocol, command, seed, wall time, ...).
     methods, measures : sequences of str
@@ -403,8 +416,6 @@ def write_leaderboard(out_dir, *, cells: pd.DataFrame, ranks: pd.DataFrame,
     dict
         ``"leaderboard.html"`` -> path, ``"figures"`` -> list of paths.
     """
-    from stablefs.evaluation.benchmark import headline_k
-
     out_dir = Path(out_dir)
     fig_dir = out_dir / "figures"  # created by the first atomic write (the folder's journal)
     links = dict(links or {})
@@ -431,14 +442,12 @@ def write_leaderboard(out_dir, *, cells: pd.DataFrame, ranks: pd.DataFrame,
         sub = overall[(overall["k"] == r.k) & (overall["measure"] == r.measure)]
         if r.n_sets < 2 or len(sub) < 2:
             continue
-        from stablefs.evaluation.ranks import nemenyi_pvalues
-
         scores = (cells[(cells["k"] == r.k) & (cells["measure"] == r.measure)]
                   .pivot_table(index="set", columns="method", values="estimate",
                                aggfunc="first").dropna(axis=0, how="any"))
         order = list(sub["method"])
         scores = scores[order]
-        pv = nemenyi_pvalues(scores.to_numpy(float), order)
+        pv = pairwise_pvalues(scores.to_numpy(float), order)
         fig = plot_cd_diagram(dict(zip(sub["method"], sub["rank"])), pv, r.cd_nemenyi,
                               alpha=alpha,
                               title=f"{measure_label(r.measure)}, k = {r.k} "

@@ -165,7 +165,7 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
         Decimals of the numbers in the sentences.
     baseline : dict, optional
         ``{"accuracy": ..., "balanced_accuracy": ...}``: the majority-class rule's means
-        (:func:`stablefs.evaluation.baseline.baseline_means`).
+        (:func:`stablefs.report.tables.baseline_means`).
     trust : dict, optional
         ``{"permutation": ..., "nested": ...}`` as in ``run.json``
         (:meth:`~stablefs.evaluation.permutation.PermutationTest.to_dict`,
@@ -382,9 +382,17 @@ class Evidence:
                 "to predict the classes better than chance.")
 
 
-def _p(p: float) -> str:
-    from stablefs.evaluation.permutation import format_p
+def format_p(p: float) -> str:
+    """``= 0.0099`` / ``= 0.035`` / ``= 0.42``: two significant digits, so that a value just
+    below a level never prints as the level (1/101 is 0.0099, not 0.010)."""
+    if not np.isfinite(p):
+        return "undecided"
+    if p < 0.001:
+        return "< 0.001"
+    return f"= {p:.4f}" if p < 0.01 else f"= {p:.3f}" if p < 0.1 else f"= {p:.2f}"
 
+
+def _p(p: float) -> str:
     return format_p(p)
 
 

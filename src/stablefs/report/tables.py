@@ -614,3 +614,10 @@ def time_table(timing: pd.DataFrame, methods: Sequence[str]) -> Table:
     labels = [("Fit time" if mt == "fit_time" else mt.replace("_", " ").capitalize())
               + " (mean ± sd)" for mt in metrics]
     return Table(header=["Method", *labels, "Resamples"], rows=rows)
+
+
+def baseline_means(baseline: pd.DataFrame | None) -> dict[str, float]:
+    """``{"accuracy": mean, "balanced_accuracy": mean}`` over resamples ({} when absent)."""
+    if baseline is None or baseline.empty or "metric" not in baseline.columns:
+        return {}
+    return {str(m): float(v) for m, v in baseline.groupby("metric")["value"].mean().items()}
