@@ -271,6 +271,20 @@ def t_interval(samples: np.ndarray, runs: int, alpha: float = 0.05,
     return centre - half, centre + half
 
 
+def _interval(samples, runs, alpha: float, estimate: float | None, min_runs: int
+              ) -> tuple[str | None, float, float]:
+    """The :func:`t_interval` ``(lo, hi)`` every verdict rule starts from, with the verdict
+    that needs no comparison: ``"too few runs"`` below ``min_runs``, ``"inconclusive"`` when
+    no interval can be formed; else ``None``."""
+    runs = int(runs)
+    lo, hi = t_interval(samples, runs, alpha, estimate)
+    if runs < min_runs:
+        return "too few runs", lo, hi
+    if not np.isfinite(lo):
+        return "inconclusive", lo, hi
+    return None, lo, hi
+
+
 def verdict_positive(samples: np.ndarray, alpha: float = 0.05, *, runs: int,
                      margin: float = 0.0, min_runs: int = MIN_RUNS,
                      estimate: float | None = None) -> tuple[str, float, float]:
@@ -288,12 +302,9 @@ def verdict_positive(samples: np.ndarray, alpha: float = 0.05, *, runs: int,
 
     With ``margin = 0`` this is the plain sign test of the interval.
     """
-    runs = int(runs)
-    lo, hi = t_interval(samples, runs, alpha, estimate)
-    if runs < min_runs:
-        return "too few runs", lo, hi
-    if not np.isfinite(lo):
-        return "inconclusive", lo, hi
+    early, lo, hi = _interval(samples, runs, alpha, estimate, min_runs)
+    if early:
+        return early, lo, hi
     if lo > margin:
         return "holds", lo, hi
     if margin > 0 and -margin <= lo and hi <= margin:
@@ -306,12 +317,9 @@ def verdict_positive(samples: np.ndarray, alpha: float = 0.05, *, runs: int,
 def _verdict_threshold(samples, threshold: float, alpha: float, runs: int, min_runs: int,
                        estimate: float | None, above: bool) -> tuple[str, float, float]:
     """Verdict on "the value is at least (``above``) / at most ``threshold``"."""
-    runs = int(runs)
-    lo, hi = t_interval(samples, runs, alpha, estimate)
-    if runs < min_runs:
-        return "too few runs", lo, hi
-    if not np.isfinite(lo):
-        return "inconclusive", lo, hi
+    early, lo, hi = _interval(samples, runs, alpha, estimate, min_runs)
+    if early:
+        return early, lo, hi
     if (lo >= threshold) if above else (hi <= threshold):
         return "holds", lo, hi
     if (hi < threshold) if above else (lo > threshold):
@@ -346,12 +354,9 @@ def verdict_within(samples: np.ndarray, margin: float, alpha: float = 0.05, *, r
     runs"`` below ``min_runs`` (e.g. Yu, Ding and Loscalzo 2008, sec. 6.3: "DRAGS performs
     similar to RFE under large k values").
     """
-    runs = int(runs)
-    lo, hi = t_interval(samples, runs, alpha, estimate)
-    if runs < min_runs:
-        return "too few runs", lo, hi
-    if not np.isfinite(lo):
-        return "inconclusive", lo, hi
+    early, lo, hi = _interval(samples, runs, alpha, estimate, min_runs)
+    if early:
+        return early, lo, hi
     if -margin <= lo and hi <= margin:
         return "holds", lo, hi
     if lo > margin or hi < -margin:
