@@ -49,6 +49,12 @@ def kill_loky_workers() -> None:
         executor.shutdown(wait=True, kill_workers=True)
 
 
+def _is_worker_of(parent_pid: int | None) -> bool:
+    """Whether this process is a child of ``parent_pid`` (not the parent itself, nor a process
+    of another parent such as a remote Dask worker)."""
+    return parent_pid is not None and os.getpid() != parent_pid and os.getppid() == parent_pid
+
+
 def exit_with_parent(parent_pid: int | None, *, interval: float = PARENT_POLL_SECONDS) -> None:
     """In a worker process of ``parent_pid``: end this process when its parent dies.
 
@@ -58,13 +64,12 @@ def exit_with_parent(parent_pid: int | None, *, interval: float = PARENT_POLL_SE
     :func:`os._exit` (exit status 1) once the parent is no longer ``parent_pid`` (the process
     was re-parented because its parent died, even by SIGKILL).
     """
-    if parent_pid is None:
+    if not _is_worker_of(parent_pid):
         return
-    me = os.getpid()
     with _lock:
-        if me in _watching or me == parent_pid or os.getppid() != parent_pid:
+        if os.getpid() in _watching:
             return
-        _watching.add(me)
+        _watching.add(os.getpid())
 
     def watch() -> None:
         while True:
@@ -81,7 +86,7 @@ def worker_setup(parent_pid: int | None) -> None:
     runs tasks in-process, where the command line already prints warnings that way) nor in a
     process whose parent is another one (a remote Dask worker)."""
     exit_with_parent(parent_pid)
-    if parent_pid is None or os.getpid() == parent_pid or os.getppid() != parent_pid:
+    if not _is_worker_of(parent_pid):
         return
     if getattr(warnings.showwarning, "_stablefs", False):
         return
