@@ -42,19 +42,13 @@ def _run_folder(path: Path, config: dict, force: bool):
 
 
 def versions() -> dict:
-    import sys
-
-    import joblib
+    """The command line's versions (:func:`stablefs._cli_common._versions`) and matplotlib's,
+    which draws the experiments' figures."""
     import matplotlib
-    import numpy
-    import pandas
-    import scipy
-    import sklearn
 
-    return {"stablefs": __version__, "python": sys.version.split()[0], "numpy": numpy.__version__,
-            "scipy": scipy.__version__, "scikit-learn": sklearn.__version__,
-            "pandas": pandas.__version__, "joblib": joblib.__version__,
-            "matplotlib": matplotlib.__version__}
+    from stablefs._cli_common import _versions
+
+    return {**_versions(), "matplotlib": matplotlib.__version__}
 
 
 def check_n_jobs(n_jobs) -> int:
