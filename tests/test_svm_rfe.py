@@ -431,50 +431,27 @@ def test_bias_variance_path_refuses_ragged_paths():
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_direct_libsvm_call_equals_svc(weighted):
-    """The direct libsvm call gives SVC(kernel="precomputed")'s dual and intercept exactly."""
-    from stablefs.selectors.svm_rfe import _libsvm, _solve_libsvm, _solve_svc
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_compiled_dual_equals_svc_bit_for_bit(weighted, n_classes):
+    """The compiled SMO gives SVC(kernel="precomputed")'s dual coefficients and intercept on
+    the same kernel exactly: two classes, one-vs-rest targets, per-sample penalties."""
+    from stablefs.selectors.svm_rfe import _duals, _solve
 
-    if _libsvm is None:
-        pytest.skip("scikit-learn's libsvm binding is not importable: SVC is used")
-    X, y = _data(14, n=50, p=30)
-    Xs = _minmax(X)
-    K = Xs @ Xs.T
-    v = np.random.default_rng(3).uniform(0.2, 2, size=y.size) if weighted else None
-    for C in (0.1, 1.0, 10.0):
-        a, b = _solve_libsvm(K, y, v, C, 1e-3)
-        c, d = _solve_svc(K, y, v, C, 1e-3)
-        assert_array_equal(a, c)
-        assert b == d
-
-
-def test_falls_back_to_svc_when_the_private_binding_changes(monkeypatch):
-    from stablefs.selectors import svm_rfe
-
-    X, y = _data(15, n=30, p=25)
-    expected = SVMRFE(step=2).fit(X, y)
-
-    def broken(*args, **kwargs):
-        raise TypeError("fit() got an unexpected keyword argument")
-
-    monkeypatch.setattr(svm_rfe, "_solve_libsvm", broken)
-    monkeypatch.setitem(svm_rfe._SOLVER, "fast", True)
-    got = SVMRFE(step=2).fit(X, y)
-    assert svm_rfe._SOLVER["fast"] is False
-    assert_array_equal(got.ranking_, expected.ranking_)
-    assert_allclose(got.weight_path_, expected.weight_path_, rtol=1e-12, atol=1e-15)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=40), st.data())
-def test_worst_selection_equals_full_sort(values, data):
-    """The O(m) selection of the features to drop equals a full sort by (w^2, -index)."""
-    from stablefs.selectors.svm_rfe import _worst
-
-    imp = np.array(values, dtype=float) / 4  # many ties
-    n_out = data.draw(st.integers(1, imp.size))
-    expected = sorted(range(imp.size), key=lambda i: (imp[i], -i))[:n_out]
-    assert _worst(imp, n_out).tolist() == expected
+    for seed in range(8):
+        X, y = _data(14 + seed, n=50, p=30, n_classes=n_classes)
+        Xs = _minmax(X)
+        K = Xs @ Xs.T
+        rng = np.random.default_rng(seed)
+        v = rng.uniform(0.2, 2, size=y.size) if weighted else None
+        targets = [y] if n_classes == 2 else [(y == c).astype(np.int64) for c in range(3)]
+        for C in (0.1, 1.0, 10.0):
+            dual, intercept = _solve(K, _duals(targets, v, C), 1e-3)
+            for row, t in enumerate(targets):
+                svc = SVC(kernel="precomputed", C=C).fit(K, t, sample_weight=v)
+                expected = np.zeros(y.size)
+                expected[svc.support_] = svc.dual_coef_[0]
+                assert_array_equal(dual[row], expected)
+                assert intercept[row] == svc.intercept_[0]
 
 
 def test_blas_threads_are_restored():

@@ -164,7 +164,8 @@ def _svm_problem(seed):
 def test_compiled_smo_equals_libsvm_bit_for_bit(block):
     """libsvm's SMO step for step: on the same kernel matrix (libsvm given it precomputed) the
     same support vectors, dual coefficients and offset to the last bit, on every machine."""
-    from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel, svc_dual
+    from stablefs.selectors._smo import svc_dual
+    from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel
 
     for seed in range(60 * block, 60 * (block + 1)):
         X, codes = _svm_problem(seed)
@@ -184,7 +185,8 @@ def test_compiled_smo_equals_scikit_learn_on_the_data_to_round_off():
     whose summation order depends on the CPU (OpenBLAS picks its kernel at run time: on an
     AVX-512 machine it differs from the left-to-right sum in 139 of these 240 problems); the
     solutions then agree to round-off, with the same support vectors."""
-    from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel, svc_dual
+    from stablefs.selectors._smo import svc_dual
+    from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel
 
     for seed in range(240):
         X, codes = _svm_problem(seed)

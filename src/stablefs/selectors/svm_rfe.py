@@ -11,24 +11,25 @@ Fast by construction. The dual of a linear SVM,
 
 needs the features only through the ``n x n`` Gram matrix ``K = X_S X_S^T`` of the remaining
 features ``S``. ``K`` is computed once (BLAS) and *downdated* as features leave,
-``K <- K - X_out X_out^T``: O(n^2 p) for the whole path instead of the O(n^2 sum_t |S_t|)
-(about ten times more for the 10 % schedule) of refitting on the remaining columns. It is
-recomputed exactly whenever the remaining features have fallen to a quarter since the last
-exact computation, which bounds the downdate's round-off (see :func:`svm_rfe_path`). Each dual
-is solved by libsvm on the precomputed kernel -- the routine ``SVC(kernel="precomputed")``
-calls, so the same solver, working-set rule, stopping rule and intercept as
-``SVC(kernel="linear")`` -- and ``w = X_S^T (a * y)`` is recovered for the remaining features
-only. The weights therefore equal ``SVC(kernel="linear").coef_`` on the same features and
-instance weights up to round-off in the kernel entries (tested to 1e-8 relative at every
-iteration, 2 and 3 classes, with and without instance weights, at libsvm's default tolerance).
+``K <- K - X_out X_out^T`` (BLAS ``syrk`` on its lower triangle, in place): O(n^2 p) for the
+whole path instead of the O(n^2 sum_t |S_t|) (about ten times more for the 10 % schedule) of
+refitting on the remaining columns. It is recomputed exactly whenever the remaining features
+have fallen to a quarter since the last exact computation, which bounds the downdate's
+round-off (see :func:`svm_rfe_path`). Each dual is solved by libsvm's SMO compiled
+(:mod:`stablefs.selectors._smo`): the solver, working-set rule, shrinking, stopping rule,
+single-precision ``Q`` and offset of ``SVC(kernel="precomputed")`` step for step, so the same
+dual coefficients and intercept on the same kernel to the last bit (tested, with and without
+instance weights). ``w = X_S^T (a * y)`` is recovered for the remaining features only, from
+the support vectors' columns (see :func:`_eliminate` for the data layout). The weights
+therefore equal ``SVC(kernel="linear").coef_`` on the same features and instance weights up
+to round-off in the kernel entries (tested to 1e-8 relative at every iteration, 2 and 3
+classes, with and without instance weights, at libsvm's default tolerance).
 
-No dual solver of our own: libsvm solves one of these duals (n = 181, Lung) in about 0.2 ms,
-while an SMO or coordinate-descent loop driven from Python pays several microseconds per step
-and needs hundreds of steps even when warm-started; and it would match ``SVC`` only to its
-tolerance, not step for step. What costs time is Python around libsvm: ``SVC.fit`` spends
-about 1.7 ms of its 2 ms validating its input, so the fits call the same libsvm routine
-directly (falling back to ``SVC`` if scikit-learn's private binding changes; both are tested
-to agree exactly).
+Why a compiled solver: calling scikit-learn's libsvm binding directly took about 0.17 ms per
+dual on Lung (n = 181; the binding also copies the kernel into libsvm's rows), the compiled
+solver about 0.1 ms on the same kernels. A warm-started or another solver would be faster
+still, but it would stop at another point within the tolerance, and so change rankings at
+near ties.
 """
 
 from __future__ import annotations
@@ -40,13 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from sklearn.svm import SVC
 from sklearn.utils._param_validation import RealNotInt
-
-try:  # the libsvm binding SVC.fit calls (private; _solve falls back to SVC without it)
-    from sklearn.svm import _libsvm
-except ImportError:  # pragma: no cover
-    _libsvm = None
 from sklearn.utils.validation import check_is_fitted
 
 from stablefs._errors import StablefsError
@@ -165,15 +160,31 @@ class RFEStep:
     intercept : ndarray of shape (n_problems,)
     eliminated : ndarray of int
         Features removed after this fit, worst first (empty at the last iteration).
-    gram : ndarray of shape (n, n)
-        The kernel the SVM was trained on (the maintained, downdated Gram matrix).
+    lower_gram : ndarray of shape (n, n)
+        The maintained, downdated Gram matrix the SVM was trained on, its rows and columns in
+        the order ``sample_order``; only its lower triangle (diagonal included) is kept up to
+        date. :attr:`gram` is the whole matrix in the samples' order.
+    sample_order : ndarray of int or None
+        The sample of each row of ``lower_gram`` (None: the samples' own order).
     """
 
     remaining: np.ndarray
     coef: np.ndarray
     intercept: np.ndarray
     eliminated: np.ndarray
-    gram: np.ndarray
+    lower_gram: np.ndarray
+    sample_order: np.ndarray | None = None
+
+    @property
+    def gram(self) -> np.ndarray:
+        """The kernel the SVM was trained on, ``X_S X_S^T`` in the samples' order (a new
+        symmetric array built from :attr:`lower_gram`)."""
+        low = np.tril(self.lower_gram)
+        full = low + np.tril(low, -1).T
+        if self.sample_order is None:
+            return full
+        position = np.argsort(self.sample_order)
+        return full[np.ix_(position, position)]
 
 
 def _scaled_t(X: np.ndarray, scale) -> np.ndarray:
@@ -191,74 +202,47 @@ def _scaled_t(X: np.ndarray, scale) -> np.ndarray:
     return XT
 
 
-def _worst(importance: np.ndarray, n_out: int) -> np.ndarray:
-    """Positions of the ``n_out`` smallest ``importance`` values, worst first.
+@dataclass(frozen=True)
+class _Dual:
+    """One SVM problem of the path in libsvm's conventions: the classes sorted, the first one
+    is ``+1`` and its points come first (``order``), each point with its box bound."""
 
-    Equal values: the higher position (= the higher feature index, positions follow the
-    feature order) is worse. O(m) selection plus a sort of the ``n_out`` chosen, the same
-    result as a full ``np.lexsort((-position, importance))[:n_out]``.
-    """
-    m = importance.size
-    if n_out < m:
-        part = np.argpartition(importance, n_out - 1)[:n_out]
-        v = importance[part].max()
-        below = np.flatnonzero(importance < v)
-        tied = np.flatnonzero(importance == v)
-        chosen = np.concatenate([below, tied[tied.size - (n_out - below.size):]])
-    else:
-        chosen = np.arange(m)
-    return chosen[np.lexsort((-chosen, importance[chosen]))]
+    order: np.ndarray  # (n,) int64, the points in libsvm's order
+    sign: np.ndarray  # (n,) int64, +1 / -1 of order[a]
+    bound: np.ndarray  # (n,) float64, C v_i of order[a]
 
 
-def _solve_svc(K, t, penalty, C, tol):
-    """One dual with :class:`sklearn.svm.SVC` on the precomputed kernel: ``(dual, b)``."""
-    svc = SVC(kernel="precomputed", C=C, tol=tol).fit(K, t, sample_weight=penalty)
-    dual = np.zeros(K.shape[0])
-    dual[svc.support_] = svc.dual_coef_[0]
-    return dual, float(svc.intercept_[0])
+def _duals(targets, penalty, C) -> list[_Dual]:
+    """The problems of :func:`_solve`: one for two classes, one per class (against the rest)
+    for more; ``penalty`` (mean-1 instance weights, or None) times ``C`` bounds each point."""
+    bounds = np.full(targets[0].size, C) if penalty is None else C * penalty
+    out = []
+    for t in targets:
+        order = np.argsort(t, kind="stable")
+        out.append(_Dual(order, np.where(t[order] == t[order[0]], 1, -1).astype(np.int64),
+                         np.ascontiguousarray(bounds[order])))
+    return out
 
 
-def _solve_libsvm(K, t, penalty, C, tol):
-    """The same dual, calling the libsvm routine ``SVC.fit`` calls, with ``SVC.fit``'s
-    arguments for this case (C-SVC, precomputed kernel, class weights 1), without its
-    per-call Python validation (about 1.7 ms of the 2 ms an ``SVC.fit`` takes at n = 181;
-    RFE makes ~75 such fits per run). Signs as in ``SVC``: libsvm's raw two-class dual
-    coefficients and intercept are negated (``SVC.fit`` does the same)."""
-    _libsvm.set_verbosity_wrap(0)  # global in libsvm; SVC.fit sets it on every call too
-    out = _libsvm.fit(
-        K, np.asarray(t, dtype=np.float64), svm_type=0,
-        sample_weight=np.empty(0) if penalty is None else penalty,
-        class_weight=np.ones(2), kernel="precomputed", C=C, nu=0.5, probability=False,
-        degree=3, shrinking=True, tol=tol, cache_size=200, coef0=0.0, gamma=0.0,
-        epsilon=0.0, max_iter=-1, random_seed=0,
-    )
-    support, dual_coef, intercept = out[0], out[3], out[4]
-    dual = np.zeros(K.shape[0])
-    dual[support] = -dual_coef[0]
-    return dual, -float(intercept[0])
-
-
-_SOLVER = {"fast": _libsvm is not None}
-
-
-def _solve(K, targets, penalty, C, tol):
+def _solve(K, duals, tol):
     """Fit the SVM dual(s) on the precomputed kernel ``K``; returns ``(dual, intercept)``.
 
     ``dual`` is ``(n_problems, n)`` with ``a_i y_i`` (zero off the support; sign as in
-    ``SVC.dual_coef_``), so that ``w = X_S^T dual`` is ``SVC(kernel="linear").coef_``. Uses
-    libsvm directly; falls back to ``SVC(kernel="precomputed")`` (same numbers, slower) if
-    scikit-learn's private libsvm binding is missing or has changed.
+    ``SVC.dual_coef_``), so that ``w = X_S^T dual`` is ``SVC(kernel="linear").coef_``, and
+    ``intercept`` is ``SVC.intercept_``. Each dual is solved by libsvm's SMO compiled
+    (:func:`stablefs.selectors._smo.svc_dual_ordered`), which gives
+    ``SVC(kernel="precomputed")``'s dual coefficients and intercept on ``K`` to the last bit,
+    with and without instance weights (tested); ``SVC`` negates libsvm's two-class dual and
+    offset (``intercept = rho``).
     """
-    dual = np.empty((len(targets), K.shape[0]))
-    intercept = np.empty(len(targets))
-    for row, t in enumerate(targets):
-        if _SOLVER["fast"]:
-            try:
-                dual[row], intercept[row] = _solve_libsvm(K, t, penalty, C, tol)
-                continue
-            except TypeError:  # the private signature changed: use the public class
-                _SOLVER["fast"] = False
-        dual[row], intercept[row] = _solve_svc(K, t, penalty, C, tol)
+    from stablefs.selectors._smo import svc_dual_ordered  # Numba: imported on first use
+
+    dual = np.empty((len(duals), K.shape[0]))
+    intercept = np.empty(len(duals))
+    for row, d in enumerate(duals):
+        coef, rho = svc_dual_ordered(K, d.order, d.sign, d.bound, tol)
+        dual[row] = -coef  # SVC's signs
+        intercept[row] = rho
     return dual, intercept
 
 
@@ -312,7 +296,8 @@ def svm_rfe_path(
     ------
     RFEStep
         One per iteration, ``len(rfe_schedule(p, step, n_features_to_select))`` in all. The
-        arrays are fresh at every step except ``gram``, which is updated in place afterwards.
+        arrays are fresh at every step except ``lower_gram``, which is updated in place
+        afterwards.
 
     Notes
     -----
@@ -361,57 +346,94 @@ def svm_rfe_path(
     # processes were busy (its threads spin-wait) and saved little when they were not.
     # Parallelism belongs one level up (ensemble members, resamples).
     with limit_threads(1, user_api="blas"):
-        yield from _eliminate(Xp, targets, penalty, schedule, scale, C, tol, refresh)
+        yield from _eliminate(Xp, _duals(targets, penalty, C), schedule, scale, tol,
+                              refresh)
 
 
-def _eliminate(Xp, targets, penalty, schedule, scale, C, tol, refresh):
-    """The elimination loop of :func:`svm_rfe_path` (arguments validated there)."""
+#: at most this many support vectors outside the leading columns before w is computed over
+#: all the columns again (each one outside costs a strided pass over the remaining rows)
+MAX_OUTSIDE = 8
+
+
+def _eliminate(Xp, duals, schedule, scale, tol, refresh):
+    """The elimination loop of :func:`svm_rfe_path` (arguments validated there).
+
+    Layout: ``XT`` is our own copy of the scaled data, features x samples. The remaining
+    features are kept in its first ``m`` rows and the leaving ones are swapped into the rows
+    right after them, so ``w`` is one product over exactly ``m`` contiguous rows and the Gram
+    downdate reads the leaving rows as one contiguous block (the swaps sum to about two
+    passes over the data). After the first fit the samples (columns) are reordered, support
+    vectors first, when they are at most half of the samples: the support vectors of later
+    fits are nearly the same ones (Lung: the 61 of the first fit hold all but 0-6 of each
+    later fit's 11-62), and ``w = X_S^T (a y)`` needs only their columns, so the product reads
+    about a third of each row (a few outside are added separately). ``K``, the duals' point
+    orders and the yielded Gram matrices follow the reordering; the solutions do not change.
+    """
+    from scipy.linalg.blas import dsyrk as syrk
+
+    from stablefs.selectors._rfe_kernels import permute_columns, swap_rows, worst_positions
+
     p = Xp.shape[1]
-    n_problems = len(targets)
-    # the scaled data, features x samples, our own copy: the remaining features are kept in
-    # its first m rows (a leaving feature's row is overwritten by a staying one from the
-    # tail), so w is one product over exactly m contiguous rows and the Gram updates gather
-    # contiguous rows; the moves sum to one pass over the data
+    n_problems = len(duals)
     XT = _scaled_t(Xp, scale)
+    n = XT.shape[1]
     feature = np.arange(p)  # the feature held in each row of XT
     row = np.arange(p)  # the row of XT holding each feature
     alive = np.ones(p, dtype=bool)
     w_all = np.zeros((n_problems, p))
     K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
     anchor = p  # features at the last exact computation of K
+    samples = None  # the sample in each column of XT, once reordered
+    lead = n  # w reads the first `lead` columns (and the support vectors beyond them)
     for t, m in enumerate(schedule):
-        dual, intercept = _solve(K, targets, penalty, C, tol)
+        dual, intercept = _solve(K, duals, tol)
+        if t == 0 and schedule.size > 2:
+            support = np.any(dual != 0, axis=0)
+            if 0 < np.count_nonzero(support) <= n // 2:
+                samples = np.concatenate([np.flatnonzero(support), np.flatnonzero(~support)])
+                position = np.argsort(samples)
+                permute_columns(XT, samples)
+                K = K[np.ix_(samples, samples)]
+                dual = dual[:, samples]
+                duals = [_Dual(position[d.order], d.sign, d.bound) for d in duals]
+                lead = int(np.count_nonzero(support))
         # w = X_S^T (a * y), in feature order
-        w_all[:, feature[:m]] = (XT[:m] @ dual.T).T
+        outside = lead + np.flatnonzero(np.any(dual[:, lead:] != 0, axis=0))
+        if outside.size > MAX_OUTSIDE:
+            w = XT[:m] @ dual.T
+        else:
+            w = XT[:m, :lead] @ dual[:, :lead].T
+            if outside.size:
+                w += XT[:m, outside] @ dual[:, outside].T
+        w_all[:, feature[:m]] = w.T
         remaining = np.flatnonzero(alive)
         coef = w_all[:, remaining]
         if t + 1 == schedule.size:
-            yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K)
+            yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K, samples)
             return
         n_out = int(m - schedule[t + 1])
         importance = coef[0] ** 2 if n_problems == 1 else np.einsum("cj,cj->j", coef, coef)
-        out = remaining[_worst(importance, n_out)]  # equal importance: higher index first
-        yield RFEStep(remaining, coef, intercept, out, K)
+        threshold = np.partition(importance, n_out - 1)[n_out - 1] if n_out < m else 0.0
+        out = remaining[worst_positions(importance, n_out, threshold)]  # ties: higher index first
+        yield RFEStep(remaining, coef, intercept, out, K, samples)
         m_next = m - n_out
-        exact = n_out >= m_next or (refresh is not None and m_next <= refresh * anchor)
-        out_rows = row[out]
-        if not exact:
-            B = XT[out_rows]
-            K -= B.T @ B
-        # move the staying features of rows m_next..m-1 into the leaving ones' rows
+        # swap the leaving features of rows < m_next with the staying ones of rows >= m_next
         leaving = np.zeros(m, dtype=bool)
-        leaving[out_rows] = True
+        leaving[row[out]] = True
         holes = np.flatnonzero(leaving[:m_next])
-        fillers = m_next + np.flatnonzero(~leaving[m_next:])
-        XT[holes] = XT[fillers]
-        moved = feature[fillers]
-        feature[holes] = moved
-        row[moved] = holes
+        stayers = m_next + np.flatnonzero(~leaving[m_next:])
+        swap_rows(XT, holes, stayers)
+        feature[holes], feature[stayers] = feature[stayers], feature[holes]
+        row[feature[holes]] = holes
+        row[feature[stayers]] = stayers
         alive[out] = False
-        if exact:
+        if n_out >= m_next or (refresh is not None and m_next <= refresh * anchor):
             A = XT[:m_next]
             K = A.T @ A
             anchor = m_next
+        else:  # K -= B^T B on the lower triangle, in place (BLAS syrk on the transposed view)
+            B = XT[m_next:m]
+            syrk(-1.0, B.T, beta=1.0, c=K.T, trans=0, lower=0, overwrite_c=1)
 
 
 # -- the selector ---------------------------------------------------------------------------

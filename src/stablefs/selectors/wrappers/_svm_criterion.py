@@ -7,7 +7,7 @@ import numpy as np
 from stablefs.selectors.wrappers._bolstering_widths import WidthMixin
 from stablefs.selectors.wrappers._criterion_base import RulePart, _ee
 
-#: solve the SVMs of a step by the compiled SMO (_wrapper_kernels.svc_duals_add) instead of
+#: solve the SVMs of a step by the compiled SMO (_wrapper_kernels.svc_margins_add) instead of
 #: one libsvm call per candidate (the same solutions on the same kernel matrix, tested)
 COMPILED = True
 
@@ -23,7 +23,7 @@ class SVMPart(RulePart, WidthMixin):
     parts count errors candidate by candidate (:class:`RulePart`).
 
     The solves of a step run in one compiled call
-    (:func:`~stablefs.selectors.wrappers._wrapper_kernels.svc_duals_add`): libsvm's SMO
+    (:func:`~stablefs.selectors.wrappers._wrapper_kernels.svc_margins_add`): libsvm's SMO
     (Fan, Chen and Lin 2005) step for step on the kernel matrix ``K_S + x_j x_j^T`` of each
     candidate, which gives libsvm's dual coefficients and offset to the last bit on that
     kernel matrix (tested against scikit-learn's libsvm given it precomputed; on raw data
@@ -63,7 +63,8 @@ class SVMPart(RulePart, WidthMixin):
         svm = _ee().linear_svm
         yf = self.ct.astype(np.float64)
         if COMPILED:
-            from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel, svc_dual
+            from stablefs.selectors._smo import svc_dual
+            from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel
 
         for q, sub in enumerate(subsets):
             Xs = self.Xt[:, sub]
