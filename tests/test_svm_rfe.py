@@ -209,6 +209,40 @@ def test_unscaled_equals_svc_on_raw_values():
         assert np.abs(f.coef - ref).max() <= RTOL * np.abs(ref).max()
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_duplicated_samples_share_gram_rows_and_equal_svc(n_classes, weighted):
+    """A bootstrap sample (duplicated rows), plus one row repeated under another label: the
+    Gram matrix is kept over the distinct rows, and every iteration still equals
+    SVC(kernel="linear") trained on all the samples."""
+    X0, y0 = _data(20 + n_classes, n=40, p=60, n_classes=n_classes)
+    idx = np.random.default_rng(5).integers(0, 40, size=40)
+    X, y = np.vstack([X0[idx], X0[idx[:1]]]), np.append(y0[idx], (y0[idx[0]] + 1) % n_classes)
+    w = np.random.default_rng(6).uniform(0.2, 2.0, size=y.size) if weighted else None
+    Xs, v = _minmax(X), _mean_one(w)
+    for f in svm_rfe_path(X, y, w, step=0.1, n_features_to_select=3):
+        assert f.lower_gram.shape[0] == np.unique(idx).size
+        ref, ref_b = _svc_coef(Xs[:, f.remaining], y, v)
+        assert np.abs(f.coef - ref).max() <= RTOL * np.abs(ref).max()
+        assert_allclose(f.intercept, ref_b, rtol=0, atol=RTOL * max(1.0, np.abs(ref_b).max()))
+        exact = Xs[:, f.remaining] @ Xs[:, f.remaining].T
+        assert np.abs(f.gram - exact).max() <= 1e-12 * max(1.0, np.abs(exact).max())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_distinct_rows(n, p, seed):
+    from stablefs.selectors.svm_rfe import _distinct_rows
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, p)).astype(float)  # many equal rows, equal keys
+    rows, first = _distinct_rows(X)
+    assert np.all(np.diff(first) > 0)
+    for i in range(n):
+        equal = [j for j in range(n) if np.array_equal(X[i], X[j])]
+        assert first[rows[i]] == equal[0]
+
+
 def test_gram_is_the_gram_of_the_remaining_features():
     X, y = _data(3, n=30, p=200)
     Xs = _minmax(X)
@@ -450,7 +484,7 @@ def test_compiled_dual_equals_svc_bit_for_bit(weighted, n_classes):
         v = rng.uniform(0.2, 2, size=y.size) if weighted else None
         targets = [y] if n_classes == 2 else [(y == c).astype(np.int64) for c in range(3)]
         for C in (0.1, 1.0, 10.0):
-            dual, intercept = _solve(K, _duals(targets, v, C), 1e-3)
+            dual, intercept = _solve(K, _duals(targets, v, C, np.arange(y.size)), 1e-3)
             for row, t in enumerate(targets):
                 svc = SVC(kernel="precomputed", C=C).fit(K, t, sample_weight=v)
                 expected = np.zeros(y.size)

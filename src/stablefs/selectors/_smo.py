@@ -163,16 +163,18 @@ def svc_dual_ordered(K, order, ysign, Cv, eps):  # pragma: no cover - compiled
 
     Parameters
     ----------
-    K : (n, n) float64 kernel matrix in the caller's point order; only its lower triangle
-        (diagonal included) is read.
-    order : (n,) int64, the points in libsvm's order (class +1 first, each class in the
-        caller's order). ysign : (n,) int64, ``+1`` / ``-1`` of ``order[a]``.
-    Cv : (n,) float64, the box bound of ``order[a]`` (``C`` times its instance weight).
+    K : (r, r) float64 kernel matrix of the caller's rows; only its lower triangle (diagonal
+        included) is read.
+    order : (n,) int64, the row of ``K`` of each point, points in libsvm's order (class +1
+        first, each class in the caller's order). A row may hold several points (duplicated
+        samples): the SVM sees every point.
+    ysign : (n,) int64, ``+1`` / ``-1`` of each point.
+    Cv : (n,) float64, the box bound of each point (``C`` times its instance weight).
     eps : float, the tolerance.
 
     Returns
     -------
-    coef : (n,) ``alpha y`` of each point, in the caller's order; rho : float.
+    coef : (r,) ``alpha y`` summed over the points of each row of ``K``; rho : float.
     """
     n = order.size
     Q = np.empty((n, n), dtype=np.float32)
@@ -186,9 +188,9 @@ def svc_dual_ordered(K, order, ysign, Cv, eps):  # pragma: no cover - compiled
             Q[b, a] = v
         QD[a] = K[oa, oa]
     coef, rho = _smo(Q, QD, ysign, Cv.copy(), eps)
-    out = np.empty(n)
+    out = np.zeros(K.shape[0])
     for a in range(n):
-        out[order[a]] = coef[a]
+        out[order[a]] += coef[a]
     return out, rho
 
 

@@ -160,12 +160,13 @@ class RFEStep:
     intercept : ndarray of shape (n_problems,)
     eliminated : ndarray of int
         Features removed after this fit, worst first (empty at the last iteration).
-    lower_gram : ndarray of shape (n, n)
-        The maintained, downdated Gram matrix the SVM was trained on, its rows and columns in
-        the order ``sample_order``; only its lower triangle (diagonal included) is kept up to
-        date. :attr:`gram` is the whole matrix in the samples' order.
-    sample_order : ndarray of int or None
-        The sample of each row of ``lower_gram`` (None: the samples' own order).
+    lower_gram : ndarray of shape (n_rows, n_rows)
+        The maintained, downdated Gram matrix the SVM was trained on, one row per distinct
+        sample (duplicated samples share one), in an order of its own; only its lower
+        triangle (diagonal included) is kept up to date. :attr:`gram` is the whole matrix,
+        one row per sample.
+    rows : ndarray of int, shape (n,)
+        The row of ``lower_gram`` of each sample.
     """
 
     remaining: np.ndarray
@@ -173,7 +174,7 @@ class RFEStep:
     intercept: np.ndarray
     eliminated: np.ndarray
     lower_gram: np.ndarray
-    sample_order: np.ndarray | None = None
+    rows: np.ndarray
 
     @property
     def gram(self) -> np.ndarray:
@@ -181,10 +182,7 @@ class RFEStep:
         symmetric array built from :attr:`lower_gram`)."""
         low = np.tril(self.lower_gram)
         full = low + np.tril(low, -1).T
-        if self.sample_order is None:
-            return full
-        position = np.argsort(self.sample_order)
-        return full[np.ix_(position, position)]
+        return full[np.ix_(self.rows, self.rows)]
 
 
 def _scaled_t(X: np.ndarray, scale) -> np.ndarray:
@@ -205,30 +203,62 @@ def _scaled_t(X: np.ndarray, scale) -> np.ndarray:
 @dataclass(frozen=True)
 class _Dual:
     """One SVM problem of the path in libsvm's conventions: the classes sorted, the first one
-    is ``+1`` and its points come first (``order``), each point with its box bound."""
+    is ``+1`` and its points come first, each point with its box bound."""
 
-    order: np.ndarray  # (n,) int64, the points in libsvm's order
-    sign: np.ndarray  # (n,) int64, +1 / -1 of order[a]
-    bound: np.ndarray  # (n,) float64, C v_i of order[a]
+    rows: np.ndarray  # (n,) int64, the row of K of each point, points in libsvm's order
+    sign: np.ndarray  # (n,) int64, +1 / -1 of each point
+    bound: np.ndarray  # (n,) float64, C v_i of each point
 
 
-def _duals(targets, penalty, C) -> list[_Dual]:
+def _duals(targets, penalty, C, rows) -> list[_Dual]:
     """The problems of :func:`_solve`: one for two classes, one per class (against the rest)
-    for more; ``penalty`` (mean-1 instance weights, or None) times ``C`` bounds each point."""
+    for more; ``penalty`` (mean-1 instance weights, or None) times ``C`` bounds each point;
+    ``rows`` gives the row of the Gram matrix of each sample (duplicated samples share one)."""
     bounds = np.full(targets[0].size, C) if penalty is None else C * penalty
     out = []
     for t in targets:
         order = np.argsort(t, kind="stable")
-        out.append(_Dual(order, np.where(t[order] == t[order[0]], 1, -1).astype(np.int64),
+        out.append(_Dual(rows[order], np.where(t[order] == t[order[0]], 1, -1).astype(np.int64),
                          np.ascontiguousarray(bounds[order])))
     return out
+
+
+def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, first)``: ``first`` the first sample of every distinct row of ``X``
+    (ascending), ``rows[i]`` the position in ``first`` of sample ``i``'s row.
+
+    A bootstrap sample holds about ``0.632 n`` distinct samples; SVM-RFE then keeps the Gram
+    matrix and ``w`` over the distinct rows only (the duplicates share a row of ``K``) while
+    the SVM still sees every sample. Candidates are the samples equal on the first eight
+    features (one ``lexsort``, microseconds); each is compared in full with the earlier
+    members of its group, so equal means equal in every feature.
+    """
+    n = X.shape[0]
+    key = X[:, : min(8, X.shape[1])]
+    order = np.lexsort(key.T[::-1])
+    rep = np.arange(n)  # the first sample holding each sample's row
+    if n > 1:
+        same = np.all(key[order[1:]] == key[order[:-1]], axis=1)
+        start = 0
+        for stop in [*(np.flatnonzero(~same) + 1).tolist(), n]:
+            group = order[start:stop]  # ascending sample index (the sort is stable)
+            for a in range(1, group.size):
+                for b in range(a):
+                    if rep[group[b]] == group[b] and np.array_equal(X[group[a]], X[group[b]]):
+                        rep[group[a]] = group[b]
+                        break
+            start = stop
+    first = np.flatnonzero(rep == np.arange(n))
+    rows = np.searchsorted(first, rep)
+    return rows, first
 
 
 def _solve(K, duals, tol):
     """Fit the SVM dual(s) on the precomputed kernel ``K``; returns ``(dual, intercept)``.
 
-    ``dual`` is ``(n_problems, n)`` with ``a_i y_i`` (zero off the support; sign as in
-    ``SVC.dual_coef_``), so that ``w = X_S^T dual`` is ``SVC(kernel="linear").coef_``, and
+    ``dual`` is ``(n_problems, rows of K)`` with ``a_i y_i`` summed over the samples of each
+    row (zero off the support; sign as in ``SVC.dual_coef_``), so that ``w = X_S^T dual`` is
+    ``SVC(kernel="linear").coef_``, and
     ``intercept`` is ``SVC.intercept_``. Each dual is solved by libsvm's SMO compiled
     (:func:`stablefs.selectors._smo.svc_dual_ordered`), which gives
     ``SVC(kernel="precomputed")``'s dual coefficients and intercept on ``K`` to the last bit,
@@ -240,7 +270,7 @@ def _solve(K, duals, tol):
     dual = np.empty((len(duals), K.shape[0]))
     intercept = np.empty(len(duals))
     for row, d in enumerate(duals):
-        coef, rho = svc_dual_ordered(K, d.order, d.sign, d.bound, tol)
+        coef, rho = svc_dual_ordered(K, d.rows, d.sign, d.bound, tol)
         dual[row] = -coef  # SVC's signs
         intercept[row] = rho
     return dual, intercept
@@ -348,9 +378,11 @@ def svm_rfe_path(
     # on the shared 2-core machine, OpenBLAS's second thread made it up to 7x slower when other
     # processes were busy (its threads spin-wait) and saved little when they were not.
     # Parallelism belongs one level up (ensemble members, resamples).
+    rows, first = _distinct_rows(Xp)
+    Xd = Xp if first.size == rows.size else Xp[first]
     with limit_threads(1, user_api="blas"):
-        yield from _eliminate(Xp, _duals(targets, penalty, C), schedule, scale, tol,
-                              refresh)
+        yield from _eliminate(Xd, rows, _duals(targets, penalty, C, rows), schedule, scale,
+                              tol, refresh)
 
 
 #: at most this many support vectors outside the leading columns before w is computed over
@@ -358,8 +390,9 @@ def svm_rfe_path(
 MAX_OUTSIDE = 8
 
 
-def _eliminate(Xp, duals, schedule, scale, tol, refresh):
-    """The elimination loop of :func:`svm_rfe_path` (arguments validated there).
+def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
+    """The elimination loop of :func:`svm_rfe_path` (arguments validated there): ``Xd`` the
+    distinct rows of the samples, ``rows`` the row of each sample.
 
     Layout: ``XT`` is our own copy of the scaled data, features x samples. The remaining
     features are kept in its first ``m`` rows and the leaving ones are swapped into the rows
@@ -376,9 +409,9 @@ def _eliminate(Xp, duals, schedule, scale, tol, refresh):
 
     from stablefs.selectors._rfe_kernels import permute_columns, swap_rows, worst_positions
 
-    p = Xp.shape[1]
+    p = Xd.shape[1]
     n_problems = len(duals)
-    XT = _scaled_t(Xp, scale)
+    XT = _scaled_t(Xd, scale)
     n = XT.shape[1]
     feature = np.arange(p)  # the feature held in each row of XT
     row = np.arange(p)  # the row of XT holding each feature
@@ -386,19 +419,21 @@ def _eliminate(Xp, duals, schedule, scale, tol, refresh):
     w_all = np.zeros((n_problems, p))
     K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
     anchor = p  # features at the last exact computation of K
-    samples = None  # the sample in each column of XT, once reordered
+    reordered = False
     lead = n  # w reads the first `lead` columns (and the support vectors beyond them)
     for t, m in enumerate(schedule):
         dual, intercept = _solve(K, duals, tol)
         if t == 0 and schedule.size > 2:
             support = np.any(dual != 0, axis=0)
             if 0 < np.count_nonzero(support) <= n // 2:
-                samples = np.concatenate([np.flatnonzero(support), np.flatnonzero(~support)])
-                position = np.argsort(samples)
-                permute_columns(XT, samples)
-                K = K[np.ix_(samples, samples)]
-                dual = dual[:, samples]
-                duals = [_Dual(position[d.order], d.sign, d.bound) for d in duals]
+                columns = np.concatenate([np.flatnonzero(support), np.flatnonzero(~support)])
+                position = np.argsort(columns)
+                permute_columns(XT, columns)
+                K = K[np.ix_(columns, columns)]
+                dual = dual[:, columns]
+                duals = [_Dual(position[d.rows], d.sign, d.bound) for d in duals]
+                rows = position[rows]
+                reordered = True
                 lead = int(np.count_nonzero(support))
         # w = X_S^T (a * y), in feature order
         outside = lead + np.flatnonzero(np.any(dual[:, lead:] != 0, axis=0))
@@ -412,13 +447,13 @@ def _eliminate(Xp, duals, schedule, scale, tol, refresh):
         remaining = np.flatnonzero(alive)
         coef = w_all[:, remaining]
         if t + 1 == schedule.size:
-            yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K, samples)
+            yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K, rows)
             return
         n_out = int(m - schedule[t + 1])
         importance = coef[0] ** 2 if n_problems == 1 else np.einsum("cj,cj->j", coef, coef)
         threshold = np.partition(importance, n_out - 1)[n_out - 1] if n_out < m else 0.0
         out = remaining[worst_positions(importance, n_out, threshold)]  # ties: higher index first
-        yield RFEStep(remaining, coef, intercept, out, K, samples)
+        yield RFEStep(remaining, coef, intercept, out, K, rows)
         m_next = m - n_out
         # swap the leaving features of rows < m_next with the staying ones of rows >= m_next
         leaving = np.zeros(m, dtype=bool)

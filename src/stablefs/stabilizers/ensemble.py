@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import config_context
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import has_fit_parameter
@@ -102,13 +103,16 @@ def draw_resample(
 
 
 def _fit_member(selector, X, y, index, sample_weight, seed):
+    """Fit a clone of ``selector`` on the rows ``index`` of ``X`` (already validated by the
+    ensemble's ``fit``: finite, so the member skips scikit-learn's finiteness scan)."""
     member = clone(selector)
     if seed is not None and "random_state" in member.get_params(deep=False):
         member.set_params(random_state=seed)
-    if sample_weight is None:
-        member.fit(X[index], y[index])
-    else:
-        member.fit(X[index], y[index], sample_weight=sample_weight[index])
+    with config_context(assume_finite=True):
+        if sample_weight is None:
+            member.fit(X[index], y[index])
+        else:
+            member.fit(X[index], y[index], sample_weight=sample_weight[index])
     scores, ranking = _scores_and_ranking(member)
     support = np.asarray(member.get_support(), dtype=bool) if hasattr(member, "get_support") \
         else None
@@ -260,6 +264,7 @@ class Ensemble(BaseSelector):
             out = [_member_from_scores(self.selector, X, y, idx, scores)
                    for idx, scores in zip(resamples, member_scores)]
         else:
+            X = np.ascontiguousarray(X)  # members gather rows: fast from a C array
             out = Parallel(n_jobs=self.n_jobs)(
                 delayed(_fit_member)(self.selector, X, y, idx, weights, seed)
                 for idx, seed in zip(resamples, seeds)
