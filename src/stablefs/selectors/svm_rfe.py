@@ -419,7 +419,6 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
     w_all = np.zeros((n_problems, p))
     K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
     anchor = p  # features at the last exact computation of K
-    reordered = False
     lead = n  # w reads the first `lead` columns (and the support vectors beyond them)
     for t, m in enumerate(schedule):
         dual, intercept = _solve(K, duals, tol)
@@ -433,7 +432,6 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
                 dual = dual[:, columns]
                 duals = [_Dual(position[d.rows], d.sign, d.bound) for d in duals]
                 rows = position[rows]
-                reordered = True
                 lead = int(np.count_nonzero(support))
         # w = X_S^T (a * y), in feature order
         outside = lead + np.flatnonzero(np.any(dual[:, lead:] != 0, axis=0))
