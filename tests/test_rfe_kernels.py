@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stablefs.selectors._rfe_kernels import swap_rows, worst_positions
+from stablefs.selectors._rfe_kernels import move_out, permute_columns, worst_positions
 
 
 def _worst(importance, n_out):
@@ -42,15 +42,42 @@ def test_worst_positions_on_continuous_weights(m, seed, data):
     assert np.array_equal(_worst(imp, n_out), _worst_reference(imp, n_out))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 5), st.integers(0, 2**32 - 1), st.data())
+def test_move_out_equals_the_numpy_swaps(m, cols, seed, data):
+    """The compiled move against the NumPy computation it replaced: the leaving rows below
+    m_next swapped, ascending, with the staying rows from m_next on, ascending."""
+    rng = np.random.default_rng(seed)
+    p = m + data.draw(st.integers(0, 5))  # rows beyond m: features gone earlier
+    A = rng.standard_normal((p, cols))
+    feature = rng.permutation(p)
+    row = np.argsort(feature)
+    n_out = data.draw(st.integers(0, m - 1))
+    out = rng.choice(feature[:m], size=n_out, replace=False)
+    m_next = m - n_out
+    # the reference
+    A_ref, feature_ref, row_ref = A.copy(), feature.copy(), row.copy()
+    leaving = np.zeros(m, dtype=bool)
+    leaving[row_ref[out]] = True
+    holes = np.flatnonzero(leaving[:m_next])
+    stayers = m_next + np.flatnonzero(~leaving[m_next:])
+    A_ref[holes], A_ref[stayers] = A_ref[stayers].copy(), A_ref[holes].copy()
+    feature_ref[holes], feature_ref[stayers] = feature_ref[stayers], feature_ref[holes]
+    row_ref[feature_ref[holes]] = holes
+    row_ref[feature_ref[stayers]] = stayers
+    move_out(A, feature, row, out, m_next)
+    assert np.array_equal(A, A_ref)
+    assert np.array_equal(feature, feature_ref)
+    assert np.array_equal(row, row_ref)
+    assert sorted(feature[m_next:m].tolist()) == sorted(out.tolist())
+
+
 @settings(max_examples=100, deadline=None)
-@given(st.integers(2, 50), st.integers(1, 9), st.integers(0, 2**32 - 1))
-def test_swap_rows_equals_fancy_index_swap(rows, cols, seed):
+@given(st.integers(1, 30), st.integers(1, 9), st.integers(0, 2**32 - 1))
+def test_permute_columns_equals_fancy_indexing(rows, cols, seed):
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((rows, cols))
-    perm = rng.permutation(rows)
-    half = rng.integers(0, rows // 2 + 1)
-    first, second = perm[:half], perm[half:2 * half]
-    expected = A.copy()
-    expected[first], expected[second] = A[second], A[first]
-    swap_rows(A, first, second)
+    perm = rng.permutation(cols)
+    expected = A[:, perm]
+    permute_columns(A, perm)
     assert np.array_equal(A, expected)

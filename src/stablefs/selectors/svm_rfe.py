@@ -409,7 +409,7 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
     """
     from scipy.linalg.blas import dsyrk as syrk
 
-    from stablefs.selectors._rfe_kernels import permute_columns, swap_rows, worst_positions
+    from stablefs.selectors._rfe_kernels import move_out, permute_columns, worst_positions
 
     p = Xd.shape[1]
     n_problems = len(duals)
@@ -417,8 +417,7 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
     n = XT.shape[1]
     feature = np.arange(p)  # the feature held in each row of XT
     row = np.arange(p)  # the row of XT holding each feature
-    alive = np.ones(p, dtype=bool)
-    w_all = np.zeros((n_problems, p))
+    remaining = np.arange(p)  # the remaining features, ascending
     K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
     anchor = p  # features at the last exact computation of K
     lead = n  # w reads the first `lead` columns (and the support vectors beyond them)
@@ -443,28 +442,21 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
             w = XT[:m, :lead] @ dual[:, :lead].T
             if outside.size:
                 w += XT[:m, outside] @ dual[:, outside].T
-        w_all[:, feature[:m]] = w.T
-        remaining = np.flatnonzero(alive)
-        coef = w_all[:, remaining]
+        coef = np.ascontiguousarray(w[row[remaining]].T)  # in feature order
         if t + 1 == schedule.size:
             yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K, rows)
             return
         n_out = int(m - schedule[t + 1])
         importance = coef[0] ** 2 if n_problems == 1 else np.einsum("cj,cj->j", coef, coef)
         threshold = np.partition(importance, n_out - 1)[n_out - 1] if n_out < m else 0.0
-        out = remaining[worst_positions(importance, n_out, threshold)]  # ties: higher index first
+        worst = worst_positions(importance, n_out, threshold)  # ties: higher index first
+        out = remaining[worst]
         yield RFEStep(remaining, coef, intercept, out, K, rows)
         m_next = m - n_out
-        # swap the leaving features of rows < m_next with the staying ones of rows >= m_next
-        leaving = np.zeros(m, dtype=bool)
-        leaving[row[out]] = True
-        holes = np.flatnonzero(leaving[:m_next])
-        stayers = m_next + np.flatnonzero(~leaving[m_next:])
-        swap_rows(XT, holes, stayers)
-        feature[holes], feature[stayers] = feature[stayers], feature[holes]
-        row[feature[holes]] = holes
-        row[feature[stayers]] = stayers
-        alive[out] = False
+        move_out(XT, feature, row, out, m_next)  # the leaving rows to m_next .. m - 1
+        keep = np.ones(m, dtype=bool)
+        keep[worst] = False
+        remaining = remaining[keep]
         if n_out >= m_next or (refresh is not None and m_next <= refresh * anchor):
             A = XT[:m_next]
             K = A.T @ A
