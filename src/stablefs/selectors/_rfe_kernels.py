@@ -7,7 +7,9 @@
   of rows into temporaries) and about ten calls per iteration;
 - :func:`worst_positions` -- the features that leave: the smallest ``w_j^2``, ties to the
   higher feature index, by selection instead of a sort (NumPy needed about ten calls per
-  iteration for the same, 4 ms of a 55 ms Lung path).
+  iteration for the same, 4 ms of a 55 ms Lung path);
+- :func:`permute_columns` -- the samples reordered in place, support vectors first, once per
+  path (see :func:`stablefs.selectors.svm_rfe._eliminate`).
 
 Each kernel computes exactly what its NumPy reference computes (tested bit for bit in
 ``tests/test_rfe_kernels.py``). One thread; the module imports Numba and is imported on first
