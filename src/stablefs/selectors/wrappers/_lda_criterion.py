@@ -14,6 +14,11 @@ from stablefs.selectors.wrappers._criterion_base import (
     _ee,
 )
 
+#: forward steps of the two-class (semi-)bolstered criterion by the compiled kernel
+#: (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_add`) instead of the NumPy
+#: computation (:meth:`LDAPart._add_bolstered_numpy`, the same values to round-off)
+COMPILED = True
+
 
 class LDAPart(RulePart, WidthMixin):
     """LDA with rank-one updates of the pooled covariance (see the module docstring)."""
@@ -113,7 +118,61 @@ class LDAPart(RulePart, WidthMixin):
             out[s:s + step] = vals
         return out
 
+    def _prepare_bolstered(self):
+        """The class-ordered copies and per-feature constants of :meth:`_add_bolstered`
+        (built on the first forward step)."""
+        if hasattr(self, "_perm"):
+            return
+        self._perm = np.argsort(self.ct, kind="stable")
+        self._n0 = int(np.count_nonzero(self.ct == 0))
+        self._Xp = np.ascontiguousarray(self.Xt[self._perm])
+        self._Xp1 = np.hstack([self._Xp, np.ones((self._Xp.shape[0], 1))])  # (n, p + 1)
+        self._DtT = np.ascontiguousarray(self.Dt.T) / self.dof    # (p, n)
+        sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
+        self._sjj = sjj
+        self._thr = SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
+        self._present = np.bincount(self.ct, minlength=2) >= 2
+        self._cst = self.logp[1] - self.logp[0]
+        self._mdiff = self.means[1] - self.means[0]
+        self._msum = self.means[1] + self.means[0]
+
     def _add_bolstered(self, cols, cands, A) -> np.ndarray | None:
+        """Forward step of the two-class (semi-)bolstered criterion for every candidate at
+        once: the compiled kernel (:meth:`_add_bolstered_compiled`) or, with ``COMPILED``
+        off, the NumPy computation (:meth:`_add_bolstered_numpy`, the kernel's test oracle).
+        Returns None (the caller's general path decides) when a direction norm or a width
+        is zero."""
+        self._prepare_bolstered()
+        if COMPILED:
+            return self._add_bolstered_compiled(cols, cands, A)
+        return self._add_bolstered_numpy(cols, cands, A)
+
+    def _add_bolstered_compiled(self, cols, cands, A) -> np.ndarray | None:
+        """:meth:`_add_bolstered_numpy` by one compiled call
+        (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_add`) after the
+        widths (:meth:`WidthMixin._dhat_add`): the same values to round-off, the same
+        singular candidates (refitted) and the same None."""
+        from stablefs.selectors.wrappers._lda_kernels import lda_bolstered_add  # Numba
+
+        k = cols.size
+        p = self.Xt.shape[1]
+        if not hasattr(self, "_Srows"):
+            self._Srows = np.empty((p, p))
+            self._have = np.zeros(p, dtype=np.bool_)
+            self._DtC = np.ascontiguousarray(self.Dt)
+        dh = np.ascontiguousarray(self._dhat_add(cols, cands, k + 1))
+        vals, ok, good = lda_bolstered_add(
+            np.ascontiguousarray(A), cols, cands, self._Srows, self._have, self._DtT,
+            self._DtC, self._Xp, self._n0, self.means, self._sjj, self._thr, self._cst, dh,
+            self._present, _chi_median(k + 1), self.kind == "semi")
+        if not good:
+            return None
+        if not ok.all():
+            for b in np.flatnonzero(~ok):
+                vals[b] = self.value(np.append(cols, cands[b]))
+        return vals
+
+    def _add_bolstered_numpy(self, cols, cands, A) -> np.ndarray | None:
         """Forward step of the two-class (semi-)bolstered criterion for every candidate at once.
 
         With ``A = S_SS^{-1}``, ``V = A S_{S,J}``, the Schur complements ``c_j = s_jj -
@@ -129,19 +188,6 @@ class LDAPart(RulePart, WidthMixin):
         direction norm or a width is zero."""
         k = cols.size
         p = self.Xt.shape[1]
-        if not hasattr(self, "_perm"):
-            self._perm = np.argsort(self.ct, kind="stable")
-            self._n0 = int(np.count_nonzero(self.ct == 0))
-            self._Xp = np.ascontiguousarray(self.Xt[self._perm])
-            self._Xp1 = np.hstack([self._Xp, np.ones((self._Xp.shape[0], 1))])  # (n, p + 1)
-            self._DtT = np.ascontiguousarray(self.Dt.T) / self.dof    # (p, n)
-            sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
-            self._sjj = sjj
-            self._thr = SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
-            self._present = np.bincount(self.ct, minlength=2) >= 2
-            self._cst = self.logp[1] - self.logp[0]
-            self._mdiff = self.means[1] - self.means[0]
-            self._msum = self.means[1] + self.means[0]
         full = 2 * cands.size >= p
         J = slice(None) if full else cands
         Xp, n0 = self._Xp, self._n0
