@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from stablefs.selectors.wrappers._bolstering_widths import WidthMixin
+from stablefs.selectors.wrappers._bolstering_widths import NN_PRUNE, WidthMixin
 from stablefs.selectors.wrappers._criterion_base import (
     CHUNK_ELEMENTS,
     SCHUR_RTOL,
@@ -147,12 +147,15 @@ class LDAPart(RulePart, WidthMixin):
             return self._add_bolstered_compiled(cols, cands, A)
         return self._add_bolstered_numpy(cols, cands, A)
 
-    def _add_bolstered_compiled(self, cols, cands, A) -> np.ndarray | None:
-        """:meth:`_add_bolstered_numpy` by one compiled call
-        (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_add`) after the
-        widths (:meth:`WidthMixin._dhat_add`): the same values to round-off, the same
-        singular candidates (refitted) and the same None."""
-        from stablefs.selectors.wrappers._lda_kernels import lda_bolstered_add  # Numba
+    def _add_bolstered_compiled(self, cols, cands, A, pad: float | None = None
+                                ) -> np.ndarray | None:
+        """:meth:`_add_bolstered_numpy` by one compiled call after the widths
+        (:meth:`_widths_add`): :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_add`
+        (every candidate; the same values to round-off, the same singular candidates,
+        refitted, and the same None) or, with ``pad``,
+        :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_best` (``inf`` for the
+        candidates that cannot be within ``pad`` of the step's minimum)."""
+        from stablefs.selectors.wrappers import _lda_kernels as lk  # Numba
 
         k = cols.size
         p = self.Xt.shape[1]
@@ -160,17 +163,64 @@ class LDAPart(RulePart, WidthMixin):
             self._Srows = np.empty((p, p))
             self._have = np.zeros(p, dtype=np.bool_)
             self._DtC = np.ascontiguousarray(self.Dt)
-        dh = np.ascontiguousarray(self._dhat_add(cols, cands, k + 1))
-        vals, ok, good = lda_bolstered_add(
-            np.ascontiguousarray(A), cols, cands, self._Srows, self._have, self._DtT,
-            self._DtC, self._Xp, self._n0, self.means, self._sjj, self._thr, self._cst, dh,
-            self._present, _chi_median(k + 1), self.kind == "semi")
+        dh = self._widths_add(cols, cands, k + 1)
+        args = (np.ascontiguousarray(A), cols, cands, self._Srows, self._have, self._DtT,
+                self._DtC, self._Xp, self._n0, self.means, self._sjj, self._thr, self._cst, dh,
+                self._present, _chi_median(k + 1), self.kind == "semi")
+        if pad is None:
+            vals, ok, good = lk.lda_bolstered_add(*args)
+        else:
+            if not hasattr(lk, "_TABLES"):
+                lk._TABLES = lk.ndtr_bound_tables()
+            vals, ok, good = lk.lda_bolstered_best(*args, pad, *lk._TABLES, lk.NDTR_GRID[0],
+                                                   lk.NDTR_GRID[2])
         if not good:
             return None
         if not ok.all():
             for b in np.flatnonzero(~ok):
                 vals[b] = self.value(np.append(cols, cands[b]))
         return vals
+
+    def sums_add_bounded(self, cols, cands) -> np.ndarray:
+        """:meth:`values_add` where a candidate can be the step's best, ``inf`` where it
+        cannot (exact pruning, for the searches' forward steps, :meth:`Criterion.best_add`):
+        the two-class (semi-)bolstered forward step by the compiled
+        :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_best` (a candidate is
+        dropped once a lower bound of its sum exceeds the smallest sum found by more than a
+        margin of ``1e-9``, far above round-off and above the ties' tolerance); every
+        candidate that can reach the minimum, ties included, gets its full value, bit for
+        bit that of :meth:`values_add`, so the step's choice, value and tie count are those of
+        :meth:`values_add`. Other criteria, a class of fewer than two points, or ``COMPILED``
+        off: :meth:`values_add`."""
+        from stablefs.selectors.wrappers._search import TIE_TOL
+
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.asarray(cands, dtype=np.int64)
+        if not (COMPILED and self.fast and self.g == 2 and self.kind != "count"):
+            return self.values_add(cols, cands)
+        A = self._base(cols)
+        self._prepare_bolstered()
+        if A is None or not self._present.all():
+            return self.values_add(cols, cands)
+        pad = max(1e-9, 4 * TIE_TOL * self.Xt.shape[0])
+        out = self._add_bolstered_compiled(cols, cands, A, pad)
+        return self.values_add(cols, cands) if out is None else out
+
+    def _widths_add(self, cols, cands, k_new: int) -> np.ndarray:
+        """:meth:`WidthMixin._dhat_add` of the candidates ``cands`` (bit for bit): from the
+        second feature on, with classes of at least 5 points, by the compiled pruned update
+        (:func:`~stablefs.selectors.wrappers._lda_kernels.nn_widths_add`, the ``r`` of
+        :meth:`WidthMixin._nn_add`) on the distances of :meth:`WidthMixin._sq_cached`."""
+        if k_new == 1 or not self._class_layout():
+            return np.ascontiguousarray(self._dhat_add(cols, cands, k_new))
+        from stablefs.selectors.wrappers._lda_kernels import nn_widths_add  # Numba
+
+        if not hasattr(self, "_csizes"):
+            self._csizes = np.bincount(self.ct, minlength=self.g).astype(np.int64)
+            self._cstarts = np.asarray(self._cstart_all, dtype=np.int64)
+        r = min(2 * NN_PRUNE if k_new == 2 else NN_PRUNE, self._cmin - 3)
+        return nn_widths_add(self._sq_cached(cols), self._Xc, self._XTc, cands, self._cstarts,
+                             self._csizes, r)
 
     def _add_bolstered_numpy(self, cols, cands, A) -> np.ndarray | None:
         """Forward step of the two-class (semi-)bolstered criterion for every candidate at once.

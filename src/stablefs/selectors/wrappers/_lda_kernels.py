@@ -107,31 +107,13 @@ def _srow(Srows, have, DtT, Dt, f):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def lda_bolstered_add(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst,
-                      dh, present, alpha, semi):  # pragma: no cover - compiled
-    """Per candidate ``J[c]``: the (semi-)bolstered sum of two-class LDA on ``cols + {J[c]}``.
-
-    Parameters
-    ----------
-    A : (k, k) ``S_SS^{-1}``; ``cols`` (k,) the subset ``S``; ``J`` (m,) the candidates.
-    Srows, have : (p, p), (p,) rows of the pooled covariance computed so far (filled here).
-    DtT : (p, n) centred training points transposed, divided by the degrees of freedom;
-        ``Dt`` (n, p) the centred points.
-    Xp : (n, p) training points in class order (``n0`` of class 0 first).
-    means : (2, p) class means; ``sjj`` (p,) pooled variances; ``thr`` (p,) the Schur
-        complement below which a candidate is singular; ``cst`` ``log(p_1 / p_0)``.
-    dh : (2, m) each class's mean nearest-neighbour distance in ``S + {j}``; ``present``
-        (2,) classes with at least two points; ``alpha`` the chi median of ``k + 1``.
-    semi : misclassified points count 1 (semi-bolstering).
-
-    Returns
-    -------
-    vals : (m,) the sums ``sum_i Phi(-s_i / sigma_i)`` (terms of misclassified points 1 when
-        ``semi``); valid where ``ok`` and when ``all_good``.
-    ok : (m,) the Schur complement of ``j`` is above ``thr[j]`` (otherwise the caller refits).
-    all_good : every direction norm and every present class's width is positive (otherwise
-        the caller's general path decides and ``vals`` is not computed).
-    """
+def _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst, dh, present,
+             alpha):  # pragma: no cover - compiled
+    """The scaled margins of a forward step: ``(Z, W, ok, all_good)`` with ``Z[i, c] =
+    -(2 y_i - 1) diff_ic alpha / (||a_c|| d_{y_i}(c))`` (the argument of ``Phi``) and ``W[i,
+    c]`` point ``i`` misclassified on ``cols + {J[c]}`` (points in class order); see
+    :func:`lda_bolstered_add` for the parameters. ``Z`` and ``W`` are not filled when not
+    ``all_good``."""
     k = cols.size
     m = J.size
     n = Xp.shape[0]
@@ -208,16 +190,17 @@ def lda_bolstered_add(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr,
                 w = dh[g, c]
         if not (min(norm[c], w) > 0):
             all_good = False
-    vals = np.zeros(m)
+    Z = np.empty((n, m))
+    W = np.empty((n, m), dtype=np.bool_)
     if not all_good:
-        return vals, ok, all_good
+        return Z, W, ok, all_good
     sc0 = np.empty(m)
     sc1 = np.empty(m)
     for c in range(m):
         sc0[c] = alpha / (norm[c] * dh[0, c])
         sc1[c] = -(alpha / (norm[c] * dh[1, c]))
-    # diff_ij = x_ij Td_j + ([x_S, 1] @ B)_ij, one point (row) at a time, the candidates
-    # innermost; then the scaled margin, Phi and the running sum over the points
+    # diff_ic = x_ij Td_c + ([x_S, 1] @ B)_ic, one point (row) at a time, the candidates
+    # innermost (independent lanes)
     z = np.empty(m)
     xj = np.empty(m)
     for i in range(n):
@@ -230,11 +213,254 @@ def lda_bolstered_add(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr,
             bt = B[t]
             for c in range(m):
                 z[c] += a * bt[c]
-        sc = sc0 if i < n0 else sc1
+        zi = Z[i]
+        wi = W[i]
+        if i < n0:
+            for c in range(m):
+                d = xj[c] * Td[c] + z[c]
+                wi[c] = d > 0.0
+                zi[c] = d * sc0[c]
+        else:
+            for c in range(m):
+                d = xj[c] * Td[c] + z[c]
+                wi[c] = d <= 0.0
+                zi[c] = d * sc1[c]
+    return Z, W, ok, all_good
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def lda_bolstered_add(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst,
+                      dh, present, alpha, semi):  # pragma: no cover - compiled
+    """Per candidate ``J[c]``: the (semi-)bolstered sum of two-class LDA on ``cols + {J[c]}``.
+
+    Parameters
+    ----------
+    A : (k, k) ``S_SS^{-1}``; ``cols`` (k,) the subset ``S``; ``J`` (m,) the candidates.
+    Srows, have : (p, p), (p,) rows of the pooled covariance computed so far (filled here).
+    DtT : (p, n) centred training points transposed, divided by the degrees of freedom;
+        ``Dt`` (n, p) the centred points.
+    Xp : (n, p) training points in class order (``n0`` of class 0 first).
+    means : (2, p) class means; ``sjj`` (p,) pooled variances; ``thr`` (p,) the Schur
+        complement below which a candidate is singular; ``cst`` ``log(p_1 / p_0)``.
+    dh : (2, m) each class's mean nearest-neighbour distance in ``S + {j}``; ``present``
+        (2,) classes with at least two points; ``alpha`` the chi median of ``k + 1``.
+    semi : misclassified points count 1 (semi-bolstering).
+
+    Returns
+    -------
+    vals : (m,) the sums ``sum_i Phi(-s_i / sigma_i)`` over the points in class order
+        (terms of misclassified points 1 when ``semi``); valid where ``ok`` and when
+        ``all_good``.
+    ok : (m,) the Schur complement of ``j`` is above ``thr[j]`` (otherwise the caller refits).
+    all_good : every direction norm and every present class's width is positive (otherwise
+        the caller's general path decides and ``vals`` is not computed).
+    """
+    Z, W, ok, all_good = _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr,
+                                  cst, dh, present, alpha)
+    n, m = Z.shape
+    vals = np.zeros(m)
+    if not all_good:
+        return vals, ok, all_good
+    for i in range(n):
+        zi = Z[i]
+        wi = W[i]
         for c in range(m):
-            d = xj[c] * Td[c] + z[c]
-            if semi and (d > 0.0 if i < n0 else d <= 0.0):
+            if semi and wi[c]:
                 vals[c] += 1.0
             else:
-                vals[c] += _ndtr(d * sc[c], 0)
+                vals[c] += _ndtr(zi[c], 0)
     return vals, ok, all_good
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def lda_bolstered_best(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst,
+                       dh, present, alpha, semi, pad, tlo, tup, zmin, inv_h
+                       ):  # pragma: no cover - compiled
+    """:func:`lda_bolstered_add` where a candidate can be the step's minimum, ``inf`` where
+    it cannot (exact pruning; the same parameters, ``pad`` the margin of the bound and
+    ``tlo``, ``tup``, ``zmin``, ``inv_h`` the bounding tables of :func:`ndtr_bound_tables`).
+
+    ``Phi`` is increasing, so a term ``Phi(z)`` lies between the table's values at grid
+    points below and above ``z`` (a misclassified point in semi-bolstering: exactly 1); the
+    sums of these bounds bound each candidate's sum from below (``L_c``) and above
+    (``U_c``) without calling ``Phi``. A candidate with ``L_c`` above ``min_c U_c + pad``
+    cannot be within ``pad`` of the step's minimum and gets ``inf``; every other candidate
+    (on the data of Xiao, Hua and Dougherty 2007 about one in a hundred) gets its exact sum,
+    computed as :func:`lda_bolstered_add` computes it (the same terms summed in class
+    order: bit for bit the same value). Candidates with a singular Schur complement (not
+    ``ok``) are left to the caller (``inf``) and do not enter the bound; a NaN argument
+    keeps its candidate.
+    """
+    Z, W, ok, all_good = _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr,
+                                  cst, dh, present, alpha)
+    n, m = Z.shape
+    out = np.full(m, np.inf)
+    if not all_good:
+        return out, ok, all_good
+    top = tlo.size - 1
+    lb = np.zeros(m)
+    ub = np.zeros(m)
+    keep = np.zeros(m, dtype=np.bool_)
+    for i in range(n):
+        zi = Z[i]
+        wi = W[i]
+        for c in range(m):
+            z = zi[c]
+            if semi and wi[c]:
+                lb[c] += 1.0
+                ub[c] += 1.0
+            elif z != z:
+                keep[c] = True
+            else:
+                t = (z - zmin) * inv_h
+                q = 0 if t < 0.0 else (top if t >= top else int(t))
+                lb[c] += tlo[q]
+                ub[c] += tup[q]
+    best = np.inf
+    for c in range(m):
+        if ok[c] and ub[c] < best:
+            best = ub[c]
+    for c in range(m):
+        if not ok[c] or not (keep[c] or lb[c] <= best + pad):
+            continue
+        v = 0.0
+        for i in range(n):
+            if semi and W[i, c]:
+                v += 1.0
+            else:
+                v += _ndtr(Z[i, c], 0)
+        out[c] = v
+    return out, ok, all_good
+
+
+#: the grid of :func:`ndtr_bound_tables`: ``Phi`` at ``-10, -10 + h, ..., 10``, ``h = 1/256``
+NDTR_GRID = (-10.0, 10.0, 256.0)
+
+#: relative slack of the tables' bounds, far above the accuracy of SciPy's ``ndtr`` (about
+#: 1e-14 relative, so that rounding can never make a bound cross the value it bounds)
+NDTR_SLACK = 1e-10
+
+
+def ndtr_bound_tables(zmin: float = NDTR_GRID[0], zmax: float = NDTR_GRID[1],
+                      inv_h: float = NDTR_GRID[2]) -> tuple[np.ndarray, np.ndarray]:
+    """``(tlo, tup)``: for ``q = floor((z - zmin) inv_h)`` clamped to ``[0, N - 1]`` (``N``
+    grid points ``g_q = zmin + q / inv_h``), ``tlo[q] <= ndtr(z) <= tup[q]`` for every
+    ``z``: ``tlo[q] = ndtr(g_{q-1})(1 - s)`` (0 for ``q = 0``) and ``tup[q] = ndtr(g_{q+2})
+    (1 + s)`` (``1 + s`` past the grid), ``s`` = :data:`NDTR_SLACK`, one grid step of margin
+    on each side for the rounding of ``q``. Values of ``scipy.special.ndtr`` itself."""
+    from scipy.special import ndtr as sp_ndtr
+
+    N = int(round((zmax - zmin) * inv_h)) + 1
+    g = zmin + np.arange(N) / inv_h
+    v = sp_ndtr(g)
+    tlo = np.zeros(N)
+    tlo[1:] = v[:-1] * (1.0 - NDTR_SLACK)
+    tup = np.full(N, 1.0 + NDTR_SLACK)
+    tup[:-2] = v[2:] * (1.0 + NDTR_SLACK)
+    return tlo, tup
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def nn_widths_add(D, Xc, XT, J, starts, sizes, r):  # pragma: no cover - compiled
+    """``dh[g, c]``: the mean over the points of class ``g`` of the distance to the nearest
+    other point of the class in ``S + {J[c]}`` (Braga-Neto and Dougherty 2004, the
+    bolstering kernel widths before division by the chi median), from the squared distances
+    over ``S`` in class order (``D``, ``(n, n)``; class ``g`` holds rows ``starts[g]`` to
+    ``starts[g] + sizes[g]``) and the points' coordinates in class order, ``Xc`` ``(n, p)``
+    and its transpose ``XT``.
+
+    Adding a feature only lengthens distances, so the nearest other point in ``S + {j}`` is
+    among the ``r`` nearest in ``S`` whenever the value found among them does not exceed the
+    ``(r + 1)``-th distance in ``S``; the (point, candidate) pairs failing this check are
+    computed against the whole class. Each squared distance is ``(x_lj - x_ij)^2 + D_il``
+    as in :func:`~stablefs.selectors.wrappers._wrapper_kernels.kth_smallest_add`, so the
+    minima are bit for bit the unpruned ones, and the square roots are summed point after
+    point in class order as ``np.add.reduceat`` sums them
+    (:meth:`~stablefs.selectors.wrappers._bolstering_widths.WidthMixin._dh_from_nn`).
+    A class of fewer than two points gets 0.
+    """
+    n = D.shape[0]
+    m = J.size
+    g = starts.size
+    X = np.empty((n, m))
+    for t in range(n):
+        row = Xc[t]
+        xt = X[t]
+        for c in range(m):
+            xt[c] = row[J[c]]
+    dh = np.zeros((g, m))
+    q = np.empty(m)
+    near = np.empty(r + 1, dtype=np.int64)
+    nd = np.empty(r + 1)
+    for gi in range(g):
+        lo = starts[gi]
+        hi = lo + sizes[gi]
+        if sizes[gi] < 2:
+            continue
+        acc = dh[gi]
+        for i in range(lo, hi):
+            # the r + 1 smallest D[i, l] of the class (l != i), sorted (insertion)
+            cnt = 0
+            Di = D[i]
+            for l in range(lo, hi):
+                if l == i:
+                    continue
+                d = Di[l]
+                if cnt <= r:
+                    s = cnt
+                    cnt += 1
+                elif d < nd[r]:
+                    s = r
+                else:
+                    continue
+                while s > 0 and nd[s - 1] > d:
+                    nd[s] = nd[s - 1]
+                    near[s] = near[s - 1]
+                    s -= 1
+                nd[s] = d
+                near[s] = l
+            rr = cnt if cnt <= r else r
+            bound = nd[r] if cnt > r else np.inf
+            xi = X[i]
+            q[:] = np.inf
+            for s in range(rr):
+                xl = X[near[s]]
+                d = nd[s]
+                for c in range(m):
+                    v = xl[c] - xi[c]
+                    t = v * v + d
+                    a1 = q[c]
+                    q[c] = a1 if a1 < t else t
+            nf = 0
+            for c in range(m):
+                if q[c] > bound:
+                    nf += 1
+            if 4 * nf > m:  # the bound fails often: every candidate against the class
+                for l in range(lo, hi):
+                    if l == i:
+                        continue
+                    xl = X[l]
+                    d = Di[l]
+                    for c in range(m):
+                        v = xl[c] - xi[c]
+                        t = v * v + d
+                        a1 = q[c]
+                        q[c] = a1 if a1 < t else t
+            elif nf:  # the failing candidates against the class
+                for c in range(m):
+                    if q[c] > bound:
+                        best = q[c]
+                        row = XT[J[c]]
+                        xc = xi[c]
+                        for l in range(lo, hi):
+                            if l == i:
+                                continue
+                            v = row[l] - xc
+                            t = v * v + Di[l]
+                            best = best if best < t else t
+                        q[c] = best
+            for c in range(m):
+                acc[c] += np.sqrt(q[c])
+        for c in range(m):
+            acc[c] /= sizes[gi]
+    return dh
