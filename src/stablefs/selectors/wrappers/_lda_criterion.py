@@ -42,7 +42,10 @@ class LDAPart(RulePart, WidthMixin):
     def _base(self, cols):
         """``S_SS^{-1}`` of the pooled covariance on ``cols`` (None when it is singular to
         :data:`~stablefs.selectors.wrappers._error_estimators.PINV_RTOL`: the pseudo-inverse refits
-        decide); the last one is kept (a floating search asks for the same subset twice)."""
+        decide); the last one is kept (a floating search asks for the same subset twice).
+        The two-class (semi-)bolstered criterion computes it by the compiled
+        :func:`~stablefs.selectors.wrappers._lda_kernels.lda_base` (the same eigendecomposition
+        and test, without NumPy's per-call overhead) when ``COMPILED``."""
         key = cols.tobytes()
         if self._base_memo is not None and self._base_memo[0] == key:
             return self._base_memo[1]
@@ -51,6 +54,12 @@ class LDAPart(RulePart, WidthMixin):
             return np.zeros((0, 0))
         if k >= self.dof:
             return None
+        if COMPILED and self.g == 2 and self.kind != "count":
+            from stablefs.selectors.wrappers._lda_kernels import lda_base  # Numba
+
+            A, good = lda_base(self.Dt, cols, float(self.dof), _ee().PINV_RTOL)
+            self._base_memo = (key, A if good else None)
+            return self._base_memo[1]
         Dk = self.Dt[:, cols]
         S = Dk.T @ Dk / self.dof
         vals, vecs = np.linalg.eigh(S)
@@ -211,16 +220,21 @@ class LDAPart(RulePart, WidthMixin):
         second feature on, with classes of at least 5 points, by the compiled pruned update
         (:func:`~stablefs.selectors.wrappers._lda_kernels.nn_widths_add`, the ``r`` of
         :meth:`WidthMixin._nn_add`) on the distances of :meth:`WidthMixin._sq_cached`."""
-        if k_new == 1 or not self._class_layout():
-            return np.ascontiguousarray(self._dhat_add(cols, cands, k_new))
-        from stablefs.selectors.wrappers._lda_kernels import nn_widths_add  # Numba
+        from stablefs.selectors.wrappers import _lda_kernels as lk  # Numba
 
         if not hasattr(self, "_csizes"):
             self._csizes = np.bincount(self.ct, minlength=self.g).astype(np.int64)
-            self._cstarts = np.asarray(self._cstart_all, dtype=np.int64)
+            self._cstarts = np.r_[0, np.cumsum(self._csizes)[:-1]].astype(np.int64)
+            self._corder = np.concatenate(self._class_idx).astype(np.int64)
+        if k_new == 1:
+            if not hasattr(self, "_Xcls"):
+                self._Xcls = np.ascontiguousarray(self.Xt[self._corder])
+            return lk.first_widths(self._Xcls, cands, self._cstarts, self._csizes)
+        if not self._class_layout():
+            return np.ascontiguousarray(self._dhat_add(cols, cands, k_new))
         r = min(2 * NN_PRUNE if k_new == 2 else NN_PRUNE, self._cmin - 3)
-        return nn_widths_add(self._sq_cached(cols), self._Xc, self._XTc, cands, self._cstarts,
-                             self._csizes, r)
+        return lk.nn_widths_add(self._sq_cached(cols), self._Xc, self._XTc, cands,
+                                self._cstarts, self._csizes, r)
 
     def _add_bolstered_numpy(self, cols, cands, A) -> np.ndarray | None:
         """Forward step of the two-class (semi-)bolstered criterion for every candidate at once.

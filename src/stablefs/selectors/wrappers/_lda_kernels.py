@@ -464,3 +464,134 @@ def nn_widths_add(D, Xc, XT, J, starts, sizes, r):  # pragma: no cover - compile
         for c in range(m):
             acc[c] /= sizes[gi]
     return dh
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pairwise_block(a, lo, n):  # pragma: no cover - compiled
+    """NumPy's pairwise sum of a block of at most 128 values (eight running sums)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0 = a[lo]
+    r1 = a[lo + 1]
+    r2 = a[lo + 2]
+    r3 = a[lo + 3]
+    r4 = a[lo + 4]
+    r5 = a[lo + 5]
+    r6 = a[lo + 6]
+    r7 = a[lo + 7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pairwise_sum(a, lo, n):  # pragma: no cover - compiled
+    """NumPy's pairwise summation of ``a[lo:lo + n]`` (``np.add.reduce`` along a contiguous
+    axis: blocks of at most 128 values, larger ranges split in halves rounded down to a
+    multiple of 8 and the halves' sums added), so that a mean over a row is bit for bit
+    NumPy's. The recursion is unrolled with an explicit stack (a cached Numba function
+    must not call itself): the partial sums are combined in the same tree."""
+    if n <= 128:
+        return _pairwise_block(a, lo, n)
+    # post-order walk of the split tree: (lo, n, state) with state 0 = not expanded
+    stack_lo = np.empty(64, dtype=np.int64)
+    stack_n = np.empty(64, dtype=np.int64)
+    stack_s = np.empty(64, dtype=np.int64)
+    vals = np.empty(64)
+    top = 0
+    nv = 0
+    stack_lo[0] = lo
+    stack_n[0] = n
+    stack_s[0] = 0
+    top = 1
+    while top:
+        t = top - 1
+        if stack_n[t] <= 128:
+            vals[nv] = _pairwise_block(a, stack_lo[t], stack_n[t])
+            nv += 1
+            top -= 1
+        elif stack_s[t] == 0:
+            stack_s[t] = 1
+            n2 = stack_n[t] // 2
+            n2 -= n2 % 8
+            # right half pushed first, so the left one is summed first
+            stack_lo[top] = stack_lo[t] + n2
+            stack_n[top] = stack_n[t] - n2
+            stack_s[top] = 0
+            stack_lo[top + 1] = stack_lo[t]
+            stack_n[top + 1] = n2
+            stack_s[top + 1] = 0
+            top += 2
+        else:  # both halves done: left + right
+            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
+            nv -= 1
+            top -= 1
+    return vals[0]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def first_widths(Xc, J, starts, sizes):  # pragma: no cover - compiled
+    """``dh[g, c]``: the mean over the points of class ``g`` of the distance to the nearest
+    other point of the class on the single feature ``J[c]`` (the widths of a first forward
+    step): the class's values sorted, each point's nearest neighbour one of its two
+    neighbours in the order. ``Xc`` is ``(n, p)``, the points in class order (class ``g``:
+    rows ``starts[g]`` to ``starts[g] + sizes[g]``). The same sorted values, gaps, minima and
+    mean (NumPy's pairwise sum, in sorted order) as
+    :meth:`~stablefs.selectors.wrappers._bolstering_widths.WidthMixin._dhat`, bit for bit;
+    a class of fewer than two points gets 0. The values of all candidates are sorted at
+    once by odd-even transposition (compare-exchanges along the points, the candidates
+    innermost: no data-dependent branches)."""
+    m = J.size
+    g = starts.size
+    dh = np.zeros((g, m))
+    w = 0
+    for gi in range(g):
+        w = max(w, sizes[gi])
+    V = np.empty((w, m))
+    nn = np.empty(w)
+    for gi in range(g):
+        nc = sizes[gi]
+        if nc < 2:
+            continue
+        s0 = starts[gi]
+        for t in range(nc):
+            row = Xc[s0 + t]
+            vt = V[t]
+            for c in range(m):
+                vt[c] = row[J[c]]
+        for r in range(nc):
+            for t in range(r % 2, nc - 1, 2):
+                va = V[t]
+                vb = V[t + 1]
+                for c in range(m):
+                    x = va[c]
+                    y = vb[c]
+                    lo = x if x < y else y
+                    hi = y if x < y else x
+                    va[c] = lo
+                    vb[c] = hi
+        for c in range(m):
+            nn[0] = V[1, c] - V[0, c]
+            nn[nc - 1] = V[nc - 1, c] - V[nc - 2, c]
+            for t in range(1, nc - 1):
+                a = V[t, c] - V[t - 1, c]
+                b = V[t + 1, c] - V[t, c]
+                nn[t] = a if a < b else b
+            dh[gi, c] = _pairwise_sum(nn, 0, nc) / nc
+    return dh
