@@ -374,9 +374,11 @@ def nn_widths_add(D, Xc, XT, J, starts, sizes, r):  # pragma: no cover - compile
     ``(r + 1)``-th distance in ``S``; the (point, candidate) pairs failing this check are
     computed against the whole class. Each squared distance is ``(x_lj - x_ij)^2 + D_il``
     as in :func:`~stablefs.selectors.wrappers._wrapper_kernels.kth_smallest_add`, so the
-    minima are bit for bit the unpruned ones, and the square roots are summed point after
-    point in class order as ``np.add.reduceat`` sums them
-    (:meth:`~stablefs.selectors.wrappers._bolstering_widths.WidthMixin._dh_from_nn`).
+    minima are bit for bit the unpruned ones, and the square roots are summed over each
+    class in class order as ``np.add.reduceat`` along the points sums them (the first point,
+    plus NumPy's pairwise sum of the others: :func:`_pairwise_rows`), so the widths are bit
+    for bit those of
+    :meth:`~stablefs.selectors.wrappers._bolstering_widths.WidthMixin._dh_from_nn`.
     A class of fewer than two points gets 0.
     """
     n = D.shape[0]
@@ -389,7 +391,7 @@ def nn_widths_add(D, Xc, XT, J, starts, sizes, r):  # pragma: no cover - compile
         for c in range(m):
             xt[c] = row[J[c]]
     dh = np.zeros((g, m))
-    q = np.empty(m)
+    Q = np.empty((n, m))
     near = np.empty(r + 1, dtype=np.int64)
     nd = np.empty(r + 1)
     for gi in range(g):
@@ -397,7 +399,6 @@ def nn_widths_add(D, Xc, XT, J, starts, sizes, r):  # pragma: no cover - compile
         hi = lo + sizes[gi]
         if sizes[gi] < 2:
             continue
-        acc = dh[gi]
         for i in range(lo, hi):
             # the r + 1 smallest D[i, l] of the class (l != i), sorted (insertion)
             cnt = 0
@@ -422,6 +423,7 @@ def nn_widths_add(D, Xc, XT, J, starts, sizes, r):  # pragma: no cover - compile
             rr = cnt if cnt <= r else r
             bound = nd[r] if cnt > r else np.inf
             xi = X[i]
+            q = Q[i]
             q[:] = np.inf
             for s in range(rr):
                 xl = X[near[s]]
@@ -460,10 +462,53 @@ def nn_widths_add(D, Xc, XT, J, starts, sizes, r):  # pragma: no cover - compile
                             best = best if best < t else t
                         q[c] = best
             for c in range(m):
-                acc[c] += np.sqrt(q[c])
+                q[c] = np.sqrt(q[c])
+        acc = dh[gi]
+        acc[:] = Q[lo]
+        _pairwise_rows(Q, lo + 1, sizes[gi] - 1, acc)
         for c in range(m):
             acc[c] /= sizes[gi]
     return dh
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pairwise_rows(Q, lo, n, acc):  # pragma: no cover - compiled
+    """``acc += `` NumPy's pairwise sum of the rows ``Q[lo:lo + n]``, column by column (the
+    order of :func:`_pairwise_sum`, computed for all columns at once when ``n <= 128``)."""
+    m = Q.shape[1]
+    if n > 128:
+        col = np.empty(n)
+        for c in range(m):
+            for t in range(n):
+                col[t] = Q[lo + t, c]
+            acc[c] += _pairwise_sum(col, 0, n)
+        return
+    res = np.zeros(m)
+    if n < 8:
+        for t in range(n):
+            qt = Q[lo + t]
+            for c in range(m):
+                res[c] += qt[c]
+    else:
+        R = Q[lo:lo + 8].copy()
+        i = 8
+        while i < n - (n % 8):
+            for j in range(8):
+                rj = R[j]
+                qj = Q[lo + i + j]
+                for c in range(m):
+                    rj[c] += qj[c]
+            i += 8
+        for c in range(m):
+            res[c] = ((R[0, c] + R[1, c]) + (R[2, c] + R[3, c])) + (
+                (R[4, c] + R[5, c]) + (R[6, c] + R[7, c]))
+        while i < n:
+            qt = Q[lo + i]
+            for c in range(m):
+                res[c] += qt[c]
+            i += 1
+    for c in range(m):
+        acc[c] += res[c]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
