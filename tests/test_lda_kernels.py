@@ -142,7 +142,7 @@ def test_compiled_step_equals_the_numpy_step_random(seed, n0, n1, k, criterion, 
 
 def test_a_one_point_class_goes_through_the_general_path():
     X, y = _data(1, 12, 8, seed=5)
-    for crit, part, cols, cands, A in _steps(X, y, "bolstered", ([], [3], [3, 0, 6])):
+    for _, part, cols, cands, A in _steps(X, y, "bolstered", ([], [3], [3, 0, 6])):
         np.testing.assert_allclose(part.sums_add_bounded(cols, cands),
                                    part.values_add(cols, cands), rtol=0, atol=0)
         fast = part._add_bolstered_compiled(cols, cands, A)
