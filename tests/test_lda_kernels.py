@@ -140,6 +140,43 @@ def test_compiled_step_equals_the_numpy_step_random(seed, n0, n1, k, criterion, 
         _compare_step(part, c, cands, A)
 
 
+def _compare_remove(part, cols, A):
+    """The compiled backward step against the NumPy one (every member of ``cols``)."""
+    if cols.size < 2 or not part._class_layout():
+        return False
+    fast = part._remove_bolstered_compiled(cols, A)
+    ref = part._remove_numpy(cols, A)
+    if fast is None:   # a zero norm or width: the NumPy path's general formula decides
+        return False
+    np.testing.assert_allclose(fast, ref, rtol=1e-12, atol=1e-12)
+    return True
+
+
+@pytest.mark.parametrize("criterion", ["bolstered", "semi-bolstered"])
+@pytest.mark.parametrize("sizes", [(13, 11), (30, 26), (6, 40)])
+def test_compiled_backward_step_equals_the_numpy_step(criterion, sizes):
+    X, y = _data(*sizes, 16, seed=7 + sum(sizes), informative=5)
+    X[3] = X[1]                             # a duplicated point: a zero nearest distance
+    checked = 0
+    for _, part, cols, _, A in _steps(X, y, criterion, ([5, 0], [4, 7, 1], [4, 7, 1, 0, 9, 11],
+                                                         list(range(14)))):
+        checked += _compare_remove(part, cols, A)
+    assert checked == 4
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(5, 30), st.integers(5, 30),
+       st.integers(2, 8), st.sampled_from(["bolstered", "semi-bolstered"]), st.booleans())
+def test_compiled_backward_step_equals_the_numpy_step_random(seed, n0, n1, k, criterion,
+                                                             rounded):
+    X, y = _data(n0, n1, 10, seed=seed, informative=4)
+    if rounded:
+        X = np.round(2 * X) / 2
+    cols = np.random.default_rng(seed).permutation(10)[:k]
+    for _, part, c, _, A in _steps(X, y, criterion, [cols], seed=seed % 5):
+        _compare_remove(part, c, A)
+
+
 def test_a_one_point_class_goes_through_the_general_path():
     X, y = _data(1, 12, 8, seed=5)
     for _, part, cols, cands, A in _steps(X, y, "bolstered", ([], [3], [3, 0, 6])):

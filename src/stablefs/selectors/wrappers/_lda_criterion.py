@@ -215,6 +215,14 @@ class LDAPart(RulePart, WidthMixin):
         out = self._add_bolstered_compiled(cols, cands, A, pad)
         return self.values_add(cols, cands) if out is None else out
 
+    def _class_ranges(self):
+        """Class sizes, first rows in class order and the class order of the points, as
+        ``int64`` arrays for the compiled kernels."""
+        if not hasattr(self, "_csizes"):
+            self._csizes = np.bincount(self.ct, minlength=self.g).astype(np.int64)
+            self._cstarts = np.r_[0, np.cumsum(self._csizes)[:-1]].astype(np.int64)
+            self._corder = np.concatenate(self._class_idx).astype(np.int64)
+
     def _widths_add(self, cols, cands, k_new: int) -> np.ndarray:
         """:meth:`WidthMixin._dhat_add` of the candidates ``cands`` (bit for bit): from the
         second feature on, with classes of at least 5 points, by the compiled pruned update
@@ -222,10 +230,7 @@ class LDAPart(RulePart, WidthMixin):
         :meth:`WidthMixin._nn_add`) on the distances of :meth:`WidthMixin._sq_cached`."""
         from stablefs.selectors.wrappers import _lda_kernels as lk  # Numba
 
-        if not hasattr(self, "_csizes"):
-            self._csizes = np.bincount(self.ct, minlength=self.g).astype(np.int64)
-            self._cstarts = np.r_[0, np.cumsum(self._csizes)[:-1]].astype(np.int64)
-            self._corder = np.concatenate(self._class_idx).astype(np.int64)
+        self._class_ranges()
         if k_new == 1:
             if not hasattr(self, "_Xcls"):
                 self._Xcls = np.ascontiguousarray(self.Xt[self._corder])
@@ -322,6 +327,32 @@ class LDAPart(RulePart, WidthMixin):
         A = self._base(cols) if self.fast else None
         if A is None:
             return super().values_remove(cols)
+        if COMPILED and self.g == 2 and self.kind != "count" and self._class_layout():
+            out = self._remove_bolstered_compiled(cols, A)
+            if out is not None:
+                return out
+        return self._remove_numpy(cols, A)
+
+    def _remove_bolstered_compiled(self, cols, A) -> np.ndarray | None:
+        """The two-class (semi-)bolstered backward step of :meth:`_remove_numpy` by one
+        compiled call (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_remove`;
+        the same values to round-off); None when a direction norm or a width is zero (the
+        NumPy path's general formula decides)."""
+        from stablefs.selectors.wrappers import _lda_kernels as lk  # Numba
+
+        self._prepare_bolstered()
+        self._class_ranges()
+        k = cols.size
+        vals, good = lk.lda_bolstered_remove(
+            np.ascontiguousarray(A), cols, self.Xt, self.ct, self.means, self._cst,
+            self._sq_cached(cols), self._Xc, self._cstarts, self._csizes, self._present,
+            _chi_median(k - 1), self.kind == "semi")
+        return vals if good else None
+
+    def _remove_numpy(self, cols, A) -> np.ndarray:
+        """``values_remove`` from ``A = S_SS^{-1}`` by the inverse of a principal sub-matrix,
+        every member at once (the NumPy computation; the compiled kernel's test oracle)."""
+        k = cols.size
         Ms = self.means[:, cols]
         U = A @ Ms.T                                  # (k, g)
         q = np.einsum("ck,kc->c", Ms, U)

@@ -640,3 +640,136 @@ def first_widths(Xc, J, starts, sizes):  # pragma: no cover - compiled
                 nn[t] = a if a < b else b
             dh[gi, c] = _pairwise_sum(nn, 0, nc) / nc
     return dh
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def lda_bolstered_remove(A, cols, Xt, ct, means, cst, D, Xc, starts, sizes, present, alpha,
+                         semi):  # pragma: no cover - compiled
+    """Per member ``cols[t]``: the (semi-)bolstered sum of two-class LDA on ``cols`` without
+    it (a backward step of the floating search), from ``A = S_SS^{-1}`` by the inverse of a
+    principal sub-matrix, as
+    :meth:`~stablefs.selectors.wrappers._lda_criterion.LDAPart._remove_bolstered_numpy`.
+
+    Parameters
+    ----------
+    A : (k, k) ``S_SS^{-1}``, ``k >= 2``; ``cols`` (k,) the subset.
+    Xt : (n, p) training points; ``ct`` (n,) their classes (0 or 1); ``means`` (2, p);
+        ``cst`` ``log(p_1 / p_0)``.
+    D : (n, n) squared distances over ``cols`` in class order; ``Xc`` (n, p) the points in
+        class order (class ``g``: rows ``starts[g]`` to ``starts[g] + sizes[g]``, in the
+        points' own order).
+    present : (2,) classes of at least two points; ``alpha`` the chi median of ``k - 1``.
+
+    Returns
+    -------
+    vals : (k,) sums over the points (in their own order) of ``Phi(-s_i / sigma_i)``
+        (misclassified points 1 when ``semi``); valid when ``all_good``.
+    all_good : every direction norm and every present class's width is positive (otherwise
+        the caller's general path decides).
+
+    The widths: per class, each point's nearest other point of the class without feature
+    ``cols[t]``, ``max(min_l (D_il - (x_it - x_lt)^2), 0)``, the square roots averaged with
+    NumPy's pairwise sum (as ``_nn_full`` and ``mean`` compute them, bit for bit).
+    """
+    k = cols.size
+    n = Xt.shape[0]
+    U0 = np.zeros(k)
+    U1 = np.zeros(k)
+    for t in range(k):
+        u0 = 0.0
+        u1 = 0.0
+        for s in range(k):
+            u0 += A[t, s] * means[0, cols[s]]
+            u1 += A[t, s] * means[1, cols[s]]
+        U0[t] = u0
+        U1[t] = u1
+    q0 = 0.0
+    q1 = 0.0
+    for t in range(k):
+        q0 += means[0, cols[t]] * U0[t]
+        q1 += means[1, cols[t]] * U1[t]
+    ud = np.empty(k)
+    rr = np.empty(k)
+    half = np.empty(k)
+    for t in range(k):
+        ud[t] = U1[t] - U0[t]
+        rr[t] = ud[t] / A[t, t]
+        half[t] = 0.5 * (U1[t] ** 2 - U0[t] ** 2) / A[t, t]
+    # the direction norms ||a_{-t}||
+    aa = 0.0
+    for t in range(k):
+        aa += ud[t] * ud[t]
+    norm = np.empty(k)
+    for t in range(k):
+        Aa = 0.0
+        cn = 0.0
+        for s in range(k):
+            Aa += A[t, s] * ud[s]
+            cn += A[s, t] * A[s, t]
+        dA = A[t, t]
+        r = rr[t]
+        a = ud[t]
+        n2 = aa - a ** 2 - 2 * r * (Aa - dA * a) + r ** 2 * (cn - dA ** 2)
+        norm[t] = np.sqrt(max(n2, 0.0))
+    # widths without each member
+    g = starts.size
+    dh = np.zeros((g, k))
+    w = 0
+    for gi in range(g):
+        w = max(w, sizes[gi])
+    nn = np.empty(w)
+    for gi in range(g):
+        nc = sizes[gi]
+        if nc < 2:
+            continue
+        lo = starts[gi]
+        for t in range(k):
+            f = cols[t]
+            for ii in range(nc):
+                i = lo + ii
+                xi = Xc[i, f]
+                best = np.inf
+                for ll in range(nc):
+                    if ll == ii:
+                        continue
+                    v = xi - Xc[lo + ll, f]
+                    x = D[i, lo + ll] - v * v
+                    best = best if best < x else x
+                nn[ii] = np.sqrt(best if best > 0.0 else 0.0)
+            dh[gi, t] = _pairwise_sum(nn, 0, nc) / nc
+    all_good = True
+    for t in range(k):
+        wd = np.inf
+        for gi in range(2):
+            if present[gi] and dh[gi, t] < wd:
+                wd = dh[gi, t]
+        if not (min(norm[t], wd) > 0):
+            all_good = False
+    vals = np.zeros(k)
+    if not all_good:
+        return vals, all_good
+    scale = np.empty((2, k))
+    for gi in range(2):
+        for t in range(k):
+            scale[gi, t] = alpha / (norm[t] * dh[gi, t])
+    e = np.empty(k)
+    for i in range(n):
+        eu0 = 0.0
+        eu1 = 0.0
+        for t in range(k):
+            e[t] = Xt[i, cols[t]]
+            eu0 += e[t] * U0[t]
+            eu1 += e[t] * U1[t]
+        base = eu1 - eu0 - 0.5 * (q1 - q0) + cst
+        ci = ct[i]
+        sg = 1.0 if ci == 1 else -1.0
+        for t in range(k):
+            ea = 0.0
+            for s in range(k):
+                ea += e[s] * A[s, t]
+            diff = base - ea * rr[t] + half[t]
+            if semi and (diff > 0.0) != (ci == 1):
+                vals[t] += 1.0
+            else:
+                vals[t] += _ndtr(-((diff * sg) * scale[ci, t]), 0)
+    return vals, all_good
