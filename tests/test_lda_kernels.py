@@ -42,7 +42,7 @@ def test_compiled_ndtr_is_scipys_bit_for_bit():
 
 
 def _bounds(z):
-    tlo, tup = lk.ndtr_bound_tables()
+    tlo, tup = lk.BOUND_TABLES
     zmin, _, inv_h = lk.NDTR_GRID
     t = (z - zmin) * inv_h
     top = tlo.size - 1

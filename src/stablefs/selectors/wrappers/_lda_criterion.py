@@ -179,10 +179,8 @@ class LDAPart(RulePart, WidthMixin):
         if pad is None:
             vals, ok, good = lk.lda_bolstered_add(*args)
         else:
-            if not hasattr(lk, "_TABLES"):
-                lk._TABLES = lk.ndtr_bound_tables()
-            vals, ok, good = lk.lda_bolstered_best(*args, pad, *lk._TABLES, lk.NDTR_GRID[0],
-                                                   lk.NDTR_GRID[2])
+            vals, ok, good = lk.lda_bolstered_best(*args, pad, *lk.BOUND_TABLES,
+                                                   lk.NDTR_GRID[0], lk.NDTR_GRID[2])
         if not good:
             return None
         if not ok.all():

@@ -773,3 +773,7 @@ def lda_bolstered_remove(A, cols, Xt, ct, means, cst, D, Xc, starts, sizes, pres
             else:
                 vals[t] += _ndtr(-((diff * sg) * scale[ci, t]), 0)
     return vals, all_good
+
+
+#: :func:`ndtr_bound_tables` on :data:`NDTR_GRID` (``tlo``, ``tup``), computed on import
+BOUND_TABLES = ndtr_bound_tables()
