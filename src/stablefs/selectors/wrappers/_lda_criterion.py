@@ -1,4 +1,12 @@
-"""The LDA criterion part: rank-one updates of the pooled covariance (see :mod:`._criteria`)."""
+"""The LDA criterion part: rank-one updates of the pooled covariance (see :mod:`._criteria`).
+
+The two-class (semi-)bolstered criterion of Xiao, Hua and Dougherty (2007) (Braga-Neto and
+Dougherty 2004, closed form) runs its forward and backward steps and the widths in compiled
+kernels (:mod:`._lda_kernels`); SFS and SFFS forward steps are pruned exactly
+(:meth:`LDAPart.sums_add_bounded`). ``COMPILED = False`` switches back to the NumPy
+computations (:meth:`LDAPart._add_bolstered_numpy`, :meth:`LDAPart._remove_numpy`), which
+are the kernels' test oracles.
+"""
 
 from __future__ import annotations
 

@@ -1,23 +1,39 @@
-"""Compiled (Numba) kernel of the bolstered-LDA criterion's forward step.
+"""Compiled (Numba) kernels of the two-class (semi-)bolstered LDA criterion.
 
-:func:`lda_bolstered_add` computes, for every candidate ``j`` of a forward step from ``S``,
-the two-class (semi-)bolstered resubstitution sum of LDA on ``S + {j}`` (Braga-Neto and
-Dougherty 2004, the closed form for linear rules; the criterion of Xiao, Hua and Dougherty
-2007): the rank-one (bordered) update of the pooled covariance, the discriminant of every
-point, the direction norm and ``sum_i Phi(-s_i / sigma_i)``. It replaces about thirty NumPy
-calls per step and ``scipy.special.ndtr`` on the ``n x m`` margins
-(:meth:`~stablefs.selectors.wrappers._lda_criterion.LDAPart._add_bolstered_numpy`, its test
-oracle); the values equal the NumPy ones to round-off (the products are summed in another
-order than BLAS's) and the sums over the points run in the same order (class order, one
-point after the other, as NumPy's reduction along axis 0).
+The criterion of Xiao, Hua and Dougherty (2007): the bolstered resubstitution error of LDA in
+closed form (Braga-Neto and Dougherty 2004, linear rules: ``sum_i Phi(-s_i / sigma_i)``),
+one step of a sequential search at a time. Each kernel replaces a NumPy computation that
+stays in :class:`~stablefs.selectors.wrappers._lda_criterion.LDAPart` as its test oracle
+(``COMPILED = False`` in ``_lda_criterion`` switches back to it):
+
+- :func:`lda_bolstered_add` -- a forward step, every candidate ``j``: the rank-one (bordered)
+  update of the pooled covariance of ``S + {j}``, every point's discriminant, the direction
+  norm and the sum of ``Phi`` over the points (oracle:
+  :meth:`~stablefs.selectors.wrappers._lda_criterion.LDAPart._add_bolstered_numpy`, about
+  thirty NumPy calls per step and ``scipy.special.ndtr`` on the ``n x m`` margins). The
+  values equal the NumPy ones to round-off (products summed in another order than BLAS's;
+  the sums over the points run point after point in class order, as NumPy's sum along the
+  points does for two or more candidates);
+- :func:`lda_bolstered_best` -- the same step for the searches (SFS, SFFS), exactly pruned:
+  ``Phi`` is increasing, so tables of ``Phi`` on a grid (:func:`ndtr_bound_tables`) bound
+  every term from below and above without calling it, and only the candidates whose lower
+  bound does not exceed the smallest upper bound (with a margin) are summed exactly, bit
+  for bit as :func:`lda_bolstered_add` sums them; on the data of Xiao, Hua and Dougherty
+  (2007), about one candidate in a hundred;
+- :func:`lda_bolstered_remove` -- a backward step (SFFS's conditional exclusion) from
+  ``S_SS^{-1}`` by the inverse of a principal sub-matrix (oracle:
+  :meth:`~stablefs.selectors.wrappers._lda_criterion.LDAPart._remove_numpy`);
+- :func:`nn_widths_add` and :func:`first_widths` -- the bolstering kernel widths of every
+  candidate subspace (each class's mean distance to the nearest other point of the class),
+  bit for bit those of :class:`~stablefs.selectors.wrappers._bolstering_widths.WidthMixin`
+  (the same sums, minima and NumPy's pairwise summation);
+- :func:`lda_base` -- ``S_SS^{-1}`` by the eigendecomposition and its singularity test, as
+  :meth:`~stablefs.selectors.wrappers._lda_criterion.LDAPart._base` computes it.
 
 ``Phi`` is SciPy's own C ``ndtr`` (the double version exported by
 ``scipy.special.cython_special``), called from compiled code through a symbol registered
 with LLVM, so every term is bit for bit ``scipy.special.ndtr`` of the same argument and the
-kernel can be cached on disk (an address baked into the code could not).
-
-Also :func:`lda_base`: ``S_SS^{-1}`` by the eigendecomposition, as
-:meth:`~stablefs.selectors.wrappers._lda_criterion.LDAPart._base` computes it.
+kernels can be cached on disk (an address baked into the code could not).
 
 One thread, float64, no fast-math; the module imports Numba and is imported on first use
 only (importing stablefs does not import Numba). Compiled code is cached (``cache=True``).
