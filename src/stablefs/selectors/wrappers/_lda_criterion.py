@@ -176,12 +176,17 @@ class LDAPart(RulePart, WidthMixin):
 
         k = cols.size
         p = self.Xt.shape[1]
-        if not hasattr(self, "_Srows"):
-            self._Srows = np.empty((p, p))
-            self._have = np.zeros(p, dtype=np.bool_)
+        if not hasattr(self, "_slot"):   # rows of the pooled covariance, as needed
+            self._slot = np.full(p + 1, -1, dtype=np.int64)
+            self._slot[p] = 0
+            self._Srows = np.empty((16, p))
             self._DtC = np.ascontiguousarray(self.Dt)
+        if self._slot[p] + k > self._Srows.shape[0]:
+            grown = np.empty((2 * (self._slot[p] + k), p))
+            grown[:self._slot[p]] = self._Srows[:self._slot[p]]
+            self._Srows = grown
         dh = self._widths_add(cols, cands, k + 1)
-        args = (np.ascontiguousarray(A), cols, cands, self._Srows, self._have, self._DtT,
+        args = (np.ascontiguousarray(A), cols, cands, self._Srows, self._slot, self._DtT,
                 self._DtC, self._Xp, self._n0, self.means, self._sjj, self._thr, self._cst, dh,
                 self._present, _chi_median(k + 1), self.kind == "semi")
         if pad is None:

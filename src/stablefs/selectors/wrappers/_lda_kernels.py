@@ -105,12 +105,16 @@ def lda_base(Dt, cols, dof, rtol):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _srow(Srows, have, DtT, Dt, f):  # pragma: no cover - compiled
-    """Row ``f`` of the pooled covariance ``S = D^T D / dof`` (``DtT``: ``D^T / dof``),
-    computed once and kept in ``Srows``."""
-    if have[f]:
-        return
-    row = Srows[f]
+def _srow(Srows, slot, DtT, Dt, f):  # pragma: no cover - compiled
+    """Row ``f`` of the pooled covariance ``S = D^T D / dof`` (``DtT``: ``D^T / dof``):
+    ``Srows[slot[f]]``, computed on first use into the next free row (``slot[-1]`` rows are
+    in use; the caller leaves room for the subset's rows)."""
+    if slot[f] >= 0:
+        return Srows[slot[f]]
+    q = slot[slot.size - 1]
+    slot[f] = q
+    slot[slot.size - 1] = q + 1
+    row = Srows[q]
     row[:] = 0.0
     a = DtT[f]
     n, p = Dt.shape
@@ -119,11 +123,11 @@ def _srow(Srows, have, DtT, Dt, f):  # pragma: no cover - compiled
         d = Dt[i]
         for j in range(p):
             row[j] += ai * d[j]
-    have[f] = True
+    return row
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst, dh, present,
+def _margins(A, cols, J, Srows, slot, DtT, Dt, Xp, n0, means, sjj, thr, cst, dh, present,
              alpha):  # pragma: no cover - compiled
     """The scaled margins of a forward step: ``(Z, W, ok, all_good)`` with ``Z[i, c] =
     -(2 y_i - 1) diff_ic alpha / (||a_c|| d_{y_i}(c))`` (the argument of ``Phi``) and ``W[i,
@@ -133,8 +137,6 @@ def _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst, dh,
     k = cols.size
     m = J.size
     n = Xp.shape[0]
-    for t in range(k):
-        _srow(Srows, have, DtT, Dt, cols[t])
     # U = A M_S^T, ud = U_1 - U_0, us = U_1 + U_0, and the constant of the discriminant
     ud = np.empty(k)
     us = np.empty(k)
@@ -154,7 +156,7 @@ def _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst, dh,
     # Sxc = S_{S,J} (k, m), V = A Sxc
     Sxc = np.empty((k, m))
     for t in range(k):
-        row = Srows[cols[t]]
+        row = _srow(Srows, slot, DtT, Dt, cols[t])
         for c in range(m):
             Sxc[t, c] = row[J[c]]
     V = np.zeros((k, m))
@@ -245,14 +247,16 @@ def _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst, dh,
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def lda_bolstered_add(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst,
+def lda_bolstered_add(A, cols, J, Srows, slot, DtT, Dt, Xp, n0, means, sjj, thr, cst,
                       dh, present, alpha, semi):  # pragma: no cover - compiled
     """Per candidate ``J[c]``: the (semi-)bolstered sum of two-class LDA on ``cols + {J[c]}``.
 
     Parameters
     ----------
     A : (k, k) ``S_SS^{-1}``; ``cols`` (k,) the subset ``S``; ``J`` (m,) the candidates.
-    Srows, have : (p, p), (p,) rows of the pooled covariance computed so far (filled here).
+    Srows, slot : (r, p), (p + 1,) rows of the pooled covariance computed so far, row
+        ``slot[f]`` for feature ``f`` (-1: not yet), ``slot[p]`` rows in use (filled here;
+        room for ``k`` more rows).
     DtT : (p, n) centred training points transposed, divided by the degrees of freedom;
         ``Dt`` (n, p) the centred points.
     Xp : (n, p) training points in class order (``n0`` of class 0 first).
@@ -271,7 +275,7 @@ def lda_bolstered_add(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr,
     all_good : every direction norm and every present class's width is positive (otherwise
         the caller's general path decides and ``vals`` is not computed).
     """
-    Z, W, ok, all_good = _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr,
+    Z, W, ok, all_good = _margins(A, cols, J, Srows, slot, DtT, Dt, Xp, n0, means, sjj, thr,
                                   cst, dh, present, alpha)
     n, m = Z.shape
     vals = np.zeros(m)
@@ -289,7 +293,7 @@ def lda_bolstered_add(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr,
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def lda_bolstered_best(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr, cst,
+def lda_bolstered_best(A, cols, J, Srows, slot, DtT, Dt, Xp, n0, means, sjj, thr, cst,
                        dh, present, alpha, semi, pad, tlo, tup, zmin, inv_h
                        ):  # pragma: no cover - compiled
     """:func:`lda_bolstered_add` where a candidate can be the step's minimum, ``inf`` where
@@ -307,7 +311,7 @@ def lda_bolstered_best(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr
     ``ok``) are left to the caller (``inf``) and do not enter the bound; a NaN argument
     keeps its candidate.
     """
-    Z, W, ok, all_good = _margins(A, cols, J, Srows, have, DtT, Dt, Xp, n0, means, sjj, thr,
+    Z, W, ok, all_good = _margins(A, cols, J, Srows, slot, DtT, Dt, Xp, n0, means, sjj, thr,
                                   cst, dh, present, alpha)
     n, m = Z.shape
     out = np.full(m, np.inf)
