@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from stablefs.selectors.wrappers._bolstering_widths import NN_PRUNE, WidthMixin
+from stablefs.selectors.wrappers._bolstering_widths import WidthMixin
 from stablefs.selectors.wrappers._criterion_base import (
     CHUNK_ELEMENTS,
     SCHUR_RTOL,
@@ -26,6 +26,11 @@ from stablefs.selectors.wrappers._criterion_base import (
 #: (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_add`) instead of the NumPy
 #: computation (:meth:`LDAPart._add_bolstered_numpy`, the same values to round-off)
 COMPILED = True
+
+#: neighbours kept by the compiled width update (second feature, later ones); any number
+#: gives the same widths (exact bound), these were the fastest on the equal-covariance model
+#: of Xiao, Hua and Dougherty (2007) at N = 50, p = 200
+NN_KEEP = (16, 10)
 
 
 class LDAPart(RulePart, WidthMixin):
@@ -235,10 +240,11 @@ class LDAPart(RulePart, WidthMixin):
             self._corder = np.concatenate(self._class_idx).astype(np.int64)
 
     def _widths_add(self, cols, cands, k_new: int) -> np.ndarray:
-        """:meth:`WidthMixin._dhat_add` of the candidates ``cands`` (bit for bit): from the
-        second feature on, with classes of at least 5 points, by the compiled pruned update
-        (:func:`~stablefs.selectors.wrappers._lda_kernels.nn_widths_add`, the ``r`` of
-        :meth:`WidthMixin._nn_add`) on the distances of :meth:`WidthMixin._sq_cached`."""
+        """:meth:`WidthMixin._dhat_add` of the candidates ``cands`` (bit for bit): the first
+        feature's by :func:`~stablefs.selectors.wrappers._lda_kernels.first_widths`; from the
+        second on, with classes of at least 5 points, by the compiled pruned update
+        (:func:`~stablefs.selectors.wrappers._lda_kernels.nn_widths_add`, :data:`NN_KEEP`
+        neighbours) on the distances of :meth:`WidthMixin._sq_cached`."""
         from stablefs.selectors.wrappers import _lda_kernels as lk  # Numba
 
         self._class_ranges()
@@ -248,7 +254,7 @@ class LDAPart(RulePart, WidthMixin):
             return lk.first_widths(self._Xcls, cands, self._cstarts, self._csizes)
         if not self._class_layout():
             return np.ascontiguousarray(self._dhat_add(cols, cands, k_new))
-        r = min(2 * NN_PRUNE if k_new == 2 else NN_PRUNE, self._cmin - 3)
+        r = min(NN_KEEP[0] if k_new == 2 else NN_KEEP[1], self._cmin - 3)
         return lk.nn_widths_add(self._sq_cached(cols), self._Xc, self._XTc, cands,
                                 self._cstarts, self._csizes, r)
 
