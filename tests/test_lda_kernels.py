@@ -282,3 +282,21 @@ def test_searches_with_the_compiled_step_equal_the_numpy_ones(criterion, seed, m
         assert a.n_evaluations == b.n_evaluations
         assert np.array_equal(a.subset, b.subset)
         np.testing.assert_allclose(a.errors, b.errors, rtol=1e-13, atol=0)
+
+
+def test_without_the_kernels_the_numpy_computation_runs(monkeypatch):
+    # a SciPy without the Cython ndtr (or no Numba): one warning, then the NumPy path
+    import sys
+
+    import stablefs.selectors.wrappers as pkg
+
+    X, y = _data(12, 14, 20, seed=11, informative=5)
+    ref = sffs(make_criterion(X, y, estimator="lda", random_state=0), 6)
+    monkeypatch.setattr(L, "_LK", None)
+    monkeypatch.delattr(pkg, "_lda_kernels", raising=False)
+    monkeypatch.setitem(sys.modules, "stablefs.selectors.wrappers._lda_kernels", None)
+    with pytest.warns(RuntimeWarning, match="compiled LDA kernels could not be loaded"):
+        got = sffs(make_criterion(X, y, estimator="lda", random_state=0), 6)
+    assert L._kernels() is None
+    assert got.moves == ref.moves and got.ties == ref.ties
+    np.testing.assert_allclose(got.errors, ref.errors, rtol=1e-13, atol=0)

@@ -10,6 +10,8 @@ are the kernels' test oracles.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import ndtr
 
@@ -26,6 +28,29 @@ from stablefs.selectors.wrappers._criterion_base import (
 #: (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_add`) instead of the NumPy
 #: computation (:meth:`LDAPart._add_bolstered_numpy`, the same values to round-off)
 COMPILED = True
+
+_LK = None
+
+
+def _kernels():
+    """:mod:`stablefs.selectors.wrappers._lda_kernels` (imports Numba on first use), or None
+    when :data:`COMPILED` is off or the kernels cannot be loaded (for instance a SciPy that
+    does not export its ``ndtr`` to Cython): then the NumPy computations run, after a one-line
+    warning."""
+    global _LK
+    if not COMPILED:
+        return None
+    if _LK is None:
+        try:
+            from stablefs.selectors.wrappers import _lda_kernels
+        except ImportError as exc:
+            warnings.warn(f"stablefs: the compiled LDA kernels could not be loaded ({exc}); "
+                          "the NumPy computation is used.", RuntimeWarning, stacklevel=3)
+            _LK = False
+        else:
+            _LK = _lda_kernels
+    return _LK or None
+
 
 #: neighbours kept by the compiled width update (second feature, later ones); any number
 #: gives the same widths (exact bound), these were the fastest on the equal-covariance model
@@ -67,10 +92,9 @@ class LDAPart(RulePart, WidthMixin):
             return np.zeros((0, 0))
         if k >= self.dof:
             return None
-        if COMPILED and self.g == 2 and self.kind != "count":
-            from stablefs.selectors.wrappers._lda_kernels import lda_base  # Numba
-
-            A, good = lda_base(self.Dt, cols, float(self.dof), _ee().PINV_RTOL)
+        lk = _kernels() if self.g == 2 and self.kind != "count" else None
+        if lk is not None:
+            A, good = lk.lda_base(self.Dt, cols, float(self.dof), _ee().PINV_RTOL)
             self._base_memo = (key, A if good else None)
             return self._base_memo[1]
         Dk = self.Dt[:, cols]
@@ -165,7 +189,7 @@ class LDAPart(RulePart, WidthMixin):
         Returns None (the caller's general path decides) when a direction norm or a width
         is zero."""
         self._prepare_bolstered()
-        if COMPILED:
+        if _kernels() is not None:
             return self._add_bolstered_compiled(cols, cands, A)
         return self._add_bolstered_numpy(cols, cands, A)
 
@@ -177,7 +201,7 @@ class LDAPart(RulePart, WidthMixin):
         refitted, and the same None) or, with ``pad``,
         :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_best` (``inf`` for the
         candidates that cannot be within ``pad`` of the step's minimum)."""
-        from stablefs.selectors.wrappers import _lda_kernels as lk  # Numba
+        lk = _kernels()
 
         k = cols.size
         p = self.Xt.shape[1]
@@ -221,7 +245,7 @@ class LDAPart(RulePart, WidthMixin):
 
         cols = np.asarray(cols, dtype=np.int64)
         cands = np.asarray(cands, dtype=np.int64)
-        if not (COMPILED and self.fast and self.g == 2 and self.kind != "count"):
+        if _kernels() is None or not (self.fast and self.g == 2 and self.kind != "count"):
             return self.values_add(cols, cands)
         A = self._base(cols)
         self._prepare_bolstered()
@@ -245,7 +269,7 @@ class LDAPart(RulePart, WidthMixin):
         second on, with classes of at least 5 points, by the compiled pruned update
         (:func:`~stablefs.selectors.wrappers._lda_kernels.nn_widths_add`, :data:`NN_KEEP`
         neighbours) on the distances of :meth:`WidthMixin._sq_cached`."""
-        from stablefs.selectors.wrappers import _lda_kernels as lk  # Numba
+        lk = _kernels()
 
         self._class_ranges()
         if k_new == 1:
@@ -344,7 +368,8 @@ class LDAPart(RulePart, WidthMixin):
         A = self._base(cols) if self.fast else None
         if A is None:
             return super().values_remove(cols)
-        if COMPILED and self.g == 2 and self.kind != "count" and self._class_layout():
+        if (_kernels() is not None and self.g == 2 and self.kind != "count"
+                and self._class_layout()):
             out = self._remove_bolstered_compiled(cols, A)
             if out is not None:
                 return out
@@ -355,7 +380,7 @@ class LDAPart(RulePart, WidthMixin):
         compiled call (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_remove`;
         the same values to round-off); None when a direction norm or a width is zero (the
         NumPy path's general formula decides)."""
-        from stablefs.selectors.wrappers import _lda_kernels as lk  # Numba
+        lk = _kernels()
 
         self._prepare_bolstered()
         self._class_ranges()
