@@ -24,9 +24,10 @@ from stablefs.selectors.wrappers._criterion_base import (
     _ee,
 )
 
-#: forward steps of the two-class (semi-)bolstered criterion by the compiled kernel
-#: (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_add`) instead of the NumPy
-#: computation (:meth:`LDAPart._add_bolstered_numpy`, the same values to round-off)
+#: the two-class (semi-)bolstered criterion's forward and backward steps, widths and
+#: ``S_SS^{-1}`` by the compiled kernels (:mod:`._lda_kernels`) instead of the NumPy
+#: computations (:meth:`LDAPart._add_bolstered_numpy`, :meth:`LDAPart._remove_numpy`; the same
+#: values to round-off, the same search paths), and the searches' forward steps pruned
 COMPILED = True
 
 _LK = None
@@ -202,7 +203,6 @@ class LDAPart(RulePart, WidthMixin):
         :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_best` (``inf`` for the
         candidates that cannot be within ``pad`` of the step's minimum)."""
         lk = _kernels()
-
         k = cols.size
         p = self.Xt.shape[1]
         if not hasattr(self, "_slot"):   # rows of the pooled covariance, as needed
@@ -235,8 +235,9 @@ class LDAPart(RulePart, WidthMixin):
         cannot (exact pruning, for the searches' forward steps, :meth:`Criterion.best_add`):
         the two-class (semi-)bolstered forward step by the compiled
         :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_best` (a candidate is
-        dropped once a lower bound of its sum exceeds the smallest sum found by more than a
-        margin of ``1e-9``, far above round-off and above the ties' tolerance); every
+        dropped when a lower bound of its sum exceeds an upper bound of the step's smallest
+        sum by more than ``max(1e-9, 4 n TIE_TOL)``, far above round-off and above the ties'
+        tolerance ``n TIE_TOL`` on sums); every
         candidate that can reach the minimum, ties included, gets its full value, bit for
         bit that of :meth:`values_add`, so the step's choice, value and tie count are those of
         :meth:`values_add`. Other criteria, a class of fewer than two points, or ``COMPILED``
@@ -270,7 +271,6 @@ class LDAPart(RulePart, WidthMixin):
         (:func:`~stablefs.selectors.wrappers._lda_kernels.nn_widths_add`, :data:`NN_KEEP`
         neighbours) on the distances of :meth:`WidthMixin._sq_cached`."""
         lk = _kernels()
-
         self._class_ranges()
         if k_new == 1:
             if not hasattr(self, "_Xcls"):
@@ -381,7 +381,6 @@ class LDAPart(RulePart, WidthMixin):
         the same values to round-off); None when a direction norm or a width is zero (the
         NumPy path's general formula decides)."""
         lk = _kernels()
-
         self._prepare_bolstered()
         self._class_ranges()
         k = cols.size
