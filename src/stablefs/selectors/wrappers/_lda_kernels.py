@@ -71,12 +71,6 @@ _ndtr = types.ExternalFunction(_NDTR_SYMBOL, types.float64(types.float64, types.
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def ndtr(z):  # pragma: no cover - compiled
-    """``scipy.special.ndtr`` of one value (the same C function)."""
-    return _ndtr(z, 0)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
 def ndtr_array(z):  # pragma: no cover - compiled
     """``scipy.special.ndtr`` of every element of a 1-d array (for the tests)."""
     out = np.empty(z.size)
