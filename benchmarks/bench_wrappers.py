@@ -142,6 +142,9 @@ def part_compiled(X, y, repeat: int) -> None:
 def part_limits(X, y, repeat: int) -> None:
     """How far one SFS of 10 from 200 (n = 50) is from the arithmetic its criterion needs.
 
+    Bolstered LDA: the pruned forward kernel is wrapped to count the margins it computes
+    (point, candidate) and the exact ``Phi`` left after the table bounds (the points of the
+    candidates it keeps), and the search's CPU time divided by the subsets and the margins.
     3NN semi-bolstered: the vote kernel's elements (point, neighbour, draw, candidate) are
     counted by wrapping the kernel, and the search's CPU time divided by them. Linear SVM
     bolstered: every solve of the same path is repeated with libsvm
