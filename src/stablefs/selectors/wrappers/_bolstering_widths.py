@@ -55,24 +55,41 @@ class WidthMixin:
                 self._cperm = np.concatenate(self._class_idx)
                 self._Xc = np.ascontiguousarray(self.Xt[self._cperm])        # (n, p)
                 self._XTc = np.ascontiguousarray(self._Xc.T)                 # (p, n)
-                cls = self.ct[self._cperm]
-                self._same = cls[:, None] == cls[None, :]
-                # the same-class distances side by side (:meth:`_nn_add`): row i holds
-                # i's class block, inf on i itself and past the end of a smaller class
-                n, w = cls.size, int(present.max())
-                s0 = starts[cls]                                             # (n,)
-                self._wbuf = np.full((n, w), np.inf)
-                self._wself = np.arange(n) * w + (np.arange(n) - s0)
-                self._wrow = np.arange(n)[:, None] * w
-                self._wstart = s0[:, None]
-                # row u of _Xw: feature j of the u-th point of each class at column
-                # q p + j (q: the class's rank), zero past a smaller class's end
-                p = self._XTc.shape[0]
-                self._Xw = np.zeros((w, present.size * p))
-                for q, (a, nc) in enumerate(zip(self._cstart, present)):
-                    self._Xw[:nc, q * p:(q + 1) * p] = self._Xc[a:a + nc]
-                self._wcol0 = np.repeat(np.arange(present.size) * p, present)  # (n,)
+                self._wbuf = None                                    # see _window_layout
         return bool(self._layout)
+
+    @property
+    def _same(self) -> np.ndarray:
+        """``(n, n)``: the two points (class order) are of the same class (built on first
+        use)."""
+        same = self.__dict__.get("_same_classes")
+        if same is None:
+            cls = self.ct[self._cperm]
+            same = self.__dict__["_same_classes"] = cls[:, None] == cls[None, :]
+        return same
+
+    def _window_layout(self):
+        """The buffers of the NumPy :meth:`_nn_add` (built on its first use): the same-class
+        distances side by side (``_wbuf``: row i holds i's class block, inf on i itself and
+        past the end of a smaller class) and ``_Xw`` (row u: feature j of the u-th point of
+        each class at column q p + j, q the class's rank, zero past a smaller class's
+        end)."""
+        if self._wbuf is not None:
+            return
+        sizes = np.array([idx.size for idx in self._class_idx])
+        present = sizes[sizes > 0]
+        cls = self.ct[self._cperm]
+        n, w = cls.size, int(present.max())
+        s0 = self._cstart_all[cls]                                           # (n,)
+        self._wbuf = np.full((n, w), np.inf)
+        self._wself = np.arange(n) * w + (np.arange(n) - s0)
+        self._wrow = np.arange(n)[:, None] * w
+        self._wstart = s0[:, None]
+        p = self._XTc.shape[0]
+        self._Xw = np.zeros((w, present.size * p))
+        for q, (a, nc) in enumerate(zip(self._cstart, present)):
+            self._Xw[:nc, q * p:(q + 1) * p] = self._Xc[a:a + nc]
+        self._wcol0 = np.repeat(np.arange(present.size) * p, present)      # (n,)
 
     def _sq_cached(self, cols) -> np.ndarray:
         """Squared distances over ``cols`` between all training points in class order
@@ -185,6 +202,7 @@ class WidthMixin:
             q = self._kth_compiled(D, J, own=True, kth=1)
             self._nn_memo = (key, q)
             return q
+        self._window_layout()
         W = self._wbuf                                                # (n, w)
         for s0, nc in zip(self._cstart, self._csize.astype(np.int64)):
             W[s0:s0 + nc, :nc] = D[s0:s0 + nc, s0:s0 + nc]

@@ -36,15 +36,20 @@ whose cost is linear in the number of candidates:
   offset are those of scikit-learn's ``SVC(kernel="linear", C=1)`` to the last bit (tested);
   widths and closed-form terms for all candidates at once (:class:`SVMPart`). No warm start:
   libsvm's tolerance-1e-3 solution depends on its path from zero.
-- **Compiled kernels** (Numba, :mod:`stablefs.selectors.wrappers._wrapper_kernels`, imported
-  on first use): the two-class 1NN/3NN vote of the Monte-Carlo draws, the nearest same-class
-  distances of the widths and the 3NN resubstitution's order statistics, computed with the
-  same operations as the NumPy versions (the same values bit for bit); a flag ``COMPILED`` in
-  each part's module switches back to the NumPy/libsvm path.
+- **Compiled kernels** (Numba, :mod:`stablefs.selectors.wrappers._wrapper_kernels` and
+  :mod:`stablefs.selectors.wrappers._lda_kernels`, imported on first use): the two-class
+  1NN/3NN vote of the Monte-Carlo draws, the nearest same-class distances of the widths and
+  the 3NN resubstitution's order statistics, computed with the same operations as the NumPy
+  versions (the same values bit for bit); the two-class (semi-)bolstered LDA steps, forward
+  and backward, with SciPy's own C ``ndtr`` (the same values to round-off); a flag
+  ``COMPILED`` in each part's module switches back to the NumPy/libsvm path.
 - **Pruned forward steps** (:meth:`Criterion.best_add`, used by SFS and SFFS): the
   Monte-Carlo kNN criteria evaluate a few candidates in full and the others point block by
   point block, dropping a candidate once its partial sum (a lower bound: every term is >= 0)
-  exceeds the best value seen; the step's choice, value and tie count are unchanged.
+  exceeds the best value seen; the step's choice, value and tie count are unchanged. The
+  bolstered LDA criteria bound every term ``Phi(z)`` between tabulated values of ``Phi`` at
+  grid points around ``z`` and sum exactly only the candidates whose lower bound can reach
+  the smallest upper bound (:meth:`LDAPart.sums_add_bounded`).
 
 The parts live one family per module: :mod:`._criterion_base` (:class:`Criterion`,
 :class:`Noise`, :class:`RulePart`, :class:`CallablePart`), :mod:`._bolstering_widths`,

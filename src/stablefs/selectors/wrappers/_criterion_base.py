@@ -262,8 +262,9 @@ class Criterion:
         ``reproduction-targets.md`` sec. 5.4): ``argmin_j J(cols + {j})``.
 
         Exactly :func:`~stablefs.selectors.wrappers._search.pick_min` of :meth:`errors_add`;
-        a criterion of one Monte-Carlo part (the semi-bolstered 3NN criterion of seed 004)
-        skips candidates that cannot be the minimum (:meth:`KNNPart.sums_add_bounded`).
+        a criterion of one part that bounds its candidates (a Monte-Carlo kNN part,
+        :meth:`KNNPart.sums_add_bounded`; a two-class bolstered LDA part,
+        :meth:`LDAPart.sums_add_bounded`) skips candidates that cannot be the minimum.
 
         Parameters
         ----------

@@ -1,6 +1,16 @@
-"""The LDA criterion part: rank-one updates of the pooled covariance (see :mod:`._criteria`)."""
+"""The LDA criterion part: rank-one updates of the pooled covariance (see :mod:`._criteria`).
+
+The two-class (semi-)bolstered criterion of Xiao, Hua and Dougherty (2007) (Braga-Neto and
+Dougherty 2004, closed form) runs its forward and backward steps and the widths in compiled
+kernels (:mod:`._lda_kernels`); SFS and SFFS forward steps are pruned exactly
+(:meth:`LDAPart.sums_add_bounded`). ``COMPILED = False`` switches back to the NumPy
+computations (:meth:`LDAPart._add_bolstered_numpy`, :meth:`LDAPart._remove_numpy`), which
+are the kernels' test oracles.
+"""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 from scipy.special import ndtr
@@ -13,6 +23,40 @@ from stablefs.selectors.wrappers._criterion_base import (
     _chi_median,
     _ee,
 )
+
+#: the two-class (semi-)bolstered criterion's forward and backward steps, widths and
+#: ``S_SS^{-1}`` by the compiled kernels (:mod:`._lda_kernels`) instead of the NumPy
+#: computations (:meth:`LDAPart._add_bolstered_numpy`, :meth:`LDAPart._remove_numpy`; the same
+#: values to round-off, the same search paths), and the searches' forward steps pruned
+COMPILED = True
+
+_LK = None
+
+
+def _kernels():
+    """:mod:`stablefs.selectors.wrappers._lda_kernels` (imports Numba on first use), or None
+    when :data:`COMPILED` is off or the kernels cannot be loaded (for instance a SciPy that
+    does not export its ``ndtr`` to Cython): then the NumPy computations run, after a one-line
+    warning."""
+    global _LK
+    if not COMPILED:
+        return None
+    if _LK is None:
+        try:
+            from stablefs.selectors.wrappers import _lda_kernels
+        except ImportError as exc:
+            warnings.warn(f"stablefs: the compiled LDA kernels could not be loaded ({exc}); "
+                          "the NumPy computation is used.", RuntimeWarning, stacklevel=3)
+            _LK = False
+        else:
+            _LK = _lda_kernels
+    return _LK or None
+
+
+#: neighbours kept by the compiled width update (second feature, later ones); any number
+#: gives the same widths (exact bound), these were the fastest on the equal-covariance model
+#: of Xiao, Hua and Dougherty (2007) at N = 50, p = 200
+NN_KEEP = (16, 10)
 
 
 class LDAPart(RulePart, WidthMixin):
@@ -37,7 +81,10 @@ class LDAPart(RulePart, WidthMixin):
     def _base(self, cols):
         """``S_SS^{-1}`` of the pooled covariance on ``cols`` (None when it is singular to
         :data:`~stablefs.selectors.wrappers._error_estimators.PINV_RTOL`: the pseudo-inverse refits
-        decide); the last one is kept (a floating search asks for the same subset twice)."""
+        decide); the last one is kept (a floating search asks for the same subset twice).
+        The two-class (semi-)bolstered criterion computes it by the compiled
+        :func:`~stablefs.selectors.wrappers._lda_kernels.lda_base` (the same eigendecomposition
+        and test, without NumPy's per-call overhead) when ``COMPILED``."""
         key = cols.tobytes()
         if self._base_memo is not None and self._base_memo[0] == key:
             return self._base_memo[1]
@@ -46,6 +93,11 @@ class LDAPart(RulePart, WidthMixin):
             return np.zeros((0, 0))
         if k >= self.dof:
             return None
+        lk = _kernels() if self.g == 2 and self.kind != "count" else None
+        if lk is not None:
+            A, good = lk.lda_base(self.Dt, cols, float(self.dof), _ee().PINV_RTOL)
+            self._base_memo = (key, A if good else None)
+            return self._base_memo[1]
         Dk = self.Dt[:, cols]
         S = Dk.T @ Dk / self.dof
         vals, vecs = np.linalg.eigh(S)
@@ -113,7 +165,124 @@ class LDAPart(RulePart, WidthMixin):
             out[s:s + step] = vals
         return out
 
+    def _prepare_bolstered(self):
+        """The class-ordered copies and per-feature constants of :meth:`_add_bolstered`
+        (built on the first forward step)."""
+        if hasattr(self, "_perm"):
+            return
+        self._perm = np.argsort(self.ct, kind="stable")
+        self._n0 = int(np.count_nonzero(self.ct == 0))
+        self._Xp = np.ascontiguousarray(self.Xt[self._perm])
+        self._Xp1 = np.hstack([self._Xp, np.ones((self._Xp.shape[0], 1))])  # (n, p + 1)
+        self._DtT = np.ascontiguousarray(self.Dt.T) / self.dof    # (p, n)
+        sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
+        self._sjj = sjj
+        self._thr = SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
+        self._present = np.bincount(self.ct, minlength=2) >= 2
+        self._cst = self.logp[1] - self.logp[0]
+        self._mdiff = self.means[1] - self.means[0]
+        self._msum = self.means[1] + self.means[0]
+
     def _add_bolstered(self, cols, cands, A) -> np.ndarray | None:
+        """Forward step of the two-class (semi-)bolstered criterion for every candidate at
+        once: the compiled kernel (:meth:`_add_bolstered_compiled`) or, with ``COMPILED``
+        off, the NumPy computation (:meth:`_add_bolstered_numpy`, the kernel's test oracle).
+        Returns None (the caller's general path decides) when a direction norm or a width
+        is zero."""
+        self._prepare_bolstered()
+        if _kernels() is not None:
+            return self._add_bolstered_compiled(cols, cands, A)
+        return self._add_bolstered_numpy(cols, cands, A)
+
+    def _add_bolstered_compiled(self, cols, cands, A, pad: float | None = None
+                                ) -> np.ndarray | None:
+        """:meth:`_add_bolstered_numpy` by one compiled call after the widths
+        (:meth:`_widths_add`): :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_add`
+        (every candidate; the same values to round-off, the same singular candidates,
+        refitted, and the same None) or, with ``pad``,
+        :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_best` (``inf`` for the
+        candidates that cannot be within ``pad`` of the step's minimum)."""
+        lk = _kernels()
+        k = cols.size
+        p = self.Xt.shape[1]
+        if not hasattr(self, "_slot"):   # rows of the pooled covariance, as needed
+            self._slot = np.full(p + 1, -1, dtype=np.int64)
+            self._slot[p] = 0
+            self._Srows = np.empty((16, p))
+            self._DtC = np.ascontiguousarray(self.Dt)
+        if self._slot[p] + k > self._Srows.shape[0]:
+            grown = np.empty((2 * (self._slot[p] + k), p))
+            grown[:self._slot[p]] = self._Srows[:self._slot[p]]
+            self._Srows = grown
+        dh = self._widths_add(cols, cands, k + 1)
+        args = (np.ascontiguousarray(A), cols, cands, self._Srows, self._slot, self._DtT,
+                self._DtC, self._Xp, self._n0, self.means, self._sjj, self._thr, self._cst, dh,
+                self._present, _chi_median(k + 1), self.kind == "semi")
+        if pad is None:
+            vals, ok, good = lk.lda_bolstered_add(*args)
+        else:
+            vals, ok, good = lk.lda_bolstered_best(*args, pad, *lk.BOUND_TABLES,
+                                                   lk.NDTR_GRID[0], lk.NDTR_GRID[2])
+        if not good:
+            return None
+        if not ok.all():
+            for b in np.flatnonzero(~ok):
+                vals[b] = self.value(np.append(cols, cands[b]))
+        return vals
+
+    def sums_add_bounded(self, cols, cands) -> np.ndarray:
+        """:meth:`values_add` where a candidate can be the step's best, ``inf`` where it
+        cannot (exact pruning, for the searches' forward steps, :meth:`Criterion.best_add`):
+        the two-class (semi-)bolstered forward step by the compiled
+        :func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_best` (a candidate is
+        dropped when a lower bound of its sum exceeds an upper bound of the step's smallest
+        sum by more than ``max(1e-9, 4 n TIE_TOL)``, far above round-off and above the ties'
+        tolerance ``n TIE_TOL`` on sums); every
+        candidate that can reach the minimum, ties included, gets its full value, bit for
+        bit that of :meth:`values_add`, so the step's choice, value and tie count are those of
+        :meth:`values_add`. Other criteria, a class of fewer than two points, or ``COMPILED``
+        off: :meth:`values_add`."""
+        from stablefs.selectors.wrappers._search import TIE_TOL
+
+        cols = np.asarray(cols, dtype=np.int64)
+        cands = np.asarray(cands, dtype=np.int64)
+        if _kernels() is None or not (self.fast and self.g == 2 and self.kind != "count"):
+            return self.values_add(cols, cands)
+        A = self._base(cols)
+        self._prepare_bolstered()
+        if A is None or not self._present.all():
+            return self.values_add(cols, cands)
+        pad = max(1e-9, 4 * TIE_TOL * self.Xt.shape[0])
+        out = self._add_bolstered_compiled(cols, cands, A, pad)
+        return self.values_add(cols, cands) if out is None else out
+
+    def _class_ranges(self):
+        """Class sizes, first rows in class order and the class order of the points, as
+        ``int64`` arrays for the compiled kernels."""
+        if not hasattr(self, "_csizes"):
+            self._csizes = np.bincount(self.ct, minlength=self.g).astype(np.int64)
+            self._cstarts = np.r_[0, np.cumsum(self._csizes)[:-1]].astype(np.int64)
+            self._corder = np.concatenate(self._class_idx).astype(np.int64)
+
+    def _widths_add(self, cols, cands, k_new: int) -> np.ndarray:
+        """:meth:`WidthMixin._dhat_add` of the candidates ``cands`` (bit for bit): the first
+        feature's by :func:`~stablefs.selectors.wrappers._lda_kernels.first_widths`; from the
+        second on, with classes of at least 5 points, by the compiled pruned update
+        (:func:`~stablefs.selectors.wrappers._lda_kernels.nn_widths_add`, :data:`NN_KEEP`
+        neighbours) on the distances of :meth:`WidthMixin._sq_cached`."""
+        lk = _kernels()
+        self._class_ranges()
+        if k_new == 1:
+            if not hasattr(self, "_Xcls"):
+                self._Xcls = np.ascontiguousarray(self.Xt[self._corder])
+            return lk.first_widths(self._Xcls, cands, self._cstarts, self._csizes)
+        if not self._class_layout():
+            return np.ascontiguousarray(self._dhat_add(cols, cands, k_new))
+        r = min(NN_KEEP[0] if k_new == 2 else NN_KEEP[1], self._cmin - 3)
+        return lk.nn_widths_add(self._sq_cached(cols), self._Xc, self._XTc, cands,
+                                self._cstarts, self._csizes, r)
+
+    def _add_bolstered_numpy(self, cols, cands, A) -> np.ndarray | None:
         """Forward step of the two-class (semi-)bolstered criterion for every candidate at once.
 
         With ``A = S_SS^{-1}``, ``V = A S_{S,J}``, the Schur complements ``c_j = s_jj -
@@ -129,19 +298,6 @@ class LDAPart(RulePart, WidthMixin):
         direction norm or a width is zero."""
         k = cols.size
         p = self.Xt.shape[1]
-        if not hasattr(self, "_perm"):
-            self._perm = np.argsort(self.ct, kind="stable")
-            self._n0 = int(np.count_nonzero(self.ct == 0))
-            self._Xp = np.ascontiguousarray(self.Xt[self._perm])
-            self._Xp1 = np.hstack([self._Xp, np.ones((self._Xp.shape[0], 1))])  # (n, p + 1)
-            self._DtT = np.ascontiguousarray(self.Dt.T) / self.dof    # (p, n)
-            sjj = np.einsum("ij,ij->j", self.Dt, self.Dt) / self.dof
-            self._sjj = sjj
-            self._thr = SCHUR_RTOL * np.maximum(sjj, np.finfo(float).tiny)
-            self._present = np.bincount(self.ct, minlength=2) >= 2
-            self._cst = self.logp[1] - self.logp[0]
-            self._mdiff = self.means[1] - self.means[0]
-            self._msum = self.means[1] + self.means[0]
         full = 2 * cands.size >= p
         J = slice(None) if full else cands
         Xp, n0 = self._Xp, self._n0
@@ -212,6 +368,32 @@ class LDAPart(RulePart, WidthMixin):
         A = self._base(cols) if self.fast else None
         if A is None:
             return super().values_remove(cols)
+        if (_kernels() is not None and self.g == 2 and self.kind != "count"
+                and self._class_layout()):
+            out = self._remove_bolstered_compiled(cols, A)
+            if out is not None:
+                return out
+        return self._remove_numpy(cols, A)
+
+    def _remove_bolstered_compiled(self, cols, A) -> np.ndarray | None:
+        """The two-class (semi-)bolstered backward step of :meth:`_remove_numpy` by one
+        compiled call (:func:`~stablefs.selectors.wrappers._lda_kernels.lda_bolstered_remove`;
+        the same values to round-off); None when a direction norm or a width is zero (the
+        NumPy path's general formula decides)."""
+        lk = _kernels()
+        self._prepare_bolstered()
+        self._class_ranges()
+        k = cols.size
+        vals, good = lk.lda_bolstered_remove(
+            np.ascontiguousarray(A), cols, self.Xt, self.ct, self.means, self._cst,
+            self._sq_cached(cols), self._Xc, self._cstarts, self._csizes, self._present,
+            _chi_median(k - 1), self.kind == "semi")
+        return vals if good else None
+
+    def _remove_numpy(self, cols, A) -> np.ndarray:
+        """``values_remove`` from ``A = S_SS^{-1}`` by the inverse of a principal sub-matrix,
+        every member at once (the NumPy computation; the compiled kernel's test oracle)."""
+        k = cols.size
         Ms = self.means[:, cols]
         U = A @ Ms.T                                  # (k, g)
         q = np.einsum("ck,kc->c", Ms, U)
