@@ -258,8 +258,7 @@ def _solve(K, duals, tol):
 
     ``dual`` is ``(n_problems, rows of K)`` with ``a_i y_i`` summed over the samples of each
     row (zero off the support; sign as in ``SVC.dual_coef_``), so that ``w = X_S^T dual`` is
-    ``SVC(kernel="linear").coef_``, and
-    ``intercept`` is ``SVC.intercept_``. Each dual is solved by libsvm's SMO compiled
+    ``SVC(kernel="linear").coef_``, and ``intercept`` is ``SVC.intercept_``. Each dual is solved by libsvm's SMO compiled
     (:func:`stablefs.selectors._smo.svc_dual_ordered`), which gives
     ``SVC(kernel="precomputed")``'s dual coefficients and intercept on ``K`` to the last bit,
     with and without instance weights (tested); ``SVC`` negates libsvm's two-class dual and
@@ -461,9 +460,10 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
             A = XT[:m_next]
             K = A.T @ A
             anchor = m_next
-        else:  # K -= B^T B on the lower triangle, in place (BLAS syrk on the transposed view)
+        else:  # K -= B^T B on the lower triangle, in place (BLAS syrk on the transposed view;
+            # K is C-ordered, so K.T is Fortran-ordered and f2py passes it without a copy)
             B = XT[m_next:m]
-            syrk(-1.0, B.T, beta=1.0, c=K.T, trans=0, lower=0, overwrite_c=1)
+            K = syrk(-1.0, B.T, beta=1.0, c=K.T, trans=0, lower=0, overwrite_c=1).T
 
 
 # -- the selector ---------------------------------------------------------------------------
