@@ -258,11 +258,11 @@ def _solve(K, duals, tol):
 
     ``dual`` is ``(n_problems, rows of K)`` with ``a_i y_i`` summed over the samples of each
     row (zero off the support; sign as in ``SVC.dual_coef_``), so that ``w = X_S^T dual`` is
-    ``SVC(kernel="linear").coef_``, and ``intercept`` is ``SVC.intercept_``. Each dual is solved by libsvm's SMO compiled
-    (:func:`stablefs.selectors._smo.svc_dual_ordered`), which gives
-    ``SVC(kernel="precomputed")``'s dual coefficients and intercept on ``K`` to the last bit,
-    with and without instance weights (tested); ``SVC`` negates libsvm's two-class dual and
-    offset (``intercept = rho``).
+    ``SVC(kernel="linear").coef_``, and ``intercept`` is ``SVC.intercept_``. Each dual is
+    solved by libsvm's SMO compiled (:func:`stablefs.selectors._smo.svc_dual_ordered`), which
+    gives ``SVC(kernel="precomputed")``'s dual coefficients and intercept on ``K`` to the last
+    bit, with and without instance weights (tested); ``SVC`` negates libsvm's two-class dual
+    and offset (``intercept = rho``).
     """
     from stablefs.selectors._smo import svc_dual_ordered  # Numba: imported on first use
 
