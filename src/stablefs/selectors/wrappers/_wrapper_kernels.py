@@ -219,7 +219,7 @@ def svc_margins_add(XS, Xj, ysign, C, eps):  # pragma: no cover - compiled
 
     The kernel matrix is ``K_S + x_j x_j^T`` (the left-to-right sum with the candidate's
     product last, bit for bit the kernel of the columns ``S + [j]``), solved by
-    :func:`svc_dual`; the direction is ``a = -sum_t coef_t x_t`` over the support vectors
+    :func:`stablefs.selectors._smo.svc_dual`; the direction is ``a = -sum_t coef_t x_t`` over the support vectors
     (libsvm's order), the offset ``b = rho``.
 
     Returns
