@@ -218,9 +218,10 @@ def svc_margins_add(XS, Xj, ysign, C, eps):  # pragma: no cover - compiled
     libsvm's order (``XS`` (n, k) the columns of ``S``).
 
     The kernel matrix is ``K_S + x_j x_j^T`` (the left-to-right sum with the candidate's
-    product last, bit for bit the kernel of the columns ``S + [j]``), solved by
-    :func:`stablefs.selectors._smo.svc_dual`; the direction is ``a = -sum_t coef_t x_t`` over the support vectors
-    (libsvm's order), the offset ``b = rho``.
+    product last, bit for bit the kernel of the columns ``S + [j]``), solved as
+    :func:`stablefs.selectors._smo.svc_dual` solves it; the direction is
+    ``a = -sum_t coef_t x_t`` over the support vectors (libsvm's order), the offset
+    ``b = rho``.
 
     Returns
     -------
