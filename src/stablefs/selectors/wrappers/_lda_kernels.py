@@ -619,9 +619,7 @@ def first_widths(Xc, J, starts, sizes):  # pragma: no cover - compiled
     m = J.size
     g = starts.size
     dh = np.zeros((g, m))
-    w = 0
-    for gi in range(g):
-        w = max(w, sizes[gi])
+    w = sizes.max()  # the largest class
     V = np.empty((w, m))
     nn = np.empty(w)
     for gi in range(g):
@@ -728,9 +726,7 @@ def lda_bolstered_remove(A, cols, Xt, ct, means, cst, D, Xc, starts, sizes, pres
     # widths without each member
     g = starts.size
     dh = np.zeros((g, k))
-    w = 0
-    for gi in range(g):
-        w = max(w, sizes[gi])
+    w = sizes.max()  # the largest class
     nn = np.empty(w)
     for gi in range(g):
         nc = sizes[gi]
