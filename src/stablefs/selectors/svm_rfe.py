@@ -185,13 +185,10 @@ class RFEStep:
         return full[np.ix_(self.rows, self.rows)]
 
 
-def _scaled_t(X: np.ndarray, scale) -> np.ndarray:
+def _minmax_t(X: np.ndarray) -> np.ndarray:
     """``X.T`` as a new C array (features x samples), min-max scaled per feature to [0, 1]
-    (constant features 0) when ``scale == "minmax"``."""
+    (constant features 0)."""
     XT = np.empty((X.shape[1], X.shape[0]))
-    if scale != "minmax":
-        XT[...] = X.T
-        return XT
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     span[span == 0] = 1.0
@@ -395,7 +392,7 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
     """The elimination loop of :func:`svm_rfe_path` (arguments validated there): ``Xd`` the
     distinct rows of the samples, ``rows`` the row of each sample.
 
-    Layout: ``XT`` is our own copy of the scaled data, features x samples. The remaining
+    Layout: ``XT`` is our own copy of the (scaled) data, features x samples. The remaining
     features are kept in its first ``m`` rows and the leaving ones are swapped into the rows
     right after them, so ``w`` is one product over exactly ``m`` contiguous rows and the Gram
     downdate reads the leaving rows as one contiguous block (the swaps sum to about two
@@ -405,57 +402,69 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
     later fit's 11-62), and ``w = X_S^T (a y)`` needs only their columns, so the product reads
     about a third of each row (a few outside are added separately). ``K``, the duals' point
     orders and the yielded Gram matrices follow the reordering; the solutions do not change.
+    Without scaling the first Gram matrix is computed from ``Xd`` itself and ``XT`` is made
+    after the first fit, already in that order (one pass over the data instead of two; the
+    same matrix to the last bit: NumPy computes both products by BLAS ``syrk``).
     """
     from scipy.linalg.blas import dsyrk as syrk
 
-    from stablefs.selectors._rfe_kernels import move_out, permute_columns, worst_positions
+    from stablefs.selectors._rfe_kernels import (
+        eliminate,
+        move_out,
+        nonzero_beyond,
+        permute_columns,
+        permuted_transpose,
+    )
 
-    p = Xd.shape[1]
-    n_problems = len(duals)
-    XT = _scaled_t(Xd, scale)
-    n = XT.shape[1]
+    n, p = Xd.shape
+    if scale == "minmax":
+        XT = _minmax_t(Xd)
+        K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
+    else:
+        XT = None  # made after the first fit
+        K = Xd @ Xd.T
     feature = np.arange(p)  # the feature held in each row of XT
     row = np.arange(p)  # the row of XT holding each feature
     remaining = np.arange(p)  # the remaining features, ascending
-    K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
     anchor = p  # features at the last exact computation of K
     lead = n  # w reads the first `lead` columns (and the support vectors beyond them)
     for t, m in enumerate(schedule):
         dual, intercept = _solve(K, duals, tol)
-        if t == 0 and schedule.size > 2:
+        if t == 0:
+            columns = np.arange(n)
             support = np.any(dual != 0, axis=0)
-            if 0 < np.count_nonzero(support) <= n // 2:
+            if schedule.size > 2 and 0 < np.count_nonzero(support) <= n // 2:
                 columns = np.concatenate([np.flatnonzero(support), np.flatnonzero(~support)])
                 position = np.argsort(columns)
-                permute_columns(XT, columns)
                 K = K[np.ix_(columns, columns)]
                 dual = dual[:, columns]
                 duals = [_Dual(position[d.rows], d.sign, d.bound) for d in duals]
                 rows = position[rows]
                 lead = int(np.count_nonzero(support))
-        # w = X_S^T (a * y), in feature order
-        outside = lead + np.flatnonzero(np.any(dual[:, lead:] != 0, axis=0))
+                if XT is not None:
+                    permute_columns(XT, columns)
+            if XT is None:
+                XT = permuted_transpose(Xd, columns)
+        # w = X_S^T (a * y), one row per row of XT
+        outside = nonzero_beyond(dual, lead)
         if outside.size > MAX_OUTSIDE:
             w = XT[:m] @ dual.T
         else:
             w = XT[:m, :lead] @ dual[:, :lead].T
             if outside.size:
                 w += XT[:m, outside] @ dual[:, outside].T
-        coef = np.ascontiguousarray(w[row[remaining]].T)  # in feature order
-        if t + 1 == schedule.size:
-            yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K, rows)
-            return
-        n_out = int(m - schedule[t + 1])
-        importance = coef[0] ** 2 if n_problems == 1 else np.einsum("cj,cj->j", coef, coef)
-        threshold = np.partition(importance, n_out - 1)[n_out - 1] if n_out < m else 0.0
-        worst = worst_positions(importance, n_out, threshold)  # ties: higher index first
+        last = t + 1 == schedule.size
+        n_out = 0 if last else int(m - schedule[t + 1])
+        # the weights in feature order, and the n_out smallest sum_c w_cj^2 (ties: higher
+        # index first) with the features that stay
+        coef, worst, kept = eliminate(w, row, remaining, n_out)
         out = remaining[worst]
         yield RFEStep(remaining, coef, intercept, out, K, rows)
+        if last:
+            return
         m_next = m - n_out
         move_out(XT, feature, row, out, m_next)  # the leaving rows to m_next .. m - 1
-        keep = np.ones(m, dtype=bool)
-        keep[worst] = False
-        remaining = remaining[keep]
+        remaining = kept
         if n_out >= m_next or (refresh is not None and m_next <= refresh * anchor):
             A = XT[:m_next]
             K = A.T @ A
@@ -568,22 +577,21 @@ class SVMRFE(BaseSelector):
         if self.n_features_to_select is not None:
             k = check_n_features_to_select(self.n_features_to_select, p)
         ranking = np.empty(p, dtype=np.int64)
-        counts, values = [], []
+        counts, coefs = [], []
         for fit in svm_rfe_path(X, y, sample_weight, step=self.step, n_features_to_select=k,
                                 C=self.C, scale=self.scale, tol=self.tol):
             m = fit.remaining.size
             counts.append(m)
-            coef = fit.coef
-            size = np.abs(coef[0]) if len(coef) == 1 else np.sqrt(np.einsum("cj,cj->j", coef,
-                                                                             coef))
-            total = size.sum()
-            values.append(size / total if total > 0 else np.full(m, 1.0 / m))
+            coefs.append(fit.coef)
             out = fit.eliminated
             ranking[out] = m - np.arange(out.size)  # worst first gets rank m
             if out.size == 0:  # the last iteration: one feature left
                 ranking[fit.remaining] = np.arange(1, m + 1)
         self.n_remaining_ = np.asarray(counts, dtype=np.int64)
-        self._path_values = np.concatenate(values)
+        # |w_j| of every iteration, in one array (normalised on access, see weight_path_)
+        coef = np.concatenate(coefs, axis=1)
+        self._path_sizes = (np.abs(coef[0]) if len(coef) == 1
+                            else np.sqrt(np.einsum("cj,cj->j", coef, coef)))
         scores = (p + 1 - ranking).astype(float)
         return scores, ranking
 
@@ -596,6 +604,8 @@ class SVMRFE(BaseSelector):
         start = 0
         for row, m in enumerate(self.n_remaining_):
             idx = np.flatnonzero(self.ranking_ <= m)
-            path[row, idx] = self._path_values[start:start + m]
+            size = self._path_sizes[start:start + m]
+            total = size.sum()
+            path[row, idx] = size / total if total > 0 else np.full(m, 1.0 / m)
             start += m
         return path
