@@ -5,18 +5,16 @@
   the Gram downdate reads the leaving rows as one contiguous block: direct swaps and the
   feature <-> row maps in one call, where NumPy needed fancy indexing (gathering both sets
   of rows into temporaries) and about ten calls per iteration;
-- :func:`worst_positions` -- the features that leave: the smallest ``w_j^2``, ties to the
-  higher feature index, by selection instead of a sort (NumPy needed about ten calls per
-  iteration for the same, 4 ms of a 55 ms Lung path);
+- :func:`weights_by_feature` and :func:`leaving` -- the weights in feature order with their
+  ``sum_c w_cj^2``, and the features that leave (the smallest, ties to the higher feature
+  index) and stay, by selection instead of a sort, around NumPy's ``np.partition`` for the
+  threshold and its stable ``argsort`` for the order of the few that leave (NumPy alone
+  needed about a dozen calls per iteration, ~5 ms of a 48 ms Lung path);
 - :func:`permute_columns` -- the samples reordered in place, support vectors first, once per
   path (see :func:`stablefs.selectors.svm_rfe._eliminate`);
 - :func:`permuted_transpose` -- the working copy made in one pass, features x samples, with
   the samples already in that order (the first fit needs only the Gram matrix, which comes
   from the caller's data directly);
-- :func:`eliminate` -- one iteration's bookkeeping in one call: the weights in feature order,
-  ``sum_c w_cj^2``, the threshold of the leaving ones (a selection), the leaving positions and
-  the features that stay, where NumPy needed about a dozen calls per iteration (~5 ms of a
-  48 ms Lung path);
 - :func:`nonzero_beyond` -- the support vectors outside the leading columns.
 
 Each kernel computes exactly what its NumPy reference computes (tested bit for bit in
@@ -65,16 +63,20 @@ def move_out(A, feature, row, out, m_next):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def worst_positions(importance, n_out, threshold):  # pragma: no cover - compiled
-    """Positions of the ``n_out`` smallest ``importance`` values, worst first; equal values:
-    the higher position first (positions follow the feature order, so the higher feature
-    index leaves first). ``threshold`` is the ``n_out``-th smallest value
-    (``np.partition(importance, n_out - 1)[n_out - 1]``: NumPy's introselect is about eight
-    times faster than Numba's ``np.partition``), ignored when ``n_out >= importance.size``.
+def leaving(importance, n_out, threshold, remaining):  # pragma: no cover - compiled
+    """The features that leave: the ``n_out`` smallest ``importance`` values, equal values the
+    higher position first (positions follow the feature order, so the higher feature index
+    leaves first), and the features that stay.
 
-    One pass for the values below the threshold and a backward pass for the tied ones, then a
-    stable sort of the ``n_out`` chosen: O(m) plus O(n_out log n_out), the same positions in
-    the same order as the full ``np.lexsort((-position, importance))[:n_out]``.
+    ``threshold`` is the ``n_out``-th smallest value (``np.partition(importance, n_out - 1)
+    [n_out - 1]``, which NumPy computes with its SIMD selection several times faster than
+    compiled code here), ignored when ``n_out >= importance.size``. One pass for the values
+    below the threshold and a backward pass for the tied ones: O(m).
+
+    Returns ``(chosen, values, kept)``: the chosen positions in descending order, their
+    values, and ``remaining`` without them (ascending). A stable sort of ``values``,
+    ``chosen[np.argsort(values, kind="stable")]``, orders them worst first, the same
+    positions in the same order as the full ``np.lexsort((-position, importance))[:n_out]``.
     """
     m = importance.size
     if n_out >= m:
@@ -96,7 +98,7 @@ def worst_positions(importance, n_out, threshold):  # pragma: no cover - compile
                 chosen[k] = i
                 k += 1
                 tied -= 1
-        # one descending sequence of positions for the stable sort: merge the two runs
+        # one descending sequence of positions: merge the two runs
         merged = np.empty(n_out, dtype=np.int64)
         a, b = 0, below
         for t in range(n_out):
@@ -108,9 +110,17 @@ def worst_positions(importance, n_out, threshold):  # pragma: no cover - compile
                 b += 1
         chosen = merged
     values = np.empty(chosen.size)
+    out = np.zeros(m, dtype=np.bool_)
     for t in range(chosen.size):
         values[t] = importance[chosen[t]]
-    return chosen[np.argsort(values, kind="mergesort")]
+        out[chosen[t]] = True
+    kept = np.empty(m - chosen.size, dtype=np.int64)
+    k = 0
+    for j in range(m):
+        if not out[j]:
+            kept[k] = remaining[j]
+            k += 1
+    return chosen, values, kept
 
 
 @njit(cache=True, nogil=True)
@@ -165,69 +175,15 @@ def nonzero_beyond(dual, lead):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _kth_smallest(values, k):  # pragma: no cover - compiled
-    """The ``k``-th smallest of ``values`` (0-based), ``np.partition(values, k)[k]``, by
-    quickselect (median of three, Hoare partition) on a copy; after ``2 log2(m) + 4`` rounds
-    without convergence (adversarial input) the rest is sorted. Values are compared with
-    ``<`` only, so the result is the exact order statistic whatever the path."""
-    a = values.copy()
-    lo, hi = 0, a.size - 1
-    rounds = 4
-    m = a.size
-    while m > 1:
-        rounds += 2
-        m >>= 1
-    while hi > lo:
-        if rounds == 0:
-            a[lo:hi + 1] = np.sort(a[lo:hi + 1])
-            return a[k]
-        rounds -= 1
-        mid = (lo + hi) >> 1
-        # median of three into a[mid]
-        if a[mid] < a[lo]:
-            a[mid], a[lo] = a[lo], a[mid]
-        if a[hi] < a[lo]:
-            a[hi], a[lo] = a[lo], a[hi]
-        if a[hi] < a[mid]:
-            a[hi], a[mid] = a[mid], a[hi]
-        pivot = a[mid]
-        i, j = lo, hi
-        while i <= j:
-            while a[i] < pivot:
-                i += 1
-            while pivot < a[j]:
-                j -= 1
-            if i <= j:
-                a[i], a[j] = a[j], a[i]
-                i += 1
-                j -= 1
-        # now a[lo..j] <= pivot <= a[i..hi], and a[j+1..i-1] == pivot
-        if k <= j:
-            hi = j
-        elif k >= i:
-            lo = i
-        else:
-            return a[k]
-    return a[k]
-
-
-@njit(cache=True, nogil=True)
-def eliminate(w, row, remaining, n_out):  # pragma: no cover - compiled
-    """One SVM-RFE iteration's choice of the leaving features.
+def weights_by_feature(w, row, remaining):  # pragma: no cover - compiled
+    """One SVM-RFE iteration's weights in feature order and their importance.
 
     ``w`` (rows x problems) holds the weight of the feature of each row of the working copy,
-    ``row`` maps a feature to its row, ``remaining`` lists the remaining features ascending
-    (``m`` of them). Returns
-
-    - ``coef`` (problems x m): the weights in feature order, ``w[row[remaining]].T``;
-    - ``worst``: the positions (in ``remaining``) of the ``n_out`` smallest
-      ``importance_j = sum_c coef[c, j]^2`` (summed in problem order), worst first, equal
-      values the higher position first (:func:`worst_positions`); empty when ``n_out == 0``;
-    - ``kept``: ``remaining`` without them, ascending.
-
-    The same values as the NumPy computation (``coef[0] ** 2`` or
-    ``np.einsum("cj,cj->j", coef, coef)``, ``np.partition`` for the threshold), tested bit for
-    bit.
+    ``row`` maps a feature to its row, ``remaining`` lists the remaining features ascending.
+    Returns ``coef`` (problems x m), ``w[row[remaining]].T``, and ``importance_j =
+    sum_c coef[c, j]^2`` summed in problem order from 0.0: the bits of ``coef[0] ** 2`` and,
+    for two or more features, of ``np.einsum("cj,cj->j", coef, coef)`` (tested; for a single
+    feature einsum sums in another order, but then nothing leaves: it is the last iteration).
     """
     m = remaining.size
     n_problems = w.shape[1]
@@ -241,17 +197,4 @@ def eliminate(w, row, remaining, n_out):  # pragma: no cover - compiled
             coef[c, j] = v
             total += v * v
         importance[j] = total
-    if n_out == 0:
-        return coef, np.empty(0, dtype=np.int64), remaining.copy()
-    threshold = _kth_smallest(importance, n_out - 1) if n_out < m else 0.0
-    worst = worst_positions(importance, n_out, threshold)
-    leaving = np.zeros(m, dtype=np.bool_)
-    for t in range(worst.size):
-        leaving[worst[t]] = True
-    kept = np.empty(m - worst.size, dtype=np.int64)
-    k = 0
-    for j in range(m):
-        if not leaving[j]:
-            kept[k] = remaining[j]
-            k += 1
-    return coef, worst, kept
+    return coef, importance

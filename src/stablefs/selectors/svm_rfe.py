@@ -409,11 +409,12 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
     from scipy.linalg.blas import dsyrk as syrk
 
     from stablefs.selectors._rfe_kernels import (
-        eliminate,
+        leaving,
         move_out,
         nonzero_beyond,
         permute_columns,
         permuted_transpose,
+        weights_by_feature,
     )
 
     n, p = Xd.shape
@@ -453,15 +454,16 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
             w = XT[:m, :lead] @ dual[:, :lead].T
             if outside.size:
                 w += XT[:m, outside] @ dual[:, outside].T
-        last = t + 1 == schedule.size
-        n_out = 0 if last else int(m - schedule[t + 1])
-        # the weights in feature order, and the n_out smallest sum_c w_cj^2 (ties: higher
-        # index first) with the features that stay
-        coef, worst, kept = eliminate(w, row, remaining, n_out)
-        out = remaining[worst]
-        yield RFEStep(remaining, coef, intercept, out, K, rows)
-        if last:
+        coef, importance = weights_by_feature(w, row, remaining)  # in feature order
+        if t + 1 == schedule.size:
+            yield RFEStep(remaining, coef, intercept, np.empty(0, np.int64), K, rows)
             return
+        # the n_out smallest sum_c w_cj^2 leave, worst first (ties: higher index first)
+        n_out = int(m - schedule[t + 1])
+        threshold = np.partition(importance, n_out - 1)[n_out - 1] if n_out < m else 0.0
+        chosen, values, kept = leaving(importance, n_out, threshold, remaining)
+        out = remaining[chosen[np.argsort(values, kind="stable")]]
+        yield RFEStep(remaining, coef, intercept, out, K, rows)
         m_next = m - n_out
         move_out(XT, feature, row, out, m_next)  # the leaving rows to m_next .. m - 1
         remaining = kept
