@@ -519,3 +519,37 @@ def test_blas_threads_are_restored():
     after = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
     assert all(t == 1 for t in inside)
     assert after == before
+
+
+@pytest.mark.parametrize("scale", ["minmax", None])
+@pytest.mark.parametrize(("bad", "word"), [(np.nan, "NaN"), (np.inf, "infinity"),
+                                            (-np.inf, "infinity"), (1e200, "too large")])
+@pytest.mark.parametrize("where", ["kept", "weight 0", "duplicated"])
+def test_non_finite_x_is_one_clear_error(scale, bad, word, where):
+    """fit skips scikit-learn's scan of X for SVM-RFE: the path finds NaN and infinity in
+    the passes it makes anyway (the min-max ranges, the Gram matrix's diagonal); a value
+    whose square overflows is also refused (without scaling; min-max scaling handles it
+    unless the range overflows); a finite value in a sample of weight 0 is not used."""
+    X, y = _data(3, n=30, p=20)
+    w = np.ones(30)
+    if where == "weight 0":
+        w[4] = 0.0
+    if where == "duplicated":
+        X[5] = X[4]
+    X[4, 7] = bad
+    if bad == 1e200 and scale == "minmax":  # the range overflows
+        X[4, 7], X[6, 7] = 1.5e308, -1.5e308
+    if bad == 1e200 and where == "weight 0":  # finite, in a sample the fit leaves out
+        SVMRFE(n_features_to_select=5, scale=scale).fit(X, y, sample_weight=w)
+        return
+    with pytest.raises(StablefsError, match=word) as info:
+        SVMRFE(n_features_to_select=5, scale=scale).fit(X, y, sample_weight=w)
+    assert "\n" not in str(info.value)
+
+
+def test_finite_large_values_are_fine_when_scaled():
+    X, y = _data(4, n=30, p=20)
+    X[:, 3] *= 1e200
+    plain = SVMRFE(n_features_to_select=5).fit(X, y)
+    X[:, 3] /= 1e200
+    assert_array_equal(plain.ranking_, SVMRFE(n_features_to_select=5).fit(X, y).ranking_)

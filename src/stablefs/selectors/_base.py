@@ -44,6 +44,11 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     _supports_sample_weight = True
 
     #: scikit-learn parameter constraints; subclasses extend this dict
+    #: True when :meth:`_rank` rejects non-finite ``X`` itself, in a pass over the data it
+    #: makes anyway (SVM-RFE: the min-max range or the Gram matrix's diagonal), so that
+    #: ``fit`` skips scikit-learn's separate scan of the whole matrix
+    _checks_finite: bool = False
+
     _parameter_constraints: dict = {
         "n_features_to_select": [None, whole(1, None), fraction()],
     }
@@ -88,7 +93,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2,
+                             ensure_all_finite=not self._checks_finite)
         check_classification_targets(y)
         self.classes_ = check_classes(y)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)

@@ -185,12 +185,31 @@ class RFEStep:
         return full[np.ix_(self.rows, self.rows)]
 
 
+def _not_finite(X: np.ndarray) -> StablefsError:
+    """The error for an ``X`` the path cannot use: NaN, infinity, or values so large that
+    ``X``'s range or its squares overflow (searched for only once a cheap check failed)."""
+    if np.isnan(X).any():
+        return StablefsError("Input X contains NaN: SVM-RFE needs finite values.")
+    if np.isinf(X).any():
+        return StablefsError("Input X contains infinity: SVM-RFE needs finite values.")
+    return StablefsError(
+        "Input X holds values too large for SVM-RFE: a feature's range or the sum of its "
+        "squares overflows float64; rescale the data."
+    )
+
+
 def _minmax_t(X: np.ndarray) -> np.ndarray:
     """``X.T`` as a new C array (features x samples), min-max scaled per feature to [0, 1]
-    (constant features 0)."""
+    (constant features 0).
+
+    Raises for non-finite ``X``: a NaN makes its feature's minimum NaN and an infinity its
+    range infinite, so checking the ranges checks every value.
+    """
     XT = np.empty((X.shape[1], X.shape[0]))
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
+    if not np.isfinite(span).all():
+        raise _not_finite(X)
     span[span == 0] = 1.0
     np.subtract(X.T, lo[:, None], out=XT)
     XT /= span[:, None]
@@ -289,7 +308,9 @@ def svm_rfe_path(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-        Finite values (validated by the caller).
+        Finite values; NaN, infinity and values whose range or squares overflow raise a
+        one-line error before any SVM is trained (checked on the way, in passes the path
+        makes anyway: the min-max ranges, or the first Gram matrix's diagonal).
     y : ndarray of shape (n_samples,)
         Class labels, at least two classes among the positive-weight samples.
     sample_weight : ndarray of shape (n_samples,), optional
@@ -360,6 +381,8 @@ def svm_rfe_path(
         Xp, yp, wp = X, y, w  # no copy of X
     else:
         Xp, yp, wp, _ = positive_weight_subset(X, y, w)
+        if not np.isfinite(X[~(w > 0)]).all():  # the rest is checked on the way
+            raise _not_finite(X[~(w > 0)])
     # mean 1 over the kept samples; exactly 1 (libsvm's unweighted problem) when all equal
     penalty = None if np.ptp(wp) == 0 else wp * (wp.size / wp.sum())
     classes, codes = np.unique(yp, return_inverse=True)
@@ -424,6 +447,10 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
     else:
         XT = None  # made after the first fit
         K = Xd @ Xd.T
+        # a NaN in X makes its sample's K_ii NaN, an infinity makes it infinite: checking the
+        # diagonal checks every value (and the squares' overflow)
+        if not np.isfinite(np.diagonal(K)).all():
+            raise _not_finite(Xd)
     feature = np.arange(p)  # the feature held in each row of XT
     row = np.arange(p)  # the row of XT holding each feature
     remaining = np.arange(p)  # the remaining features, ascending
@@ -556,6 +583,8 @@ class SVMRFE(BaseSelector):
     >>> int(rfe.support_.sum()), round(float(rfe.weight_path_[28].sum()), 12)
     (10, 1.0)
     """
+
+    _checks_finite = True  # svm_rfe_path rejects NaN and infinity on the way
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
