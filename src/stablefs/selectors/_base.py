@@ -43,12 +43,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     #: whether ``fit`` honours ``sample_weight`` (instance weights)
     _supports_sample_weight = True
 
-    #: scikit-learn parameter constraints; subclasses extend this dict
     #: True when :meth:`_rank` rejects non-finite ``X`` itself, in a pass over the data it
     #: makes anyway (SVM-RFE: the min-max range or the Gram matrix's diagonal), so that
     #: ``fit`` skips scikit-learn's separate scan of the whole matrix
     _checks_finite: bool = False
 
+    #: scikit-learn parameter constraints; subclasses extend this dict
     _parameter_constraints: dict = {
         "n_features_to_select": [None, whole(1, None), fraction()],
     }
