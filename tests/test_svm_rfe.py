@@ -534,11 +534,11 @@ def test_non_finite_x_is_one_clear_error(scale, bad, word, where):
     w = np.ones(30)
     if where == "weight 0":
         w[4] = 0.0
-    if where == "duplicated":
-        X[5] = X[4]
     X[4, 7] = bad
     if bad == 1e200 and scale == "minmax":  # the range overflows
         X[4, 7], X[6, 7] = 1.5e308, -1.5e308
+    if where == "duplicated":  # a bootstrap-like duplicate of the bad sample (one Gram row)
+        X[5] = X[4]
     if bad == 1e200 and where == "weight 0":  # finite, in a sample the fit leaves out
         SVMRFE(n_features_to_select=5, scale=scale).fit(X, y, sample_weight=w)
         return
