@@ -207,7 +207,8 @@ def _minmax_t(X: np.ndarray) -> np.ndarray:
     """
     XT = np.empty((X.shape[1], X.shape[0]))
     lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+        span = X.max(axis=0) - lo
     if not np.isfinite(span).all():
         raise _not_finite(X)
     span[span == 0] = 1.0
@@ -381,8 +382,9 @@ def svm_rfe_path(
         Xp, yp, wp = X, y, w  # no copy of X
     else:
         Xp, yp, wp, _ = positive_weight_subset(X, y, w)
-        if not np.isfinite(X[~(w > 0)]).all():  # the rest is checked on the way
-            raise _not_finite(X[~(w > 0)])
+        left_out = X[~(w > 0)]
+        if not np.isfinite(left_out).all():  # the rest is checked on the way
+            raise _not_finite(left_out)
     # mean 1 over the kept samples; exactly 1 (libsvm's unweighted problem) when all equal
     penalty = None if np.ptp(wp) == 0 else wp * (wp.size / wp.sum())
     classes, codes = np.unique(yp, return_inverse=True)
@@ -446,7 +448,8 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
         K = XT.T @ XT  # A.T @ A on one buffer: NumPy calls BLAS syrk, exactly symmetric
     else:
         XT = None  # made after the first fit
-        K = Xd @ Xd.T
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            K = Xd @ Xd.T
         # a NaN in X makes its sample's K_ii NaN, an infinity makes it infinite: checking the
         # diagonal checks every value (and the squares' overflow)
         if not np.isfinite(np.diagonal(K)).all():
