@@ -238,6 +238,31 @@ def test_experiment_units_use_mu_best():
         get_experiment("xiao2007-cridd").check_config(dataclasses.replace(config, mu_best=-1.0))
 
 
+def test_experiment_units_use_the_svm_penalty():
+    """svm_c reaches the SVM cells' rule and criterion on the same samples: the best features'
+    true error E_b changes with it and the t-test's selections do not; other cells ignore it."""
+    import dataclasses
+
+    from stablefs.experiments import get_experiment
+    from stablefs.experiments.xiao2007_cridd import Xiao2007Config, _unit, cells
+
+    config = Xiao2007Config(models=("equal",), sample_sizes=(30,), classifiers=("lda", "svm"),
+                            cvs=("cv10",), selectors=("ttest",), n_runs=3, runs_per_unit=3)
+    by_key = {c["key"]: c for c in cells(config)}
+    out = {}
+    for C in (1.0, 1e-3):
+        cfg = dataclasses.asdict(dataclasses.replace(config, svm_c=C))
+        out[C] = {by_key[k]["classifier"]: _unit(k + (0,), cells_by_key=by_key, cfg=cfg, seed=0)
+                  for k in by_key}
+    assert np.array_equal(out[1.0]["svm"]["F"], out[1e-3]["svm"]["F"])
+    assert not np.array_equal(out[1.0]["svm"]["Eb"], out[1e-3]["svm"]["Eb"])
+    assert np.array_equal(out[1.0]["lda"]["Eb"], out[1e-3]["lda"]["Eb"])
+    for bad in (0.0, -1.0, float("inf")):
+        with pytest.raises(StablefsError, match="svm_c"):
+            get_experiment("xiao2007-cridd").check_config(
+                dataclasses.replace(config, svm_c=bad))
+
+
 def _semi_bolstered_3nn_sklearn(X, y, cols, noise_seed, n_draws=10):
     """Semi-bolstered resubstitution of 3NN (Braga-Neto and Dougherty 2004) written with
     scikit-learn's KNeighborsClassifier and SciPy's chi-square median, on the wrappers' draws

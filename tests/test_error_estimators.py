@@ -24,6 +24,7 @@ from stablefs.evaluation.error_estimators import (
     fit_lda,
     linear_svm,
     loo_error,
+    make_rule,
     resubstitution_error,
     semi_bolstered_error,
     stratified_folds,
@@ -56,6 +57,24 @@ def test_linear_svm_is_bit_for_bit_sklearns_svc(n, p, scale, seed):
     svc = SVC(kernel="linear", C=1.0).fit(X, y)
     a, b = linear_svm(X, y)
     assert np.array_equal(a, svc.coef_[0]) and b == svc.intercept_[0]
+    C = [0.01, 0.3, 7.0][seed % 3]
+    svc = SVC(kernel="linear", C=C).fit(X, y)
+    a, b = linear_svm(X, y, C)
+    assert np.array_equal(a, svc.coef_[0]) and b == svc.intercept_[0]
+
+
+def test_rule_penalty_is_validated_and_named():
+    rule = make_rule("svm", C=0.1)
+    assert rule.C == 0.1 and rule.name == "svm (C = 0.1)"
+    assert make_rule("svm").C == 1.0 and make_rule("svm").name == "svm"
+    assert make_rule(rule) is rule and make_rule(rule, C=0.1) is rule
+    for bad in (0, -1.0, float("nan"), float("inf"), "1", True):
+        with pytest.raises(StablefsError, match="penalty must be a positive number"):
+            make_rule("svm", C=bad)
+    with pytest.raises(StablefsError, match="linear SVM .'svm'. only"):
+        make_rule("3nn", C=2.0)
+    with pytest.raises(StablefsError, match="already has C = 0.1"):
+        make_rule(rule, C=1.0)
 
 
 # -------------------------------------------------------------------------- chi median

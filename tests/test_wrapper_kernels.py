@@ -228,19 +228,39 @@ def test_candidate_kernels_are_the_kernels_of_the_extended_subsets():
 
 @pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
 @pytest.mark.parametrize("seed", range(4))
-def test_svm_searches_with_the_compiled_solver_equal_libsvm_ones(criterion, seed,
+@pytest.mark.parametrize("C", [1.0, 0.05, 20.0])
+def test_svm_searches_with_the_compiled_solver_equal_libsvm_ones(criterion, seed, C,
                                                                   monkeypatch):
     import stablefs.selectors.wrappers._svm_criterion as S
+    from stablefs.selectors.wrappers._error_estimators import make_rule
 
     X, y = _data(12 + seed, 14, 24, seed=80 + seed, informative=5, shift=0.7)
     out = {}
     for compiled in (True, False):
         monkeypatch.setattr(S, "COMPILED", compiled)
-        out[compiled] = [search(make_criterion(X, y, estimator="svm", criterion=criterion,
-                                               random_state=seed), 7) for search in (sfs, sffs)]
+        out[compiled] = [search(make_criterion(X, y, estimator=make_rule("svm", C=C),
+                                               criterion=criterion, random_state=seed), 7)
+                         for search in (sfs, sffs)]
     for a, b in zip(out[True], out[False]):
         assert a.moves == b.moves and a.ties == b.ties
         np.testing.assert_allclose(a.errors, b.errors, rtol=0, atol=1e-13)
+
+
+def test_svm_criterion_uses_the_rules_penalty():
+    # a penalty small enough that every point is a bounded support vector changes the SVM
+    # and so the criterion's values; the default rule is C = 1
+    from stablefs.selectors.wrappers._error_estimators import make_rule
+
+    X, y = _data(20, 8, 10, seed=3, informative=3, shift=0.8)
+    cols = np.array([0, 1])
+    cands = np.arange(2, 10)
+    vals = {C: make_criterion(X, y, estimator=make_rule("svm", C=C), criterion="bolstered",
+                              random_state=0).parts[0].values_add(cols, cands)
+            for C in (1.0, 1e-3)}
+    default = make_criterion(X, y, estimator="svm", criterion="bolstered",
+                             random_state=0).parts[0].values_add(cols, cands)
+    assert np.array_equal(default, vals[1.0])
+    assert not np.allclose(vals[1.0], vals[1e-3])
 
 
 # ------------------------------------------------------------------ nearest distances

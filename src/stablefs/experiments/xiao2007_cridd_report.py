@@ -159,8 +159,9 @@ class Xiao2007CriddReport(_Analysis):
             "and best features only (an exact sampler of the same model).",
             "CV: one stratified partition per run, folds as even as possible; E_hat = total "
             "errors / N (eq. B.3).",
-            "LDA priors are the sample proportions (equal here); the SVM is linear with C = 1 "
-            "(libsvm), no scaling; 3NN ties cannot occur with continuous data.",
+            "LDA priors are the sample proportions (equal here); the SVM is linear with C = "
+            f"{self.c.svm_c:g} (libsvm{', its default' if self.c.svm_c == 1 else ''}), no "
+            "scaling; 3NN ties cannot occur with continuous data.",
             "Bolstering kernels: sigma = mean nearest-neighbour distance of the class / median "
             "of the chi distribution with the subset's dimension (Braga-Neto and Dougherty "
             "2004); 10 Monte-Carlo draws per point for 3NN (semi-bolstered).",

@@ -49,6 +49,7 @@ Conventions, where the papers are silent:
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -301,11 +302,11 @@ def knn_predict(Xtr: np.ndarray, codes: np.ndarray, Z: np.ndarray, k: int,
     return out
 
 
-def linear_svm(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, float]:
-    """``(a, b)`` of the two-class linear SVM with C = 1 (``g(x) = 1`` iff ``a^T x + b > 0``),
-    the seed-004 rule (Xiao, Hua and Dougherty 2007, sec. 3; ``reproduction-targets.md``
+def linear_svm(X: np.ndarray, codes: np.ndarray, C: float = 1.0) -> tuple[np.ndarray, float]:
+    """``(a, b)`` of the two-class linear SVM (``g(x) = 1`` iff ``a^T x + b > 0``), the
+    seed-004 rule (Xiao, Hua and Dougherty 2007, sec. 3; ``reproduction-targets.md``
     sec. 5.4: C = 1, libsvm's default, no scaling), bit for bit
-    ``SVC(kernel="linear", C=1.0).fit(X, codes)``'s ``coef_[0]`` and ``intercept_[0]``.
+    ``SVC(kernel="linear", C=C).fit(X, codes)``'s ``coef_[0]`` and ``intercept_[0]``.
 
     libsvm is called directly with the arguments :class:`sklearn.svm.SVC` passes it (C-SVC,
     tolerance 1e-3, shrinking, no class or sample weights), skipping scikit-learn's parameter
@@ -319,6 +320,8 @@ def linear_svm(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, float]:
     X : ndarray of shape (n_samples, n_features)
     codes : ndarray of int
         Class codes 0 and 1, both present.
+    C : float, default=1.0
+        The penalty of the soft margin (the paper does not state it; libsvm's default).
 
     Returns
     -------
@@ -330,14 +333,14 @@ def linear_svm(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, float]:
     if fns is None:  # pragma: no cover - a future scikit-learn
         from sklearn.svm import SVC
 
-        svc = SVC(kernel="linear", C=1.0).fit(X, codes)
+        svc = SVC(kernel="linear", C=C).fit(X, codes)
         return svc.coef_[0].copy(), float(svc.intercept_[0])
     fit, quiet = fns
     quiet(0)                       # SVC sets libsvm's console output before every fit
     y = np.asarray(codes, dtype=np.float64, order="C")
     # gamma is not used by the linear kernel (SVC passes 1 / (p Var X), "scale")
     _, sv, _, dual, intercept, *_ = fit(
-        X, y, svm_type=0, sample_weight=_EMPTY, class_weight=_ONES2, kernel="linear", C=1.0,
+        X, y, svm_type=0, sample_weight=_EMPTY, class_weight=_ONES2, kernel="linear", C=C,
         nu=0.5, probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200,
         coef0=0.0, gamma=1.0, epsilon=0.0, max_iter=-1, random_seed=0)
     coef = (-dual) @ sv            # SVC flips the signs of a two-class model
@@ -368,10 +371,12 @@ def _knn_k(name: str) -> int | None:
 
 class Rule:
     """A classification rule by name (``"lda"``, ``"Knn"``, ``"svm"``) or a scikit-learn
-    classifier; :meth:`fit` designs it on ``(X, codes)``."""
+    classifier; :meth:`fit` designs it on ``(X, codes)``. ``C`` is the linear SVM's penalty
+    (1, libsvm's default, unless given; only the SVM has one)."""
 
-    def __init__(self, classifier="lda"):
+    def __init__(self, classifier="lda", *, C: float = 1.0):
         self.spec = classifier
+        self.C = _svm_c(C)
         if isinstance(classifier, str):
             key = classifier.strip().lower()
             if key == "lda":
@@ -392,11 +397,16 @@ class Rule:
                 f"classifier {classifier!r} is neither a name ('lda', 'svm', 'Knn') nor a "
                 "scikit-learn classifier (with fit and predict)."
             )
+        if self.kind != "svm" and self.C != 1.0:
+            raise StablefsError(f"C = {C!r} applies to the linear SVM ('svm') only, not to "
+                                f"{self.name}.")
 
     @property
     def name(self) -> str:
         if self.kind == "knn":
             return f"{self.k}nn"
+        if self.kind == "svm" and self.C != 1.0:
+            return f"svm (C = {self.C:g})"
         return self.kind if self.kind != "sklearn" else type(self.spec).__name__
 
     def fit(self, X: np.ndarray, codes: np.ndarray, n_classes: int) -> _Fitted:
@@ -409,11 +419,11 @@ class Rule:
             return _Fitted(n_classes, kind="knn", X=X, codes=codes, k=self.k)
         if self.kind == "svm":
             if n_classes == 2 and np.count_nonzero(counts) == 2:
-                a, b = linear_svm(X, codes)
+                a, b = linear_svm(X, codes, self.C)
                 return _Fitted(2, kind="svm", linear=(a, b))
             from sklearn.svm import SVC
 
-            svc = SVC(kernel="linear", C=1.0).fit(X, codes)
+            svc = SVC(kernel="linear", C=self.C).fit(X, codes)
             if n_classes == 2 and len(svc.classes_) == 2:
                 return _Fitted(2, kind="svm", linear=(svc.coef_[0].copy(),
                                                       float(svc.intercept_[0])))
@@ -424,10 +434,24 @@ class Rule:
         return _Fitted(n_classes, kind="sklearn", model=model)
 
 
-def make_rule(classifier="lda") -> Rule:
+def make_rule(classifier="lda", *, C: float | None = None) -> Rule:
     """The classification rule named ``classifier`` (see :data:`RULES`) or wrapping a
-    scikit-learn classifier."""
-    return classifier if isinstance(classifier, Rule) else Rule(classifier)
+    scikit-learn classifier; ``C`` sets the linear SVM's penalty (default 1)."""
+    if isinstance(classifier, Rule):
+        if C is not None and _svm_c(C) != classifier.C:
+            raise StablefsError(f"C = {C!r} given for a rule that already has C = "
+                                f"{classifier.C:g}.")
+        return classifier
+    return Rule(classifier) if C is None else Rule(classifier, C=C)
+
+
+def _svm_c(C) -> float:
+    """The SVM penalty ``C`` as a float, or a one-line error."""
+    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not math.isfinite(C) \
+            or C <= 0:
+        raise StablefsError(f"C = {C!r}: the SVM's penalty must be a positive number "
+                            "(libsvm's default is 1).")
+    return float(C)
 
 
 # --------------------------------------------------------------------- kernel widths

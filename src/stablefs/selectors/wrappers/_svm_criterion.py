@@ -1,4 +1,5 @@
-"""The linear-SVM criterion part (two classes, C = 1) under (semi-)bolstering."""
+"""The linear-SVM criterion part (two classes, C of the rule, 1 by default) under
+(semi-)bolstering."""
 
 from __future__ import annotations
 
@@ -11,16 +12,16 @@ from stablefs.selectors.wrappers._criterion_base import RulePart, _ee
 #: one libsvm call per candidate (the same solutions on the same kernel matrix, tested)
 COMPILED = True
 
-#: libsvm's settings in :class:`sklearn.svm.SVC`: C and the stopping tolerance
-SVM_C = 1.0
+#: libsvm's stopping tolerance in :class:`sklearn.svm.SVC` (C is the rule's, ``Rule.C``)
 SVM_TOL = 1e-3
 
 
 class SVMPart(RulePart, WidthMixin):
-    """The two-class linear SVM (C = 1) under (semi-)bolstering: one SVM solve per candidate,
-    then the signed distances, the kernel widths (:meth:`WidthMixin._dhat_add`) and the
-    closed-form terms ``Phi(-s_i / sigma_i)`` of all candidates at once. Cross-validation
-    parts count errors candidate by candidate (:class:`RulePart`).
+    """The two-class linear SVM (penalty ``rule.C``, 1 by default) under (semi-)bolstering:
+    one SVM solve per candidate, then the signed distances, the kernel widths
+    (:meth:`WidthMixin._dhat_add`) and the closed-form terms ``Phi(-s_i / sigma_i)`` of all
+    candidates at once. Cross-validation parts count errors candidate by candidate
+    (:class:`RulePart`).
 
     The solves of a step run in one compiled call
     (:func:`~stablefs.selectors.wrappers._wrapper_kernels.svc_margins_add`): libsvm's SMO
@@ -70,10 +71,10 @@ class SVMPart(RulePart, WidthMixin):
             Xs = self.Xt[:, sub]
             if COMPILED:
                 coef, rho = svc_dual(linear_kernel(np.ascontiguousarray(Xs[self._gorder])),
-                                     self._gsign, SVM_C, SVM_TOL)
+                                     self._gsign, self.rule.C, SVM_TOL)
                 a, b = self._direction(Xs, coef, rho)
             else:
-                a, b = svm(Xs, yf)
+                a, b = svm(Xs, yf, self.rule.C)
             diff[:, q] = Xs @ a + b
             norm[q] = np.sqrt(a @ a)
         return diff, norm
@@ -94,12 +95,12 @@ class SVMPart(RulePart, WidthMixin):
             Xg = self.Xt[self._gorder]
             dg, norm = svc_margins_add(np.ascontiguousarray(Xg[:, cols]),
                                        np.ascontiguousarray(Xg[:, cands]), self._gsign,
-                                       SVM_C, SVM_TOL)
+                                       self.rule.C, SVM_TOL)
             diff[self._gorder] = dg.T
             return diff, norm
         for q, j in enumerate(cands):
             buf[:, k] = self._XT[j]
-            a, b = svm(buf, yf)
+            a, b = svm(buf, yf, self.rule.C)
             diff[:, q] = buf @ a + b
             norm[q] = np.sqrt(a @ a)
         return diff, norm
