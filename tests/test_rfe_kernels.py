@@ -14,6 +14,7 @@ from stablefs.selectors._rfe_kernels import (
     nonzero_beyond,
     permute_columns,
     permuted_transpose,
+    scaled_transpose,
     weights_by_feature,
 )
 
@@ -114,6 +115,39 @@ def test_permuted_transpose_of_a_strided_view():
     X = np.arange(60.0).reshape(6, 10)[::2, 1::3]
     columns = np.array([2, 0, 1])
     assert np.array_equal(permuted_transpose(X, columns), X[columns].T)
+
+
+def _numpy_minmax_t(X):
+    """The NumPy reference of the scaled working copy (SVM-RFE's min-max scaling before the
+    compiled pass)."""
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    span[span == 0] = 1.0
+    XT = np.empty((X.shape[1], X.shape[0]))
+    np.subtract(X.T, lo[:, None], out=XT)
+    XT /= span[:, None]
+    return XT, lo, span
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 80), st.sampled_from("CF"), st.floats(1e-3, 1e6),
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_scaled_transpose_equals_numpy_bit_for_bit(n, p, order, scale, rounded, seed):
+    rng = np.random.default_rng(seed)
+    X = scale * rng.standard_normal((n, p)) + rng.uniform(-5, 5)
+    if rounded:
+        X = np.round(X)  # ties and constant features
+    X = np.asarray(X, order=order)
+    expected, lo, span = _numpy_minmax_t(X)
+    XT = scaled_transpose(X, lo, span)
+    assert XT.flags.c_contiguous
+    assert np.array_equal(XT, expected)
+
+
+def test_scaled_transpose_of_a_strided_view():
+    X = np.arange(60.0).reshape(6, 10)[::2, 1::3] ** 1.5
+    expected, lo, span = _numpy_minmax_t(X)
+    assert np.array_equal(scaled_transpose(X, lo, span), expected)
 
 
 @settings(max_examples=100, deadline=None)

@@ -15,6 +15,9 @@
 - :func:`permuted_transpose` -- the working copy made in one pass, features x samples, with
   the samples already in that order (the first fit needs only the Gram matrix, which comes
   from the caller's data directly);
+- :func:`scaled_transpose` -- the min-max scaled working copy, features x samples, in one
+  pass (NumPy needed a transposing subtraction and an in-place division: 4.0 against
+  1.3 ms on Lung's 181 x 12533 from pandas);
 - :func:`nonzero_beyond` -- the support vectors outside the leading columns.
 
 Each kernel computes exactly what its NumPy reference computes (tested bit for bit in
@@ -156,6 +159,29 @@ def permuted_transpose(X, columns):  # pragma: no cover - compiled
                 s = columns[c]
                 for f in range(f0, f1):
                     XT[f, c] = X[s, f]
+    return XT
+
+
+@njit(cache=True, nogil=True)
+def scaled_transpose(X, lo, span):  # pragma: no cover - compiled
+    """A new C array ``XT`` of shape ``(p, n)`` with ``XT[f, c] = (X[c, f] - lo[f]) /
+    span[f]``: ``((X - lo) / span).T`` rounded exactly as NumPy rounds it (one subtraction
+    and one division per value, IEEE correctly rounded). One pass over ``X``, read in blocks
+    of 32 features per sample when ``X`` is sample-major (as :func:`permuted_transpose`)."""
+    n, p = X.shape
+    XT = np.empty((p, n))
+    if X.strides[0] <= X.strides[1]:  # feature-major: each feature's values are contiguous
+        for f in range(p):
+            a = lo[f]
+            b = span[f]
+            for c in range(n):
+                XT[f, c] = (X[c, f] - a) / b
+    else:
+        for f0 in range(0, p, 32):
+            f1 = min(f0 + 32, p)
+            for c in range(n):
+                for f in range(f0, f1):
+                    XT[f, c] = (X[c, f] - lo[f]) / span[f]
     return XT
 
 

@@ -205,16 +205,15 @@ def _minmax_t(X: np.ndarray) -> np.ndarray:
     Raises for non-finite ``X``: a NaN makes its feature's minimum NaN and an infinity its
     range infinite, so checking the ranges checks every value.
     """
-    XT = np.empty((X.shape[1], X.shape[0]))
+    from stablefs.selectors._rfe_kernels import scaled_transpose  # Numba: on first use
+
     lo = X.min(axis=0)
     with np.errstate(over="ignore", invalid="ignore"):  # checked just below
         span = X.max(axis=0) - lo
     if not np.isfinite(span).all():
         raise _not_finite(X)
     span[span == 0] = 1.0
-    np.subtract(X.T, lo[:, None], out=XT)
-    XT /= span[:, None]
-    return XT
+    return scaled_transpose(X, lo, span)
 
 
 @dataclass(frozen=True)
