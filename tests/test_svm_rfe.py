@@ -126,8 +126,9 @@ def test_schedule_halve_and_int():
 
 
 @settings(max_examples=200, deadline=None)
-@given(p=st.integers(1, 3000), step=st.sampled_from(["0.1", "0.05", "0.25", "0.5", "0.3", "1",
-                                                     "2", "7", "halve"]), data=st.data())
+@given(p=st.integers(1, 3000), step=st.sampled_from(["0.1", "0.05", "0.25", "0.5", "0.3", "0.37",
+                                                     "0.123", "1", "2", "7", "halve"]),
+       data=st.data())
 def test_schedule_rule(p, step, data):
     """Each removal is the rule's, cut at k (above k) or at 1 (below k)."""
     k = data.draw(st.integers(1, p))

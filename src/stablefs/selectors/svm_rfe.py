@@ -89,8 +89,8 @@ def _check_step(step):
 
 def _n_removed(m: int, kind: str, value) -> int:
     """Features the rule removes from ``m`` remaining, before the clamps."""
-    if kind == "fraction":
-        return max(1, math.ceil(value * m))
+    if kind == "fraction":  # ceil(value * m) in integers (Fraction arithmetic: ~5 us a call)
+        return max(1, -(-value.numerator * m // value.denominator))
     if kind == "count":
         return value
     if m > HALVE_TO:
