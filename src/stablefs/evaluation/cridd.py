@@ -432,7 +432,10 @@ def cridd(model="equal", *, selector="sfs", classifier="lda", cv="cv10", n_sampl
     selector : str or selector, default="sfs"
         ``"ttest"``, ``"sfs"``, ``"sffs"`` (the paper's), or any method string / selector
         (its top ``d`` by ``ranking_``).
-    classifier : {"lda", "3nn", "svm"} or classifier, default="lda"
+    classifier : {"lda", "3nn", "svm"}, Rule or classifier, default="lda"
+        The rule whose errors are measured, also judged by the SFS/SFFS criterion; a
+        :func:`~stablefs.evaluation.error_estimators.make_rule` rule sets the linear SVM's
+        penalty (``make_rule("svm", C=0.1)``; the paper's C is not stated, 1 by default).
     cv : str or int, default="cv10"
         ``"cv10"``, ``"loo"``, ``"cvK"`` or a number of folds.
     n_samples : int, default=50
