@@ -197,6 +197,23 @@ def test_reproduce_xiao2007_cridd_tiny_configuration(tmp_path):
         exp.check_config(config_from(config, {"models": ("cubic",)}))
 
 
+def test_reproduce_xiao2007_cridd_states_a_control_penalty(tmp_path):
+    """A run with svm_c other than 1 says so at the top of its report and in its notes."""
+    from stablefs.experiments import get_experiment, reproduce
+    from stablefs.experiments._base import config_from
+
+    exp = get_experiment("xiao2007-cridd")
+    config = config_from(exp.quick_config(), {
+        "sample_sizes": (20,), "classifiers": ("svm",), "cvs": ("cv5",),
+        "selectors": ("ttest",), "n_runs": 4, "runs_per_unit": 2, "n_test": 300,
+        "n_bootstrap": 20, "svm_c": 0.5})
+    exp.check_config(config)
+    reproduce(exp, config, tmp_path / "run", seed=2, figures=False)
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "The SVM's C is 0.5, a control of the reading C = 1" in report
+    assert "the SVM is linear with C = 0.5 (libsvm)" in report
+
+
 def test_mu_best_default_reproduces_table1_var_dEb():
     """The default height of mu on the ten best features is calibrated to Table 1 of Xiao, Hua
     and Dougherty (2007): the pooled Var(dE_b) of LDA, CV10, N = 50 is 17.48e-4. A small run

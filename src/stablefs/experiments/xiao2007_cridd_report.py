@@ -185,5 +185,9 @@ class Xiao2007CriddReport(_Analysis):
         return notes
 
     def summary(self, claims: list[Claim]) -> list[str]:
-        return [f"{len(self.table)} cells, {int(self.table.n_runs.sum())} Monte-Carlo runs in "
-                "all"]
+        out = [f"{len(self.table)} cells, {int(self.table.n_runs.sum())} Monte-Carlo runs in "
+               "all"]
+        if self.c.svm_c != 1 and "svm" in set(self.table.classifier):
+            out.append(f"The SVM's C is {self.c.svm_c:g}, a control of the reading C = 1 "
+                       "(libsvm's default; the paper does not state C).")
+        return out
