@@ -197,6 +197,32 @@ def test_reproduce_xiao2007_cridd_tiny_configuration(tmp_path):
         exp.check_config(config_from(config, {"models": ("cubic",)}))
 
 
+def test_experiment_units_use_mu_other():
+    """mu_other reaches the model: with the other features' means raised towards the best
+    ones, the t-test picks fewer of the best ten; 0 and values at or above mu_best are checked."""
+    import dataclasses
+
+    from stablefs.experiments import get_experiment
+    from stablefs.experiments.xiao2007_cridd import MU_OTHER, Xiao2007Config, _unit, cells
+
+    config = Xiao2007Config(models=("equal",), sample_sizes=(50,), classifiers=("lda",),
+                            cvs=("cv10",), selectors=("ttest",), n_runs=20, runs_per_unit=20)
+    by_key = {c["key"]: c for c in cells(config)}
+    key = next(iter(by_key)) + (0,)
+    best = set(range(0, 200, 20))
+    found = {}
+    for h in (0.0, MU_OTHER, 0.25):
+        cfg = dataclasses.asdict(dataclasses.replace(config, mu_other=h))
+        F = _unit(key, cells_by_key=by_key, cfg=cfg, seed=0)["F"]
+        found[h] = sum(len(best & set(map(int, f))) for f in F)
+    assert found[0.25] < found[MU_OTHER] <= found[0.0]
+    exp = get_experiment("xiao2007-cridd")
+    exp.check_config(dataclasses.replace(config, mu_other=0.0))
+    for bad in (-0.01, config.mu_best, 1.0):
+        with pytest.raises(StablefsError, match="mu_other"):
+            exp.check_config(dataclasses.replace(config, mu_other=bad))
+
+
 def test_reproduce_xiao2007_cridd_states_a_control_penalty(tmp_path):
     """A run with svm_c other than 1 says so at the top of its report and in its notes."""
     from stablefs.experiments import get_experiment, reproduce

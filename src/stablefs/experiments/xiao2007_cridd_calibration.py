@@ -32,12 +32,18 @@ CALIBRATION_TARGET = 17.48e-4
 MU_BEST = 0.315
 
 
-def base_mu(mu_best: float = MU_BEST) -> np.ndarray:
+#: top of the linear fall of mu over the 19 other features of each block (0.05 to 0.0026)
+MU_OTHER = 0.05
+
+
+def base_mu(mu_best: float = MU_BEST, mu_other: float = MU_OTHER) -> np.ndarray:
     """The base mean vector mu of the experiment: :func:`stablefs.datasets.xiao2007_mu` with
-    height ``mu_best`` on the ten best features (Xiao, Hua and Dougherty 2007, sec. 2.2)."""
+    height ``mu_best`` on the ten best features and ``mu_other`` falling linearly over the
+    others (Xiao, Hua and Dougherty 2007, sec. 2.2 and Fig. 2, which shows mu only as a
+    plot)."""
     from stablefs.datasets import xiao2007_mu
 
-    return xiao2007_mu(best=float(mu_best))
+    return xiao2007_mu(best=float(mu_best), other=float(mu_other))
 
 
 def var_dEb_lda_cv10(mu_best: float, n_runs: int, seed: int = 7) -> tuple[float, float]:
