@@ -224,7 +224,8 @@ def test_experiment_units_use_mu_other():
 
 
 def test_reproduce_xiao2007_cridd_states_a_control_penalty(tmp_path):
-    """A run with svm_c other than 1 says so at the top of its report and in its notes."""
+    """A run with svm_c other than 1 or mu_other other than 0.05 says so at the top of its
+    report and in its notes."""
     from stablefs.experiments import get_experiment, reproduce
     from stablefs.experiments._base import config_from
 
@@ -232,12 +233,14 @@ def test_reproduce_xiao2007_cridd_states_a_control_penalty(tmp_path):
     config = config_from(exp.quick_config(), {
         "sample_sizes": (20,), "classifiers": ("svm",), "cvs": ("cv5",),
         "selectors": ("ttest",), "n_runs": 4, "runs_per_unit": 2, "n_test": 300,
-        "n_bootstrap": 20, "svm_c": 0.5})
+        "n_bootstrap": 20, "svm_c": 0.5, "mu_other": 0.0})
     exp.check_config(config)
     reproduce(exp, config, tmp_path / "run", seed=2, figures=False)
     report = (tmp_path / "run" / "report.md").read_text()
     assert "The SVM's C is 0.5, a control of the reading C = 1" in report
     assert "the SVM is linear with C = 0.5 (libsvm)" in report
+    assert "mu on the other features is 0 (pure noise), a control of the reading 0.05" in report
+    assert "and 0 (pure noise) on the others" in report
 
 
 def test_mu_best_default_reproduces_table1_var_dEb():

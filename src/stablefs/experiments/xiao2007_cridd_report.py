@@ -148,9 +148,10 @@ class Xiao2007CriddReport(_Analysis):
             f"stablefs.datasets.xiao2007_mu with {self.c.mu_best:g} on the first feature of each "
             "block (the ten best; the default is calibrated to Table 1's pooled Var(dE_b) of "
             "LDA, CV10, N = 50, 17.48e-4, a variance without feature selection) and "
-            f"{self.c.mu_other:g} falling linearly to {self.c.mu_other / 19:.2g} on the others "
-            "(not calibrated: no published number pins them). Variances with selection need "
-            "not match.",
+            + (f"{self.c.mu_other:g} falling linearly to {self.c.mu_other / 19:.2g}"
+               if self.c.mu_other > 0 else "0 (pure noise)")
+            + " on the others (not calibrated: no published number pins them). Variances with "
+            "selection need not match.",
             "Var(dE_b) is pooled over the selectors of a row, as the paper does; each cell's "
             "own Var(dE_b) is in tables/cridd.csv (var_dEb_own). mean^2(dE_b) is that of the "
             "pooled sample.",
@@ -190,8 +191,10 @@ class Xiao2007CriddReport(_Analysis):
         out = [f"{len(self.table)} cells, {int(self.table.n_runs.sum())} Monte-Carlo runs in "
                "all"]
         if self.c.mu_other != MU_OTHER:
-            out.append(f"mu on the other features falls from {self.c.mu_other:g}, a control of "
-                       f"the reading {MU_OTHER:g} (the paper shows mu only as a plot).")
+            shape = (f"falls from {self.c.mu_other:g}" if self.c.mu_other > 0
+                     else "is 0 (pure noise)")
+            out.append(f"mu on the other features {shape}, a control of the reading "
+                       f"{MU_OTHER:g} (the paper shows mu only as a plot).")
         if self.c.svm_c != 1 and "svm" in set(self.table.classifier):
             out.append(f"The SVM's C is {self.c.svm_c:g}, a control of the reading C = 1 "
                        "(libsvm's default; the paper does not state C).")
