@@ -223,13 +223,13 @@ def _unit(key, *, cells_by_key: dict, cfg: dict, seed: int) -> dict[str, np.ndar
     runs = range(block * per, min((block + 1) * per, cell["n_runs"]))
     rule = cell["classifier"]
     if rule == "svm":
-        rule = make_rule("svm", C=cfg.get("svm_c", 1.0))
+        rule = make_rule("svm", C=cfg["svm_c"])
     out = cridd_runs(cell["model"], selector=cell["selector"], classifier=rule,
                      cv=cell["cv"], n_samples=cell["n_samples"], runs=list(runs),
                      random_state=_cell_seed(seed, cell["key"]),
                      n_features_to_select=cfg["n_features_to_select"], n_test=cfg["n_test"],
                      model_params={"mu": base_mu(cfg["mu_best"],
-                                                 cfg.get("mu_other", MU_OTHER))})
+                                                 cfg["mu_other"])})
     return {k: out[k] for k in ("dE", "dEb", "E", "Eb", "Ehat", "Ehat_b", "F")}
 
 
