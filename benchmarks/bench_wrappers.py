@@ -13,8 +13,10 @@ other jobs inflate wall time, not CPU time) and wall time:
    Xiao, Hua and Dougherty (2007), with the bolstered-LDA criterion (the paper's setting), best of
    ``-r`` repeats; also 3NN semi-bolstered and linear-SVM bolstered (one repeat each);
 2. mlxtend's ``SequentialFeatureSelector(k_features=10, forward=True, floating=False|True,
-   cv=0)`` with ``scoring = -bolstered_error(X_subset, y, "lda")`` (the same criterion, one subset
-   at a time): its time, the speed ratio, and whether both return the same subset (our SFFS with
+   cv=0)`` on the same three criteria, one subset at a time (``scoring = -bolstered_error(
+   X_subset, y, "lda")``, ``-semi_bolstered_error(X_subset, y, "3nn", noise=...)`` with the
+   criterion's own draws of each feature, and ``-bolstered_error(X_subset, y, "svm")``): its
+   time, the speed ratio, and whether both return the same subset (our SFFS with
    ``exclusion="mlxtend"``, mlxtend's conditional-exclusion rule);
 3. one CRIDD cell, ``cridd("equal", selector="sfs", classifier="lda", cv="cv10",
    n_samples=50, n_runs=1000)`` (Algorithm 1: 11 SFS runs per Monte-Carlo run), with
@@ -75,7 +77,8 @@ def part_search(X, y, repeat: int) -> None:
 
 
 def part_mlxtend(X, y, repeat: int) -> None:
-    print("2. mlxtend SequentialFeatureSelector on the same bolstered-LDA criterion")
+    print("2. mlxtend SequentialFeatureSelector on the same criteria (CPU, best of repeats for "
+          "stablefs, one run of mlxtend)")
     try:
         from mlxtend.feature_selection import SequentialFeatureSelector
     except ImportError:
@@ -83,19 +86,41 @@ def part_mlxtend(X, y, repeat: int) -> None:
         return
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-    def scorer(est, Xs, ys):
+    from stablefs.evaluation.error_estimators import semi_bolstered_error
+    from stablefs.selectors.wrappers._criterion_base import Noise
+
+    # mlxtend hands the scorer the subset's columns only; the 3NN criterion's draws belong to
+    # the features (common random numbers, one stream per feature from the criterion's seed),
+    # so the scorer finds each column's feature by its values to give it the same draws
+    column = {X[:, j].tobytes(): j for j in range(X.shape[1])}
+    seed = int(np.random.default_rng(0).integers(2**63))  # make_criterion's, random_state=0
+    noise = Noise(seed, X.shape[0], 10)
+
+    def lda(est, Xs, ys):
         return -bolstered_error(Xs, ys, "lda")
 
-    for floating in (False, True):
-        ours = SFFS(10, exclusion="mlxtend") if floating else SFS(10)
-        c1, w1, fitted = timed(lambda o=ours: o.fit(X, y), repeat)
-        c2, w2, ref = timed(lambda f=floating: SequentialFeatureSelector(
-            LinearDiscriminantAnalysis(), k_features=10, forward=True, floating=f,
-            scoring=scorer, cv=0, n_jobs=1).fit(X, y), 1)
-        same = set(fitted.get_support(indices=True)) == set(ref.k_feature_idx_)
-        print(f"   {'floating' if floating else 'plain':8s} stablefs {1e3 * c1:8.1f} ms CPU, "
-              f"mlxtend {c2:7.2f} s CPU: ratio {c2 / c1:7.0f}x (wall {w2 / w1:7.0f}x); "
-              f"same subset: {same}")
+    def knn(est, Xs, ys):
+        cols = [column[Xs[:, j].tobytes()] for j in range(Xs.shape[1])]
+        eps = np.stack([noise.feature(f) for f in cols], axis=2)  # (n, draws, features)
+        return -semi_bolstered_error(Xs, ys, "3nn", noise=eps)
+
+    def svm(est, Xs, ys):
+        return -bolstered_error(Xs, ys, "svm")
+
+    for est, crit, scorer in (("lda", "bolstered", lda), ("3nn", "semi-bolstered", knn),
+                              ("svm", "bolstered", svm)):
+        for floating in (False, True):
+            kind = SFFS if floating else SFS
+            extra = {"exclusion": "mlxtend"} if floating else {}
+            ours = kind(10, estimator=est, criterion=crit, random_state=0, **extra)
+            c1, w1, fitted = timed(lambda o=ours: o.fit(X, y), repeat)
+            c2, w2, ref = timed(lambda f=floating, s=scorer: SequentialFeatureSelector(
+                LinearDiscriminantAnalysis(), k_features=10, forward=True, floating=f,
+                scoring=s, cv=0, n_jobs=1).fit(X, y), 1)
+            same = set(fitted.get_support(indices=True)) == set(ref.k_feature_idx_)
+            print(f"   {'SFFS' if floating else 'SFS':4s} {est} {crit:15s} stablefs "
+                  f"{1e3 * c1:8.1f} ms, mlxtend {c2:7.2f} s: ratio {c2 / c1:6.0f}x (wall "
+                  f"{w2 / w1:6.0f}x); same subset: {same}")
 
 
 def part_cridd(runs: int, n_jobs: int) -> None:
