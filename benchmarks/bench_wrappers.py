@@ -217,21 +217,21 @@ def part_limits(X, y, repeat: int) -> None:
           f"kept by the bounds in {cl['steps']} steps)")
     # --- 3NN: elements of the compiled Monte-Carlo vote
     count = [0]
-    vote = wk.mc_vote_two_class
+    vote = wk.mc_errors_two_class
 
-    def counted(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):
-        count[0] += pts.size * perm.size * EM.shape[0] * js.size
-        return vote(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K)
+    def counted(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct, skip):
+        count[0] += pts.size * perm.size * NB.shape[2] * js.size
+        return vote(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct, skip)
 
     cpu3, _, res3 = timed(lambda: sfs(make_criterion(X, y, estimator="3nn",
                                                      criterion="semi-bolstered",
                                                      random_state=0), 10), repeat)
-    wk.mc_vote_two_class = counted
+    wk.mc_errors_two_class = counted
     try:
         sfs(make_criterion(X, y, estimator="3nn", criterion="semi-bolstered", random_state=0),
             10)
     finally:
-        wk.mc_vote_two_class = vote
+        wk.mc_errors_two_class = vote
     print(f"   3NN semi-bolstered: {1e3 * cpu3:.1f} ms, {count[0] / 1e6:.1f} M vote elements "
           f"({1e9 * cpu3 / count[0]:.2f} ns each, the whole search included)")
     # --- SVM: SMO iterations of the same path's solves

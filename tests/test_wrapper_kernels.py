@@ -31,10 +31,11 @@ def _contexts(X, y, estimator, criterion, seed):
 
 
 @pytest.mark.parametrize("estimator", ["1nn", "3nn"])
+@pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
 @pytest.mark.parametrize("rounded", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_compiled_vote_equals_the_numpy_vote_bit_for_bit(estimator, rounded, seed):
-    # the kernel's votes (ties resolved by the sorted vote) against the NumPy running order
+def test_compiled_errors_equal_the_numpy_votes_bit_for_bit(estimator, criterion, rounded, seed):
+    # the kernel's counts (ties resolved by the sorted vote) against the NumPy running order
     # statistics over the (neighbours, draws, points, candidates) tensor, on arbitrary
     # candidate and point subsets; rounded data give tied statistics
     X, y = _data(11 + seed, 13, 10, seed=50 + seed)
@@ -42,73 +43,110 @@ def test_compiled_vote_equals_the_numpy_vote_bit_for_bit(estimator, rounded, see
         X = np.round(2 * X) / 2
         X[4] = X[2]
     rng = np.random.default_rng(seed)
-    checked = ties = 0
-    for part, ctx, cands in _contexts(X, y, estimator, "semi-bolstered", seed):
+    checked = ties = skipped = 0
+    for part, ctx, cands in _contexts(X, y, estimator, criterion, seed):
         ci = np.sort(rng.choice(cands.size, size=max(1, cands.size - 2), replace=False))
         pts = rng.permutation(X.shape[0])[:17]
-        fast = part._vote_compiled(ctx, ci, pts)
-        ref = part._vote_lfirst(ctx, ci, pts)
-        assert fast.shape == ref.shape
+        fast = part._errors_compiled(ctx, ci, pts)
+        pred = part._vote_lfirst(ctx, ci, pts)                      # (mc, ni, M)
+        ref = np.count_nonzero(pred != part.ct[pts][None, :, None], axis=2)
+        mask = ctx["wrong"][np.ix_(pts, ci)].T
+        if criterion == "semi-bolstered":
+            ref[mask] = 0
+            skipped += int(np.count_nonzero(mask))
+        else:
+            assert not ctx["skip"].any()
+        assert fast.shape == ref.shape and fast.dtype == np.int64
         assert np.array_equal(fast, ref)
-        from stablefs.selectors.wrappers._wrapper_kernels import mc_vote_two_class
+        assert np.array_equal(part._mc_terms(ctx, ci, pts), ref / part.noise.n_draws)
+        from stablefs.selectors.wrappers._wrapper_kernels import mc_errors_two_class
 
-        raw = mc_vote_two_class(part.Xt, ctx["cands"][ci], ci, pts, ctx["perm"], ctx["n0"],
-                                ctx["A"], ctx["B"], ctx["EM"], ctx["half_inv_sig"], part.K)
-        ties += int(np.count_nonzero(raw < 0))
+        _, raw_ties = mc_errors_two_class(part.Xt, ctx["cands"][ci], ci, pts, ctx["perm"],
+                                          ctx["n0"], ctx["A"], ctx["B"], ctx["NB"],
+                                          ctx["half_inv_sig"], part.K, part._ct64,
+                                          ctx["skip"])
+        ties += raw_ties.shape[0]
         checked += 1
     assert checked >= 2
     if rounded and estimator == "1nn":
         assert ties > 0  # the tie path is exercised
+    if criterion == "semi-bolstered" and estimator == "3nn":
+        assert skipped > 0  # so is the skip of misclassified points (1NN has none)
 
 
-def _reference_votes(Xt, js, ci, pts, perm, n0, A, B, EM, his, K):
+def _reference_errors(Xt, js, ci, pts, perm, n0, A, B, NB, his, K, ct, skip):
     """The kernel's definition, one draw at a time: each class's ``(K + 1)/2``-th smallest
-    value (inf for a smaller class), -1 on equality."""
+    value (inf for a smaller class) decides the vote; equal values are listed as ties."""
     r = (K + 1) // 2
-    M = EM.shape[0]
-    out = np.empty((M, pts.size, js.size), dtype=np.int64)
+    M = NB.shape[2]
+    wrong = np.zeros((pts.size, js.size), dtype=np.int64)
+    ties = []
     for c, (j, cc) in enumerate(zip(js, ci)):
         for ii, i in enumerate(pts):
+            if skip[i, cc]:
+                continue
             d = Xt[i, j] - Xt[perm, j]
             h = (d * d + A[i]) * his[i, cc]
             for m in range(M):
-                t = (d * EM[m, i, cc] + B[i, m]) + h
+                t = (d * NB[j, i, m] + B[i, m]) + h
                 q = [np.sort(part)[r - 1] if part.size >= r else np.inf
                      for part in (t[:n0], t[n0:])]
-                out[m, ii, c] = 1 if q[1] < q[0] else (-1 if q[1] == q[0] else 0)
-    return out
+                if q[1] == q[0]:
+                    ties.append((c, ii, m))
+                else:
+                    wrong[ii, c] += int(q[1] < q[0]) != ct[i]
+    return wrong, np.array(ties, dtype=np.int64).reshape(-1, 3)
+
+
+def _same_ties(got, ref):
+    order = lambda t: t[np.lexsort(t.T[::-1])]  # noqa: E731
+    return np.array_equal(order(got), order(ref))
 
 
 @pytest.mark.parametrize("K", [1, 3])
 @pytest.mark.parametrize("n0, n", [(6, 11), (1, 7), (5, 6), (3, 3)])
 def test_kernel_equals_its_definition(K, n0, n):
     # small classes (one point: no second neighbour for 3NN), an empty class, integer data
-    # (tied statistics); arbitrary candidate and point subsets
-    from stablefs.selectors.wrappers._wrapper_kernels import mc_vote_two_class
+    # (tied statistics), skipped pairs; arbitrary candidate and point subsets
+    from stablefs.selectors.wrappers._wrapper_kernels import mc_errors_two_class
 
     rng = np.random.default_rng(10 * K + n0 + n)
     p, M = 7, 4
     Xt = rng.integers(-2, 3, (n, p)).astype(float)
     perm = rng.permutation(n)
+    ct = np.zeros(n, dtype=np.int64)
+    ct[perm[n0:]] = 1
     A = rng.integers(0, 4, (n, n)).astype(float)
     B = rng.integers(-2, 3, (n, M, n)).astype(float)
-    EM = rng.standard_normal((M, n, 5))
+    NB = rng.standard_normal((p, n, M))
     his = rng.random((n, 5)) + 0.5
+    skip = rng.random((n, 5)) < 0.2
     js = np.array([0, 3, 6], dtype=np.int64)
     ci = np.array([0, 2, 4], dtype=np.int64)
     pts = rng.permutation(n)[:max(1, n - 1)].astype(np.int64)
-    args = (Xt, js, ci, pts, perm.astype(np.int64), n0, A, B, EM, his, K)
-    got = mc_vote_two_class(*args)
-    assert np.array_equal(got, _reference_votes(*args))
-    EM[:] = np.round(EM)  # integer values: many equal statistics
-    got = mc_vote_two_class(*args)
-    ref = _reference_votes(*args)
-    assert np.array_equal(got, ref)
+    args = (Xt, js, ci, pts, perm.astype(np.int64), n0, A, B, NB, his, K, ct, skip)
+    got, got_ties = mc_errors_two_class(*args)
+    ref, ref_ties = _reference_errors(*args)
+    assert np.array_equal(got, ref) and _same_ties(got_ties, ref_ties)
+    NB[:] = np.round(NB)  # integer values: many equal statistics
+    got, got_ties = mc_errors_two_class(*args)
+    ref, ref_ties = _reference_errors(*args)
+    assert np.array_equal(got, ref) and _same_ties(got_ties, ref_ties)
     r = (K + 1) // 2
+    if min(n0, n - n0) >= r:  # every value equal: every evaluated draw ties (the list grows)
+        flat = (np.zeros_like(Xt), js, ci, pts, perm.astype(np.int64), n0, np.zeros_like(A),
+                np.zeros_like(B), np.zeros_like(NB), his, K, ct, skip)
+        got, got_ties = mc_errors_two_class(*flat)
+        ref, ref_ties = _reference_errors(*flat)
+        assert not got.any() and _same_ties(got_ties, ref_ties)
+        assert got_ties.shape[0] == M * np.count_nonzero(~skip[np.ix_(pts, ci)]) > 16
     if min(n0, n - n0) >= r:
-        assert (ref == -1).any()
+        assert ref_ties.shape[0] > 0
     else:  # a class without its order statistic never wins and never ties
-        assert not (ref == -1).any() and np.all(ref == (0 if n - n0 < r else 1))
+        assert ref_ties.shape[0] == 0
+        winner = 0 if n - n0 < r else 1
+        evaluated = ~skip[np.ix_(pts, ci)].T
+        assert np.array_equal(got.T, np.where(evaluated, M * (ct[pts] != winner)[None, :], 0))
 
 
 @pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])

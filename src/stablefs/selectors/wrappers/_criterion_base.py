@@ -75,6 +75,14 @@ class Noise:
         """Draws of the features ``cols``, shape ``(len(cols), n, M)``; the features' draws
         are also kept side by side, so that a step's candidates are one gather."""
         cols = np.asarray(cols, dtype=np.int64)
+        return self.block(cols)[cols]
+
+    def block(self, cols) -> np.ndarray:
+        """Every feature's draws drawn so far, side by side, ``block[f]`` of shape ``(n, M)``
+        for feature ``f``; the features ``cols`` are drawn first if they are not yet (rows
+        of features not drawn are undefined). No copy: a compiled kernel reads the
+        candidates' rows in place."""
+        cols = np.asarray(cols, dtype=np.int64)
         top = int(cols.max()) + 1 if cols.size else 0
         if self._block is None or self._block.shape[0] < top:
             size = max(top, 2 * (0 if self._block is None else self._block.shape[0]))
@@ -87,7 +95,7 @@ class Noise:
         for f in cols[~self._have[cols]]:
             self._block[f] = self.feature(f)
             self._have[f] = True
-        return self._block[cols]
+        return self._block
 
     def get(self, cols) -> np.ndarray:
         """Draws of the features ``cols``, shape ``(n, M, len(cols))``."""

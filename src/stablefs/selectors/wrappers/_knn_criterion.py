@@ -16,7 +16,7 @@ KNN_CHUNK = 2**20
 #: a partition of every row
 LFIRST = True
 
-#: the running order statistics by the compiled kernel (KNNPart._vote_compiled) instead of
+#: the running order statistics by the compiled kernel (KNNPart._errors_compiled) instead of
 #: NumPy passes over the (neighbours, draws, points, candidates) tensor
 COMPILED = True
 
@@ -66,6 +66,7 @@ class KNNPart(RulePart, WidthMixin):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.K = self.rule.k
+        self._ct64 = np.ascontiguousarray(self.ct, dtype=np.int64)  # the kernel's class codes
         counts = np.bincount(self.ct, minlength=self.g)
         self.fast = bool(np.count_nonzero(counts) >= 2)
         self._init_classes()
@@ -174,13 +175,27 @@ class KNNPart(RulePart, WidthMixin):
         eps_S = self.noise.get(cols)                                    # (n, M, k)
         A = np.square(Xk[:, None, :] - Xk[perm][None, :, :]).sum(axis=2)
         B = np.einsum("imf,if->im", eps_S, Xk)[:, :, None] - eps_S @ Xk[perm].T
-        E = self.noise.stack(cands)                                     # (m, n, M)
         n0 = int(np.count_nonzero(self.ct == 0))
+        skip = wrong if self.kind == "semi" else np.zeros(wrong.shape, dtype=bool)
         return {"cands": cands, "perm": perm, "inv": inv, "n0": n0, "A": A, "B": B,
-                "BL": np.ascontiguousarray(B.transpose(2, 1, 0)),       # (n_l, M, n_i)
-                "EM": np.ascontiguousarray(E.transpose(2, 1, 0)),       # (M, n, m)
-                "half_inv_sig": 0.5 / sig, "E": E, "wrong": wrong,
+                "NB": self.noise.block(cands),                          # (p', n, M)
+                "half_inv_sig": 0.5 / sig, "wrong": wrong,
+                "skip": np.ascontiguousarray(skip),
                 "two": self.g == 2 and self.K % 2 == 1 and 0 < n0 < n}
+
+    @staticmethod
+    def _tensor(ctx, key) -> np.ndarray:
+        """The NumPy paths' layouts of a step's draws and ``B``, made on first use: ``"E"``
+        the candidates' draws ``(m, n, M)``, ``"EM"`` the same as ``(M, n, m)``, ``"BL"``
+        ``B`` as ``(n_l, M, n_i)``."""
+        if key not in ctx:
+            if key == "E":
+                ctx[key] = ctx["NB"][ctx["cands"]]
+            elif key == "EM":
+                ctx[key] = np.ascontiguousarray(KNNPart._tensor(ctx, "E").transpose(2, 1, 0))
+            else:
+                ctx[key] = np.ascontiguousarray(ctx["B"].transpose(2, 1, 0))
+        return ctx[key]
 
     def _mc_terms(self, ctx, ci, pts) -> np.ndarray:
         """Monte-Carlo bolstered terms (fractions of misclassified draws), shape
@@ -197,8 +212,9 @@ class KNNPart(RulePart, WidthMixin):
         tensor instead of the distances' seven; the vote is :func:`knn_vote`'s (two classes:
         each class's ``(K + 1)/2``-th order statistic, ties by the sorted neighbour list)."""
         if ctx["two"] and self.K in (1, 3) and LFIRST:
-            pred = self._vote_compiled(ctx, ci, pts) if COMPILED else \
-                self._vote_lfirst(ctx, ci, pts)
+            if COMPILED:  # the same terms: count / M is np.mean's sum / M of the indicators
+                return self._errors_compiled(ctx, ci, pts) / self.noise.n_draws
+            pred = self._vote_lfirst(ctx, ci, pts)
             terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)
             if self.kind == "semi":
                 terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
@@ -210,7 +226,7 @@ class KNNPart(RulePart, WidthMixin):
         d = xj[:, pts, None] - xj[:, None, perm]                       # (mc, ni, n)
         H = ctx["A"][pts][None] + d * d
         H *= ctx["half_inv_sig"][pts][:, ci].T[:, :, None]
-        T = ctx["E"][ci][:, pts, :, None] * d[:, :, None, :]           # (mc, ni, M, n)
+        T = self._tensor(ctx, "E")[ci][:, pts, :, None] * d[:, :, None, :]  # (mc, ni, M, n)
         T += ctx["B"][pts][None]
         T += H[:, :, None, :]
         if ctx["two"]:
@@ -231,32 +247,36 @@ class KNNPart(RulePart, WidthMixin):
             terms[ctx["wrong"][np.ix_(pts, ci)].T] = 0.0
         return terms
 
-    def _vote_compiled(self, ctx, ci, pts) -> np.ndarray:
-        """:meth:`_vote_lfirst` by the compiled kernel
-        (:func:`~stablefs.selectors.wrappers._wrapper_kernels.mc_vote_two_class`: each value
-        computed once, with the same operations, so the same votes bit for bit); equal
-        statistics go to the vote on the sorted row, computed here for those draws only."""
-        from stablefs.selectors.wrappers._wrapper_kernels import mc_vote_two_class  # Numba
+    def _errors_compiled(self, ctx, ci, pts) -> np.ndarray:
+        """Misclassified draws per candidate and point, shape ``(len(ci), len(pts))``, by the
+        compiled kernel (:func:`~stablefs.selectors.wrappers._wrapper_kernels.\
+mc_errors_two_class`: each value computed with :meth:`_vote_lfirst`'s operations, so the
+        same votes bit for bit); draws with equal statistics go to the vote on the sorted row,
+        computed here for those draws only. Semi-bolstering's misclassified points count 0.
+        A view of a points-major array, so that the candidates' sums over the points add in
+        the order they always did (NumPy sums a strided axis left to right)."""
+        from stablefs.selectors.wrappers._wrapper_kernels import mc_errors_two_class  # Numba
 
         ci = np.ascontiguousarray(ci, dtype=np.int64)
         pts = np.ascontiguousarray(pts, dtype=np.int64)
         js = ctx["cands"][ci]
-        pred = mc_vote_two_class(self.Xt, js, ci, pts, ctx["perm"], ctx["n0"], ctx["A"],
-                                 ctx["B"], ctx["EM"], ctx["half_inv_sig"], self.K)
-        pred = pred.transpose(2, 1, 0)  # (mc, ni, M), strided as _vote_lfirst's (the same sums)
-        c, i, m = np.nonzero(pred < 0)
-        if c.size:
+        wrong, ties = mc_errors_two_class(self.Xt, js, ci, pts, ctx["perm"], ctx["n0"],
+                                          ctx["A"], ctx["B"], ctx["NB"], ctx["half_inv_sig"],
+                                          self.K, self._ct64, ctx["skip"])
+        if ties.shape[0]:
+            c, i, m = ties.T
             pi, cc, jj = pts[i], ci[c], js[c]
             perm = ctx["perm"]
             dL = self.Xt[pi, jj][:, None] - self.Xt[perm][:, jj].T     # (nt, n)
             H = dL * dL
             H += ctx["A"][pi]
             H *= ctx["half_inv_sig"][pi, cc][:, None]
-            rows = dL * ctx["EM"][m, pi, cc][:, None]
+            rows = dL * ctx["NB"][jj, pi, m][:, None]
             rows += ctx["B"][pi, m]
             rows += H
-            pred[c, i, m] = _vote_sorted(rows[:, ctx["inv"]], self.ct, self.K, self.g)
-        return pred
+            votes = _vote_sorted(rows[:, ctx["inv"]], self.ct, self.K, self.g)
+            np.add.at(wrong, (i, c), votes != self.ct[pi])
+        return wrong.T
 
     def _vote_lfirst(self, ctx, ci, pts) -> np.ndarray:
         """The two-class 1NN / 3NN vote of every draw with the neighbour axis first and the
@@ -275,10 +295,10 @@ class KNNPart(RulePart, WidthMixin):
         H = dL * dL
         H += ctx["A"][pts].T[:, :, None]
         H *= ctx["half_inv_sig"][pts][:, ci][None]
-        EM = ctx["EM"][:, pts][:, :, ci]                               # (M, ni, mc)
+        EM = self._tensor(ctx, "EM")[:, pts][:, :, ci]                 # (M, ni, mc)
         T = np.empty((n,) + EM.shape)
         np.multiply(dL[:, None], EM[None], out=T)                      # (n, M, ni, mc)
-        T += ctx["BL"][:, :, pts][..., None]
+        T += self._tensor(ctx, "BL")[:, :, pts][..., None]
         T += H[:, None]
         q = []
         for lo, hi in ((0, n0), (n0, n)):
@@ -303,7 +323,7 @@ class KNNPart(RulePart, WidthMixin):
 
     def _mc_block(self, ctx, ci, pts) -> np.ndarray:
         """Row sums of :meth:`_mc_terms` in chunks of :data:`KNN_CHUNK` tensor elements."""
-        n, M = ctx["perm"].size, ctx["E"].shape[2]
+        n, M = ctx["perm"].size, ctx["NB"].shape[2]
         out = np.zeros(ci.size)
         per = max(1, KNN_CHUNK // (M * n))                              # (candidate, point)s
         step_c = max(1, per // max(1, pts.size))

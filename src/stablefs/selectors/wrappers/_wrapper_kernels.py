@@ -10,18 +10,19 @@
   the same dual coefficients and offset to the last bit (tested; scikit-learn's libsvm
   forms a linear kernel with BLAS ``ddot``, whose summation order depends on the CPU, so on
   raw data the two agree to round-off);
-- :func:`mc_vote_two_class` -- the two-class 1NN / 3NN vote of every Monte-Carlo draw of a
-  forward step of the (semi-)bolstered kNN criterion (Braga-Neto and Dougherty 2004; the
-  3NN criterion of Xiao, Hua and Dougherty 2007), for a block of candidates and points. The
-  NumPy version (:meth:`~stablefs.selectors.wrappers._knn_criterion.KNNPart._vote_lfirst`)
-  materialises the ``(neighbours, draws, points, candidates)`` tensor and passes over it
-  about ten times; the kernel computes each value once, in registers, and keeps each
-  class's running minimum and second minimum.
+- :func:`mc_errors_two_class` -- the two-class 1NN / 3NN vote of every Monte-Carlo draw of
+  a forward step of the (semi-)bolstered kNN criterion (Braga-Neto and Dougherty 2004; the
+  3NN criterion of Xiao, Hua and Dougherty 2007), for a block of candidates and points,
+  counted per candidate and point against the point's class. The NumPy version
+  (:meth:`~stablefs.selectors.wrappers._knn_criterion.KNNPart._vote_lfirst`) materialises
+  the ``(neighbours, draws, points, candidates)`` tensor and passes over it about ten times;
+  the kernel computes each value once, in registers, keeps each class's running minimum and
+  second minimum, and reads the candidates' draws in place.
 
 Every value is computed with the same operations in the same order as the NumPy version
 (``((d * e) + B) + (d * d + A) * h``; no fast-math, so no fused multiply-adds), so the order
 statistics, and the votes, are bit for bit the same (tested). Equal statistics of the two
-classes are returned as ``-1``: the caller votes on the sorted row, as before.
+classes are returned to the caller, which votes on the sorted row, as before.
 
 One thread, float64; the module imports Numba and is imported on first use only (importing
 stablefs does not import Numba). Compiled code is cached on disk (``cache=True``).
@@ -36,9 +37,14 @@ from stablefs.selectors._smo import _smo
 
 
 @njit(cache=True, nogil=True)
-def mc_vote_two_class(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):  # pragma: no cover
-    """Predicted class of every draw: ``pred[m, i, c]`` (0 or 1, ``-1`` on a tie; the
-    layout of the NumPy version before its transpose).
+def mc_errors_two_class(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct,
+                        skip):  # pragma: no cover - compiled
+    """Misclassified draws of every candidate and point: ``wrong[ii, c]`` counts the draws
+    of point ``pts[ii]`` whose vote in ``S + {js[c]}`` is not the point's class ``ct``; draws
+    whose two class statistics are equal are not counted but listed in ``ties`` (rows ``(c,
+    ii, m)``: the caller votes on their sorted rows). Pairs with ``skip[i, ci[c]]`` (the
+    points semi-bolstering counts as misclassified: their term is 0) are not evaluated and
+    count 0.
 
     Parameters
     ----------
@@ -47,15 +53,18 @@ def mc_vote_two_class(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):  # 
         training points in class order (``n0`` of class 0 first).
     A : (n, n) squared distances over ``S`` (neighbours in class order).
     B : (n, M, n) ``B_iml`` over ``S`` (neighbours in class order).
-    EM : (M, n, m) the candidates' draws; ``half_inv_sig`` (n, m) ``1 / (2 sigma_ij)``.
-    K : 1 or 3.
+    NB : (p', n, M) every feature's draws (:meth:`Noise.block`): ``NB[js[c]]`` the
+        candidate's; ``half_inv_sig`` (n, m) ``1 / (2 sigma_ij)``.
+    K : 1 or 3; ``ct`` (n,) class codes (0 or 1); ``skip`` (n, m) bool.
     """
     mc = js.size
     ni = pts.size
     n = perm.size
-    M = EM.shape[0]
+    M = NB.shape[2]
     r = (K + 1) // 2
-    pred = np.empty((M, ni, mc), dtype=np.int64)
+    wrong = np.zeros((ni, mc), dtype=np.int64)
+    ties = np.empty((16, 3), dtype=np.int64)
+    n_ties = 0
     # per point: its candidates' offsets d (n, mc), the scaled distances h (n, mc), the draws
     # e (M, mc) and each class's running minimum m1 and second minimum m2 (M, mc), the
     # candidates innermost (independent lanes: SIMD)
@@ -73,6 +82,12 @@ def mc_vote_two_class(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):  # 
     m2 = np.empty((M, mc))
     for ii in range(ni):
         i = pts[ii]
+        evaluated = 0
+        for c in range(mc):
+            if not skip[i, ci[c]]:
+                evaluated += 1
+        if evaluated == 0:
+            continue
         for c in range(mc):
             xs[c] = Xt[i, js[c]]
             ss[c] = half_inv_sig[i, ci[c]]
@@ -85,9 +100,10 @@ def mc_vote_two_class(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):  # 
                 v = xs[c] - xl[c]
                 dl[c] = v
                 hl[c] = (v * v + ail) * ss[c]
-        for m in range(M):
-            for c in range(mc):
-                e[m, c] = EM[m, i, ci[c]]
+        for c in range(mc):
+            row = NB[js[c], i]
+            for m in range(M):
+                e[m, c] = row[m]
         for k in range(2):
             lo = 0 if k == 0 else n0
             hi = n0 if k == 0 else n
@@ -129,16 +145,26 @@ def mc_vote_two_class(Xt, js, ci, pts, perm, n0, A, B, EM, half_inv_sig, K):  # 
                 q[k] = m1
             else:
                 q[k] = m2
-        for m in range(M):
-            for c in range(mc):
-                if q[1, m, c] < q[0, m, c]:
-                    pred[m, ii, c] = 1
-                elif q[1, m, c] == q[0, m, c]:
-                    pred[m, ii, c] = -1
-                else:
-                    pred[m, ii, c] = 0
-    return pred
-
+        own = ct[i]
+        for c in range(mc):
+            if skip[i, ci[c]]:
+                continue
+            count = 0
+            for m in range(M):
+                a, b = q[0, m, c], q[1, m, c]
+                if a == b:
+                    if n_ties == ties.shape[0]:
+                        grown = np.empty((2 * n_ties, 3), dtype=np.int64)
+                        grown[:n_ties] = ties
+                        ties = grown
+                    ties[n_ties, 0] = c
+                    ties[n_ties, 1] = ii
+                    ties[n_ties, 2] = m
+                    n_ties += 1
+                elif (1 if b < a else 0) != own:
+                    count += 1
+            wrong[ii, c] = count
+    return wrong, ties[:n_ties]
 
 
 @njit(cache=True, nogil=True)
