@@ -53,29 +53,57 @@ class Noise:
     """Standard normal draws for Monte-Carlo bolstering, ``(n, M)`` per feature, drawn once per
     feature from its own stream (common random numbers: every subset containing feature ``f``
     sees the same draws on ``f``, so the bolstered error of a subset does not depend on the
-    order of the search, and incremental updates are exact)."""
+    order of the search, and incremental updates are exact).
+
+    Feature ``f``'s draws are ``np.random.default_rng([seed, f]).standard_normal((n, M))``.
+    The generators' states are computed for many features at once
+    (:func:`~stablefs.selectors.wrappers._seeding.states`) and loaded into one reused
+    generator; the first state is checked against NumPy's own seeding, and on a mismatch
+    (or a seed of 2^64 or more) every stream is built by ``default_rng``."""
 
     def __init__(self, seed: int, n: int, n_draws: int):
         self.seed = int(seed)
         self.n = int(n)
         self.n_draws = int(n_draws)
-        self._cache: dict[int, np.ndarray] = {}
         self._block: np.ndarray | None = None
         self._have = np.zeros(0, dtype=bool)
+        self._generator: np.random.Generator | None = None
+        self._batched: bool | None = None  # decided on the first draw
+
+    def _use_batched(self) -> bool:
+        from stablefs.selectors.wrappers._seeding import states
+
+        if self.seed >= 2**64:
+            return False
+        bitgen = np.random.PCG64(np.random.SeedSequence([self.seed, 0]))
+        reference = bitgen.state
+        if states(self.seed, np.zeros(1, dtype=np.int64))[0] != (
+                reference["state"]["state"], reference["state"]["inc"]):
+            return False
+        self._generator = np.random.Generator(bitgen)
+        return True
+
+    def _draw(self, features: np.ndarray) -> None:
+        """Draw the features' noise into their rows of the block."""
+        from stablefs.selectors.wrappers._seeding import states
+
+        if self._batched is None:
+            self._batched = self._use_batched()
+        if not self._batched:
+            for f in features:
+                self._block[f] = np.random.default_rng([self.seed, int(f)]).standard_normal(
+                    (self.n, self.n_draws))
+            return
+        gen = self._generator
+        bitgen = gen.bit_generator
+        for f, (state, inc) in zip(features, states(self.seed, features)):
+            bitgen.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc},
+                            "has_uint32": 0, "uinteger": 0}
+            gen.standard_normal(out=self._block[f])
 
     def feature(self, f: int) -> np.ndarray:
         f = int(f)
-        out = self._cache.get(f)
-        if out is None:
-            out = np.random.default_rng([self.seed, f]).standard_normal((self.n, self.n_draws))
-            self._cache[f] = out
-        return out
-
-    def stack(self, cols) -> np.ndarray:
-        """Draws of the features ``cols``, shape ``(len(cols), n, M)``; the features' draws
-        are also kept side by side, so that a step's candidates are one gather."""
-        cols = np.asarray(cols, dtype=np.int64)
-        return self.block(cols)[cols]
+        return self.block(np.array([f], dtype=np.int64))[f]
 
     def block(self, cols) -> np.ndarray:
         """Every feature's draws drawn so far, side by side, ``block[f]`` of shape ``(n, M)``
@@ -92,18 +120,16 @@ class Noise:
                 block[:self._have.size] = self._block
                 have[:self._have.size] = self._have
             self._block, self._have = block, have
-        for f in cols[~self._have[cols]]:
-            self._block[f] = self.feature(f)
-            self._have[f] = True
+        new = np.unique(cols[~self._have[cols]])
+        if new.size:
+            self._draw(new)
+            self._have[new] = True
         return self._block
 
     def get(self, cols) -> np.ndarray:
-        """Draws of the features ``cols``, shape ``(n, M, len(cols))``."""
+        """Draws of the features ``cols``, shape ``(n, M, len(cols))`` (C order)."""
         cols = np.asarray(cols, dtype=np.int64)
-        out = np.empty((self.n, self.n_draws, cols.size))
-        for i, f in enumerate(cols):
-            out[:, :, i] = self.feature(f)
-        return out
+        return np.ascontiguousarray(np.moveaxis(self.block(cols)[cols], 0, 2))
 
 
 # ------------------------------------------------------------------------------------ parts
