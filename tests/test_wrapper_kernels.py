@@ -163,6 +163,43 @@ def test_searches_with_the_compiled_vote_equal_the_numpy_ones(criterion, seed, m
         assert np.array_equal(a.errors, b.errors)
 
 
+@pytest.mark.parametrize("estimator", ["1nn", "3nn"])
+@pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
+@pytest.mark.parametrize("rounded", [False, True])
+def test_compiled_backward_step_equals_the_numpy_one_bit_for_bit(estimator, criterion, rounded,
+                                                                 monkeypatch):
+    # every member of S removed in turn: the kernel's counts (ties by the sorted vote) against
+    # the partition of the NumPy distances, 1 to 11 members (lanes padded or not)
+    X, y = _data(12, 14, 16, seed=90, informative=4)
+    if rounded:
+        X = np.round(2 * X) / 2
+        X[5] = X[3]
+    crit = make_criterion(X, y, estimator=estimator, criterion=criterion, random_state=4)
+    part = crit.parts[0]
+    ties = []
+    from stablefs.selectors.wrappers import _wrapper_kernels as wk
+
+    kernel = wk.mc_errors_remove_two_class
+
+    def counted(*args):
+        out = kernel(*args)
+        ties.append(out[1].shape[0])
+        return out
+
+    monkeypatch.setattr(wk, "mc_errors_remove_two_class", counted)
+    for cols in ([2, 9], [2, 9, 4], [0, 1, 2, 3, 5, 8, 13], list(range(11)),
+                 [15, 3, 7, 1, 12, 6, 10, 0, 9, 2, 11]):
+        cols = np.asarray(cols, dtype=np.int64)
+        monkeypatch.setattr(K, "COMPILED", True)
+        fast = part.values_remove(cols)
+        monkeypatch.setattr(K, "COMPILED", False)
+        slow = part.values_remove(cols)
+        assert np.array_equal(fast, slow), cols
+    assert len(ties) == 5
+    if rounded and estimator == "1nn":
+        assert sum(ties) > 0  # the tie path is exercised
+
+
 # ------------------------------------------------------------------------------ linear SVM
 
 

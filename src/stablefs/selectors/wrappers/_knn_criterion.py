@@ -128,9 +128,17 @@ class KNNPart(RulePart, WidthMixin):
         two_class = self.g == 2 and self.K % 2 == 1 and 0 < n0 < n
         srank = (self.K + 1) // 2
         XT = self._XT                                                   # (p, n)
+        compiled = COMPILED and sign < 0 and two_class and self.K in (1, 3)
         for s in range(0, cj.size, step):
             sl = slice(s, s + step)
             js = cj[sl]
+            if compiled:
+                terms = self._remove_errors_compiled(js, sig[:, sl], perm, inv, n0, A, B,
+                                                     C) / M
+                if self.kind == "semi":
+                    terms = np.where(wrong[:, sl].T, 1.0, terms)
+                out[sl] = terms.sum(axis=1)
+                continue
             E = np.moveaxis(self.noise.get(js), 2, 0)                   # (mc, n, M)
             sg = sig[:, sl].T                                           # (mc, n)
             xj = XT[js]                                                 # (mc, n)
@@ -163,6 +171,41 @@ class KNNPart(RulePart, WidthMixin):
                 terms = np.where(wrong[:, sl].T, 1.0, terms)
             out[sl] = terms.sum(axis=1)
         return out
+
+    def _remove_errors_compiled(self, js, sig, perm, inv, n0, A, B, C) -> np.ndarray:
+        """Misclassified draws ``(len(js), n)`` of every point in ``S - {j}`` for the members
+        ``js`` of ``S`` (``sig`` (n, len(js)) their kernel widths), by the compiled kernel
+        (:func:`~stablefs.selectors.wrappers._wrapper_kernels.mc_errors_remove_two_class`:
+        :meth:`_mc_values`' distances operation for operation, so the same votes bit for
+        bit); draws with equal statistics go to the vote on the sorted row, as there."""
+        from stablefs.selectors.wrappers._wrapper_kernels import (  # Numba
+            mc_errors_remove_two_class,
+        )
+
+        mc = js.size
+        lanes = np.ascontiguousarray(js, dtype=np.int64)
+        sig = np.ascontiguousarray(sig)
+        if mc % LANES >= 3:  # pad with copies of the first member, dropped below
+            pad = LANES - mc % LANES
+            lanes = np.concatenate([lanes, np.full(pad, lanes[0])])
+            sig = np.concatenate([sig, np.repeat(sig[:, :1], pad, axis=1)], axis=1)
+        NB = self.noise.block(js)
+        wrong, ties = mc_errors_remove_two_class(self.Xt, lanes, perm, n0, A, B, C, NB, sig,
+                                                 self.K, self._ct64)
+        wrong = np.ascontiguousarray(wrong[:mc])
+        ties = ties[ties[:, 0] < mc]
+        if ties.shape[0]:
+            c, i, m = ties.T
+            jj = js[c]
+            s = sig[i, c]
+            e = NB[jj, i, m]
+            d = self.Xt[i, jj][:, None] - self.Xt[perm][:, jj].T       # (nt, n)
+            rows = (A[i] - d * d) + (2.0 * s)[:, None] * (B[i, m] - e[:, None] * d)
+            rows += ((s * s) * (C[i, m] - e * e))[:, None]
+            np.maximum(rows, 0.0, out=rows)
+            votes = _vote_sorted(rows[:, inv], self.ct, self.K, self.g)
+            np.add.at(wrong, (c, i), votes != self.ct[i])
+        return wrong
 
     # -- forward steps of the Monte-Carlo criteria ------------------------------------------
     def _mc_context(self, cols, cands, wrong) -> dict | None:

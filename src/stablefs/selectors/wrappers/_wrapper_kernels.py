@@ -37,6 +37,28 @@ from stablefs.selectors._smo import _smo
 
 
 @njit(cache=True, nogil=True)
+def _tally(q, own, c, pos, ties, n_ties):  # pragma: no cover - compiled
+    """Draws of lane ``c`` whose vote (class 1 when its statistic ``q[1]`` is the smaller) is
+    not ``own``; equal statistics are appended to ``ties`` as ``(c, pos, m)`` (grown when
+    full). Returns the count, the tie array and its length."""
+    count = 0
+    for m in range(q.shape[1]):
+        a, b = q[0, m, c], q[1, m, c]
+        if a == b:
+            if n_ties == ties.shape[0]:
+                grown = np.empty((2 * n_ties, 3), dtype=np.int64)
+                grown[:n_ties] = ties
+                ties = grown
+            ties[n_ties, 0] = c
+            ties[n_ties, 1] = pos
+            ties[n_ties, 2] = m
+            n_ties += 1
+        elif (1 if b < a else 0) != own:
+            count += 1
+    return count, ties, n_ties
+
+
+@njit(cache=True, nogil=True)
 def mc_errors_two_class(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct,
                         skip):  # pragma: no cover - compiled
     """Misclassified draws of every candidate and point: ``wrong[ii, c]`` counts the draws
@@ -145,25 +167,92 @@ def mc_errors_two_class(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct
                 q[k] = m1
             else:
                 q[k] = m2
-        own = ct[i]
         for c in range(mc):
-            if skip[i, ci[c]]:
-                continue
-            count = 0
+            if not skip[i, ci[c]]:
+                wrong[ii, c], ties, n_ties = _tally(q, ct[i], c, ii, ties, n_ties)
+    return wrong, ties[:n_ties]
+
+
+@njit(cache=True, nogil=True)
+def mc_errors_remove_two_class(Xt, js, perm, n0, A, B, C, NB, sig, K, ct):  # pragma: no cover
+    """:func:`mc_errors_two_class` for a backward step: the draws of every point in
+    ``S - {js[c]}`` (every candidate ``c`` a member of ``S``), misclassified counts
+    ``wrong[c, i]`` (all points, data order) and ``ties`` rows ``(c, i, m)``.
+
+    The squared distance of draw ``Z_im = x_i + sigma_ic eps_im`` to training point ``l`` is
+    ``((A_il - d^2) + (2 sigma_ic) (B_iml - e d)) + sigma_ic^2 (C_im - e^2)``, clamped at 0,
+    with ``d = x_ij - x_lj`` and ``e = eps_imj`` the removed feature's offset and draw:
+    :meth:`~stablefs.selectors.wrappers._knn_criterion.KNNPart._mc_values`' NumPy expression,
+    operation for operation, so the same values and, with each class's running minimum and
+    second minimum for its partition, the same votes bit for bit.
+
+    Parameters
+    ----------
+    A : (n, n), B : (n, M, n), C : (n, M)
+        ``sum_S delta^2``, ``sum_S delta eps`` and ``sum_S eps^2`` (neighbours in class order).
+    NB : (p', n, M) every feature's draws; ``sig`` (n, mc) the kernel widths of ``S - {j}``.
+    """
+    mc = js.size
+    n = perm.size
+    M = NB.shape[2]
+    r = (K + 1) // 2
+    wrong = np.zeros((mc, n), dtype=np.int64)
+    ties = np.empty((16, 3), dtype=np.int64)
+    n_ties = 0
+    d = np.empty((n, mc))
+    a1 = np.empty((n, mc))
+    e = np.empty((M, mc))
+    cm = np.empty((M, mc))
+    s2 = np.empty(mc)
+    q = np.empty((2, M, mc))
+    m1 = np.empty((M, mc))
+    m2 = np.empty((M, mc))
+    for i in range(n):
+        for l in range(n):
+            ail = A[i, l]
+            for c in range(mc):
+                j = js[c]
+                v = Xt[i, j] - Xt[perm[l], j]
+                d[l, c] = v
+                a1[l, c] = ail - v * v
+        for c in range(mc):
+            sc = sig[i, c]
+            s2[c] = 2.0 * sc
+            row = NB[js[c], i]
             for m in range(M):
-                a, b = q[0, m, c], q[1, m, c]
-                if a == b:
-                    if n_ties == ties.shape[0]:
-                        grown = np.empty((2 * n_ties, 3), dtype=np.int64)
-                        grown[:n_ties] = ties
-                        ties = grown
-                    ties[n_ties, 0] = c
-                    ties[n_ties, 1] = ii
-                    ties[n_ties, 2] = m
-                    n_ties += 1
-                elif (1 if b < a else 0) != own:
-                    count += 1
-            wrong[ii, c] = count
+                em = row[m]
+                e[m, c] = em
+                cm[m, c] = (sc * sc) * (C[i, m] - em * em)
+        for k in range(2):
+            lo = 0 if k == 0 else n0
+            hi = n0 if k == 0 else n
+            m1[:, :] = np.inf
+            m2[:, :] = np.inf
+            if hi - lo >= r:
+                for l in range(lo, hi):
+                    dl = d[l]
+                    al = a1[l]
+                    for m in range(M):
+                        b = B[i, m, l]
+                        em = e[m]
+                        cmm = cm[m]
+                        r1 = m1[m]
+                        r2 = m2[m]
+                        for c in range(mc):
+                            t = al[c] + s2[c] * (b - em[c] * dl[c])
+                            t = t + cmm[c]
+                            t = t if t >= 0.0 else 0.0
+                            a = r1[c]
+                            x = a if a > t else t
+                            a2 = r2[c]
+                            r2[c] = a2 if a2 < x else x
+                            r1[c] = a if a < t else t
+            if K == 1:
+                q[k] = m1
+            else:
+                q[k] = m2
+        for c in range(mc):
+            wrong[c, i], ties, n_ties = _tally(q, ct[i], c, i, ties, n_ties)
     return wrong, ties[:n_ties]
 
 
