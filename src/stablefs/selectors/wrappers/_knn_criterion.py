@@ -133,8 +133,7 @@ class KNNPart(RulePart, WidthMixin):
             sl = slice(s, s + step)
             js = cj[sl]
             if compiled:
-                terms = self._remove_errors_compiled(js, sig[:, sl], perm, inv, n0, A, B,
-                                                     C) / M
+                terms = self._remove_errors_compiled(js, sig[:, sl], perm, n0, A, B, C) / M
                 if self.kind == "semi":
                     terms = np.where(wrong[:, sl].T, 1.0, terms)
                 out[sl] = terms.sum(axis=1)
@@ -172,12 +171,12 @@ class KNNPart(RulePart, WidthMixin):
             out[sl] = terms.sum(axis=1)
         return out
 
-    def _remove_errors_compiled(self, js, sig, perm, inv, n0, A, B, C) -> np.ndarray:
+    def _remove_errors_compiled(self, js, sig, perm, n0, A, B, C) -> np.ndarray:
         """Misclassified draws ``(len(js), n)`` of every point in ``S - {j}`` for the members
         ``js`` of ``S`` (``sig`` (n, len(js)) their kernel widths), by the compiled kernel
         (:func:`~stablefs.selectors.wrappers._wrapper_kernels.mc_errors_remove_two_class`:
-        :meth:`_mc_values`' distances operation for operation, so the same votes bit for
-        bit); draws with equal statistics go to the vote on the sorted row, as there."""
+        :meth:`_mc_values`' distances operation for operation, equal statistics decided by
+        the same stable order, so the same votes bit for bit)."""
         from stablefs.selectors.wrappers._wrapper_kernels import (  # Numba
             mc_errors_remove_two_class,
         )
@@ -189,23 +188,9 @@ class KNNPart(RulePart, WidthMixin):
             pad = LANES - mc % LANES
             lanes = np.concatenate([lanes, np.full(pad, lanes[0])])
             sig = np.concatenate([sig, np.repeat(sig[:, :1], pad, axis=1)], axis=1)
-        NB = self.noise.block(js)
-        wrong, ties = mc_errors_remove_two_class(self.Xt, lanes, perm, n0, A, B, C, NB, sig,
-                                                 self.K, self._ct64)
-        wrong = np.ascontiguousarray(wrong[:mc])
-        ties = ties[ties[:, 0] < mc]
-        if ties.shape[0]:
-            c, i, m = ties.T
-            jj = js[c]
-            s = sig[i, c]
-            e = NB[jj, i, m]
-            d = self.Xt[i, jj][:, None] - self.Xt[perm][:, jj].T       # (nt, n)
-            rows = (A[i] - d * d) + (2.0 * s)[:, None] * (B[i, m] - e[:, None] * d)
-            rows += ((s * s) * (C[i, m] - e * e))[:, None]
-            np.maximum(rows, 0.0, out=rows)
-            votes = _vote_sorted(rows[:, inv], self.ct, self.K, self.g)
-            np.add.at(wrong, (c, i), votes != self.ct[i])
-        return wrong
+        wrong = mc_errors_remove_two_class(self.Xt, lanes, perm, n0, A, B, C,
+                                           self.noise.block(js), sig, self.K, self._ct64)
+        return np.ascontiguousarray(wrong[:mc])
 
     # -- forward steps of the Monte-Carlo criteria ------------------------------------------
     def _mc_context(self, cols, cands, wrong) -> dict | None:
@@ -299,11 +284,11 @@ class KNNPart(RulePart, WidthMixin):
     def _errors_compiled(self, ctx, ci, pts) -> np.ndarray:
         """Misclassified draws per candidate and point, shape ``(len(ci), len(pts))``, by the
         compiled kernel (:func:`~stablefs.selectors.wrappers._wrapper_kernels.\
-mc_errors_two_class`: each value computed with :meth:`_vote_lfirst`'s operations, so the
-        same votes bit for bit); draws with equal statistics go to the vote on the sorted row,
-        computed here for those draws only. Semi-bolstering's misclassified points count 0.
-        A view of a points-major array, so that the candidates' sums over the points add in
-        the order they always did (NumPy sums a strided axis left to right)."""
+mc_errors_two_class`: each value computed with :meth:`_vote_lfirst`'s operations and equal
+        statistics decided by the same stable order, so the same votes bit for bit).
+        Semi-bolstering's misclassified points count 0. A view of a points-major array, so
+        that the candidates' sums over the points add in the order they always did (NumPy sums
+        a strided axis left to right)."""
         from stablefs.selectors.wrappers._wrapper_kernels import mc_errors_two_class  # Numba
 
         ci = np.ascontiguousarray(ci, dtype=np.int64)
@@ -312,28 +297,10 @@ mc_errors_two_class`: each value computed with :meth:`_vote_lfirst`'s operations
         lanes = ci
         if mc % LANES >= 3:  # pad with copies of the first candidate, dropped below
             lanes = np.concatenate([ci, np.full(LANES - mc % LANES, ci[0])])
-        wrong, ties = mc_errors_two_class(self.Xt, ctx["cands"][lanes], lanes, pts,
-                                          ctx["perm"], ctx["n0"], ctx["A"], ctx["B"],
-                                          ctx["NB"], ctx["half_inv_sig"], self.K, self._ct64,
-                                          ctx["skip"])
-        if lanes is not ci:
-            wrong = wrong[:, :mc]
-            ties = ties[ties[:, 0] < mc]
-        js = ctx["cands"][ci]
-        if ties.shape[0]:
-            c, i, m = ties.T
-            pi, cc, jj = pts[i], ci[c], js[c]
-            perm = ctx["perm"]
-            dL = self.Xt[pi, jj][:, None] - self.Xt[perm][:, jj].T     # (nt, n)
-            H = dL * dL
-            H += ctx["A"][pi]
-            H *= ctx["half_inv_sig"][pi, cc][:, None]
-            rows = dL * ctx["NB"][jj, pi, m][:, None]
-            rows += ctx["B"][pi, m]
-            rows += H
-            votes = _vote_sorted(rows[:, ctx["inv"]], self.ct, self.K, self.g)
-            np.add.at(wrong, (i, c), votes != self.ct[pi])
-        return wrong.T
+        wrong = mc_errors_two_class(self.Xt, ctx["cands"][lanes], lanes, pts, ctx["perm"],
+                                    ctx["n0"], ctx["A"], ctx["B"], ctx["NB"],
+                                    ctx["half_inv_sig"], self.K, self._ct64, ctx["skip"])
+        return wrong[:, :mc].T
 
     def _vote_lfirst(self, ctx, ci, pts) -> np.ndarray:
         """The two-class 1NN / 3NN vote of every draw with the neighbour axis first and the
@@ -452,13 +419,14 @@ mc_errors_two_class`: each value computed with :meth:`_vote_lfirst`'s operations
         Every term is >= 0, so a candidate's partial sum over some points (plus, in
         semi-bolstering, its misclassified points, 1 each) bounds its value from below. A few
         candidates with the fewest resubstitution errors are evaluated first; their best value
-        ``U`` bounds the step's minimum from above. The others are then evaluated on blocks of
-        points, the points that contributed most to the first candidates first, and dropped
-        as soon as their partial sum exceeds ``U`` (with a margin of ``1e-9`` far above
-        round-off). Every candidate that can reach the minimum, ties included, is evaluated
-        on every point, so the step's choice, its value (to round-off: the pruned candidates'
-        sums add their points in blocks, about 1e-16 apart) and its tie count are those of
-        :meth:`values_add`."""
+        ``U`` bounds the step's minimum from above. The others are then evaluated point by
+        point (compiled, :func:`~stablefs.selectors.wrappers._wrapper_kernels.mc_pruned_sums`;
+        the NumPy path on blocks of points), the points that contributed most to the first
+        candidates first, and dropped as soon as their partial sum exceeds ``U`` (with a
+        margin of ``1e-9`` far above round-off). Every candidate that can reach the minimum,
+        ties included, is evaluated on every point, so the step's choice, its value (to
+        round-off: the pruned candidates' sums add their points in another order, about 1e-16
+        apart) and its tie count are those of :meth:`values_add`."""
         cols = np.asarray(cols, dtype=np.int64)
         cands = np.asarray(cands, dtype=np.int64)
         if not self.fast or self.kind == "count":
@@ -484,6 +452,16 @@ mc_errors_two_class`: each value computed with :meth:`_vote_lfirst`'s operations
         keep = base <= bound
         keep[first] = False
         alive = np.flatnonzero(keep)
+        if ctx["two"] and self.K in (1, 3) and LFIRST and COMPILED and alive.size:
+            from stablefs.selectors.wrappers._wrapper_kernels import mc_pruned_sums  # Numba
+
+            partial = np.ascontiguousarray(base[alive])
+            done, _ = mc_pruned_sums(self.Xt, ctx["cands"][alive], alive, order, ctx["perm"],
+                                  ctx["n0"], ctx["A"], ctx["B"], ctx["NB"],
+                                  ctx["half_inv_sig"], self.K, self._ct64, ctx["skip"],
+                                  partial, bound, LANES)
+            out[alive[done]] = partial[done]
+            return out
         partial = base.copy()
         s = 0
         block = PRUNE_BLOCK

@@ -17,12 +17,16 @@
   (:meth:`~stablefs.selectors.wrappers._knn_criterion.KNNPart._vote_lfirst`) materialises
   the ``(neighbours, draws, points, candidates)`` tensor and passes over it about ten times;
   the kernel computes each value once, in registers, keeps each class's running minimum and
-  second minimum, and reads the candidates' draws in place.
+  second minimum, and reads the candidates' draws in place; :func:`mc_pruned_sums` runs the
+  step's pruning (a candidate leaves as soon as its partial sum exceeds the bound) point by
+  point on the same per-point code, and :func:`mc_errors_remove_two_class` is the backward
+  step's vote.
 
 Every value is computed with the same operations in the same order as the NumPy version
 (``((d * e) + B) + (d * d + A) * h``; no fast-math, so no fused multiply-adds), so the order
 statistics, and the votes, are bit for bit the same (tested). Equal statistics of the two
-classes are returned to the caller, which votes on the sorted row, as before.
+classes are decided as the NumPy version decides them, by the ``K`` nearest neighbours in
+the order of a stable sort (:func:`_sorted_vote`).
 
 One thread, float64; the module imports Numba and is imported on first use only (importing
 stablefs does not import Numba). Compiled code is cached on disk (``cache=True``).
@@ -37,36 +41,124 @@ from stablefs.selectors._smo import _smo
 
 
 @njit(cache=True, nogil=True)
-def _tally(q, own, c, pos, ties, n_ties):  # pragma: no cover - compiled
-    """Draws of lane ``c`` whose vote (class 1 when its statistic ``q[1]`` is the smaller) is
-    not ``own``; equal statistics are appended to ``ties`` as ``(c, pos, m)`` (grown when
-    full). Returns the count, the tie array and its length."""
-    count = 0
-    for m in range(q.shape[1]):
-        a, b = q[0, m, c], q[1, m, c]
-        if a == b:
-            if n_ties == ties.shape[0]:
-                grown = np.empty((2 * n_ties, 3), dtype=np.int64)
-                grown[:n_ties] = ties
-                ties = grown
-            ties[n_ties, 0] = c
-            ties[n_ties, 1] = pos
-            ties[n_ties, 2] = m
-            n_ties += 1
-        elif (1 if b < a else 0) != own:
-            count += 1
-    return count, ties, n_ties
+def _sorted_vote(row, perm, ct, K):  # pragma: no cover - compiled
+    """The vote of the ``K`` nearest neighbours of one draw, ``row[l]`` its distance key to
+    training point ``perm[l]``: neighbours by key, equal keys by training index (the stable
+    sort of :func:`~stablefs.selectors.wrappers._knn_criterion.knn_vote`), class 1 when it has
+    more of them than class 0 (two classes; ties to class 0, as ``np.argmax``)."""
+    n = row.size
+    k = min(K, n)
+    chosen = np.full(k, -1, dtype=np.int64)
+    ones = 0
+    for t in range(k):
+        best = -1
+        for l in range(n):
+            taken = False
+            for u in range(t):
+                if chosen[u] == l:
+                    taken = True
+            if taken:
+                continue
+            if best < 0 or row[l] < row[best] or (row[l] == row[best] and perm[l] < perm[best]):
+                best = l
+        chosen[t] = best
+        ones += ct[perm[best]]
+    return 1 if 2 * ones > k else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_point_errors(i, Xt, js, ss, skip, xp, perm, n0, A, B, NB, K, ct, xs, d, h, e, q, m1,
+                      m2, row, cnt):  # pragma: no cover - compiled
+    """Misclassified draws of point ``i`` in ``S + {js[c]}`` for every lane ``c`` into
+    ``cnt[c]`` (0 where ``skip[c]``); ``ss`` the lanes' ``1 / (2 sigma_ic)``, ``xp`` (n, w)
+    their columns in class order; the other arrays are work space. Equal class statistics are
+    decided by :func:`_sorted_vote` on the draw's keys (:func:`mc_errors_two_class`)."""
+    w = js.size
+    n = perm.size
+    M = NB.shape[2]
+    r = (K + 1) // 2
+    for c in range(w):
+        xs[c] = Xt[i, js[c]]
+    for l in range(n):
+        ail = A[i, l]
+        xl = xp[l]
+        dl = d[l]
+        hl = h[l]
+        for c in range(w):
+            v = xs[c] - xl[c]
+            dl[c] = v
+            hl[c] = (v * v + ail) * ss[c]
+    for c in range(w):
+        src = NB[js[c], i]
+        for m in range(M):
+            e[m, c] = src[m]
+    for k in range(2):
+        lo = 0 if k == 0 else n0
+        hi = n0 if k == 0 else n
+        m1[:, :] = np.inf
+        m2[:, :] = np.inf
+        if hi - lo >= r:
+            if K == 1:
+                for l in range(lo, hi):
+                    dl = d[l]
+                    hl = h[l]
+                    for m in range(M):
+                        b = B[i, m, l]
+                        em = e[m]
+                        r1 = m1[m]
+                        # a running minimum as plain selects on row views (vectorised over
+                        # the lanes; min() with its NaN rule is not)
+                        for c in range(w):
+                            t = (dl[c] * em[c] + b) + hl[c]
+                            a1 = r1[c]
+                            r1[c] = a1 if a1 < t else t
+            else:
+                for l in range(lo, hi):
+                    dl = d[l]
+                    hl = h[l]
+                    for m in range(M):
+                        b = B[i, m, l]
+                        em = e[m]
+                        r1 = m1[m]
+                        r2 = m2[m]
+                        # running minimum and second minimum, likewise
+                        for c in range(w):
+                            t = (dl[c] * em[c] + b) + hl[c]
+                            a1 = r1[c]
+                            x = a1 if a1 > t else t
+                            a2 = r2[c]
+                            r2[c] = a2 if a2 < x else x
+                            r1[c] = a1 if a1 < t else t
+        if K == 1:
+            q[k] = m1
+        else:
+            q[k] = m2
+    own = ct[i]
+    for c in range(w):
+        count = 0
+        if not skip[c]:
+            for m in range(M):
+                q0, q1 = q[0, m, c], q[1, m, c]
+                if q0 == q1:
+                    for l in range(n):
+                        row[l] = (d[l, c] * e[m, c] + B[i, m, l]) + h[l, c]
+                    vote = _sorted_vote(row, perm, ct, K)
+                else:
+                    vote = 1 if q1 < q0 else 0
+                if vote != own:
+                    count += 1
+        cnt[c] = count
 
 
 @njit(cache=True, nogil=True)
 def mc_errors_two_class(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct,
                         skip):  # pragma: no cover - compiled
     """Misclassified draws of every candidate and point: ``wrong[ii, c]`` counts the draws
-    of point ``pts[ii]`` whose vote in ``S + {js[c]}`` is not the point's class ``ct``; draws
-    whose two class statistics are equal are not counted but listed in ``ties`` (rows ``(c,
-    ii, m)``: the caller votes on their sorted rows). Pairs with ``skip[i, ci[c]]`` (the
-    points semi-bolstering counts as misclassified: their term is 0) are not evaluated and
-    count 0.
+    of point ``pts[ii]`` whose vote in ``S + {js[c]}`` is not the point's class ``ct``.
+    Each class's ``(K + 1)/2``-th smallest key decides the vote; when the two are equal the
+    ``K`` nearest by key and training index vote (:func:`_sorted_vote`). Pairs with
+    ``skip[i, ci[c]]`` (the points semi-bolstering counts as misclassified: their term is 0)
+    are not evaluated and count 0.
 
     Parameters
     ----------
@@ -80,104 +172,122 @@ def mc_errors_two_class(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct
     K : 1 or 3; ``ct`` (n,) class codes (0 or 1); ``skip`` (n, m) bool.
     """
     mc = js.size
-    ni = pts.size
     n = perm.size
     M = NB.shape[2]
-    r = (K + 1) // 2
-    wrong = np.zeros((ni, mc), dtype=np.int64)
-    ties = np.empty((16, 3), dtype=np.int64)
-    n_ties = 0
-    # per point: its candidates' offsets d (n, mc), the scaled distances h (n, mc), the draws
-    # e (M, mc) and each class's running minimum m1 and second minimum m2 (M, mc), the
-    # candidates innermost (independent lanes: SIMD)
-    d = np.empty((n, mc))
-    h = np.empty((n, mc))
-    e = np.empty((M, mc))
+    wrong = np.zeros((pts.size, mc), dtype=np.int64)
+    # per point: the lanes' offsets d (n, mc), scaled distances h (n, mc), draws e (M, mc)
+    # and each class's running minimum m1 and second minimum m2 (M, mc), the candidates
+    # innermost (independent lanes: SIMD)
     xp = np.empty((n, mc))
     for l in range(n):
         for c in range(mc):
             xp[l, c] = Xt[perm[l], js[c]]
-    xs = np.empty(mc)
-    ss = np.empty(mc)
-    q = np.empty((2, M, mc))
-    m1 = np.empty((M, mc))
-    m2 = np.empty((M, mc))
-    for ii in range(ni):
+    d, h, e = np.empty((n, mc)), np.empty((n, mc)), np.empty((M, mc))
+    q, m1, m2 = np.empty((2, M, mc)), np.empty((M, mc)), np.empty((M, mc))
+    row, xs, ss = np.empty(n), np.empty(mc), np.empty(mc)
+    lane_skip = np.empty(mc, dtype=np.bool_)
+    for ii in range(pts.size):
         i = pts[ii]
         evaluated = 0
         for c in range(mc):
-            if not skip[i, ci[c]]:
-                evaluated += 1
-        if evaluated == 0:
-            continue
-        for c in range(mc):
-            xs[c] = Xt[i, js[c]]
+            lane_skip[c] = skip[i, ci[c]]
             ss[c] = half_inv_sig[i, ci[c]]
-        for l in range(n):
-            ail = A[i, l]
-            xl = xp[l]
-            dl = d[l]
-            hl = h[l]
-            for c in range(mc):
-                v = xs[c] - xl[c]
-                dl[c] = v
-                hl[c] = (v * v + ail) * ss[c]
-        for c in range(mc):
-            row = NB[js[c], i]
-            for m in range(M):
-                e[m, c] = row[m]
-        for k in range(2):
-            lo = 0 if k == 0 else n0
-            hi = n0 if k == 0 else n
-            m1[:, :] = np.inf
-            m2[:, :] = np.inf
-            if hi - lo >= r:
-                if K == 1:
-                    for l in range(lo, hi):
-                        dl = d[l]
-                        hl = h[l]
-                        for m in range(M):
-                            b = B[i, m, l]
-                            em = e[m]
-                            r1 = m1[m]
-                            # a running minimum as plain selects on row views (vectorised
-                            # over the candidates; min() with its NaN rule is not)
-                            for c in range(mc):
-                                t = (dl[c] * em[c] + b) + hl[c]
-                                a1 = r1[c]
-                                r1[c] = a1 if a1 < t else t
-                else:
-                    for l in range(lo, hi):
-                        dl = d[l]
-                        hl = h[l]
-                        for m in range(M):
-                            b = B[i, m, l]
-                            em = e[m]
-                            r1 = m1[m]
-                            r2 = m2[m]
-                            # running minimum and second minimum, likewise
-                            for c in range(mc):
-                                t = (dl[c] * em[c] + b) + hl[c]
-                                a1 = r1[c]
-                                x = a1 if a1 > t else t
-                                a2 = r2[c]
-                                r2[c] = a2 if a2 < x else x
-                                r1[c] = a1 if a1 < t else t
-            if K == 1:
-                q[k] = m1
+            evaluated += not lane_skip[c]
+        if evaluated:
+            _add_point_errors(i, Xt, js, ss, lane_skip, xp, perm, n0, A, B, NB, K, ct, xs, d,
+                              h, e, q, m1, m2, row, wrong[ii])
+    return wrong
+
+
+@njit(cache=True, nogil=True)
+def _padded(count, lanes):  # pragma: no cover - compiled
+    """Lanes for ``count`` candidates: rounded up to a multiple of ``lanes`` when 3 or more
+    would be left to the scalar remainder loop (slower than a padded vector body)."""
+    return count if count % lanes < 3 else count + lanes - count % lanes
+
+
+@njit(cache=True, nogil=True)
+def mc_pruned_sums(Xt, js, ci, order, perm, n0, A, B, NB, half_inv_sig, K, ct, skip, partial,
+                   bound, lanes):  # pragma: no cover - compiled
+    """The bounded forward step of the Monte-Carlo kNN criterion (the pruning of
+    :meth:`~stablefs.selectors.wrappers._knn_criterion.KNNPart.sums_add_bounded`), one point
+    at a time: the points ``order`` are added in turn to every candidate's partial sum
+    ``partial[c]`` (its misclassified draws over ``M``, as :func:`mc_errors_two_class` counts
+    them) and a candidate is dropped as soon as its sum exceeds ``bound`` (every term is
+    >= 0). The lanes (the live candidates, padded by :func:`_padded` with copies of the
+    first) are compacted when that saves a vector body.
+
+    Returns ``alive`` (mc,) bool: the candidates evaluated on every point, whose ``partial``
+    is then their whole sum (the others' ``partial`` exceed ``bound``); and the number of
+    keys computed (lanes x neighbours x draws over the evaluated points; for benchmarks)."""
+    mc = js.size
+    n = perm.size
+    M = NB.shape[2]
+    W = _padded(mc, lanes)
+    alive = np.ones(mc, dtype=np.bool_)
+    # work space at the widest; the per-point code loops over the first w lanes of each row
+    d, h, e = np.empty((n, W)), np.empty((n, W)), np.empty((M, W))
+    q, m1, m2 = np.empty((2, M, W)), np.empty((M, W)), np.empty((M, W))
+    row, xs, ss = np.empty(n), np.empty(W), np.empty(W)
+    cnt, lane_skip = np.empty(W, dtype=np.int64), np.empty(W, dtype=np.bool_)
+    xp = np.empty((n, W))
+    lane = np.empty(W, dtype=np.int64)    # candidate of each lane
+    live = np.zeros(W, dtype=np.bool_)    # lanes still summing (not padding, not dropped)
+    ljs = np.empty(W, dtype=np.int64)
+    n_live = mc
+    w = 0
+    n_keys = 0
+    for i in order:
+        if n_live == 0:
+            break
+        if _padded(n_live, lanes) + lanes <= max(w, lanes) or w == 0:  # compact the lanes
+            kept = np.empty(n_live, dtype=np.int64)
+            k = 0
+            if w == 0:
+                for c in range(mc):
+                    kept[c] = c
+                k = mc
             else:
-                q[k] = m2
-        for c in range(mc):
-            if not skip[i, ci[c]]:
-                wrong[ii, c], ties, n_ties = _tally(q, ct[i], c, ii, ties, n_ties)
-    return wrong, ties[:n_ties]
+                for c in range(w):
+                    if live[c]:
+                        kept[k] = lane[c]
+                        k += 1
+            w = _padded(n_live, lanes)
+            for c in range(w):
+                lane[c] = kept[c] if c < n_live else kept[0]
+                live[c] = c < n_live
+                ljs[c] = js[lane[c]]
+            for l in range(n):
+                for c in range(w):
+                    xp[l, c] = Xt[perm[l], ljs[c]]
+        evaluated = 0
+        for c in range(w):
+            lane_skip[c] = (not live[c]) or skip[i, ci[lane[c]]]
+            ss[c] = half_inv_sig[i, ci[lane[c]]]
+            evaluated += not lane_skip[c]
+        if evaluated:
+            _add_point_errors(i, Xt, ljs[:w], ss, lane_skip, xp, perm, n0, A, B, NB, K, ct,
+                              xs, d, h, e, q, m1, m2, row, cnt)
+            n_keys += w * n * M
+        for c in range(w):
+            if not live[c]:
+                continue
+            cand = lane[c]
+            if not lane_skip[c]:
+                partial[cand] += cnt[c] / M
+            if partial[cand] > bound:
+                alive[cand] = False
+                live[c] = False
+                n_live -= 1
+    return alive, n_keys
 
 
 @njit(cache=True, nogil=True)
 def mc_errors_remove_two_class(Xt, js, perm, n0, A, B, C, NB, sig, K, ct):  # pragma: no cover
     """:func:`mc_errors_two_class` for a backward step: the draws of every point in
     ``S - {js[c]}`` (every candidate ``c`` a member of ``S``), misclassified counts
-    ``wrong[c, i]`` (all points, data order) and ``ties`` rows ``(c, i, m)``.
+    ``wrong[c, i]`` (all points, data order; equal class statistics decided by
+    :func:`_sorted_vote` on the draw's distances).
 
     The squared distance of draw ``Z_im = x_i + sigma_ic eps_im`` to training point ``l`` is
     ``((A_il - d^2) + (2 sigma_ic) (B_iml - e d)) + sigma_ic^2 (C_im - e^2)``, clamped at 0,
@@ -197,8 +307,7 @@ def mc_errors_remove_two_class(Xt, js, perm, n0, A, B, C, NB, sig, K, ct):  # pr
     M = NB.shape[2]
     r = (K + 1) // 2
     wrong = np.zeros((mc, n), dtype=np.int64)
-    ties = np.empty((16, 3), dtype=np.int64)
-    n_ties = 0
+    row = np.empty(n)
     d = np.empty((n, mc))
     a1 = np.empty((n, mc))
     e = np.empty((M, mc))
@@ -218,9 +327,9 @@ def mc_errors_remove_two_class(Xt, js, perm, n0, A, B, C, NB, sig, K, ct):  # pr
         for c in range(mc):
             sc = sig[i, c]
             s2[c] = 2.0 * sc
-            row = NB[js[c], i]
+            src = NB[js[c], i]
             for m in range(M):
-                em = row[m]
+                em = src[m]
                 e[m, c] = em
                 cm[m, c] = (sc * sc) * (C[i, m] - em * em)
         for k in range(2):
@@ -251,9 +360,23 @@ def mc_errors_remove_two_class(Xt, js, perm, n0, A, B, C, NB, sig, K, ct):  # pr
                 q[k] = m1
             else:
                 q[k] = m2
+        own = ct[i]
         for c in range(mc):
-            wrong[c, i], ties, n_ties = _tally(q, ct[i], c, i, ties, n_ties)
-    return wrong, ties[:n_ties]
+            count = 0
+            for m in range(M):
+                q0, q1 = q[0, m, c], q[1, m, c]
+                if q0 == q1:
+                    for l in range(n):
+                        t = a1[l, c] + s2[c] * (B[i, m, l] - e[m, c] * d[l, c])
+                        t = t + cm[m, c]
+                        row[l] = t if t >= 0.0 else 0.0
+                    vote = _sorted_vote(row, perm, ct, K)
+                else:
+                    vote = 1 if q1 < q0 else 0
+                if vote != own:
+                    count += 1
+            wrong[c, i] = count
+    return wrong
 
 
 @njit(cache=True, nogil=True)
