@@ -67,6 +67,17 @@ def _sorted_vote(row, perm, ct, K):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _push(r1, r2, c, t):  # pragma: no cover - compiled
+    """Lane ``c``'s running minimum ``r1`` and second minimum ``r2`` after the value ``t``,
+    as plain selects (vectorised over the lanes; ``min()`` with its NaN rule is not)."""
+    a1 = r1[c]
+    x = a1 if a1 > t else t
+    a2 = r2[c]
+    r2[c] = a2 if a2 < x else x
+    r1[c] = a1 if a1 < t else t
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _add_point_errors(i, Xt, js, ss, skip, xp, perm, n0, A, B, NB, K, ct, xs, d, h, e, q, m1,
                       m2, row, cnt):  # pragma: no cover - compiled
     """Misclassified draws of point ``i`` in ``S + {js[c]}`` for every lane ``c`` into
@@ -121,14 +132,8 @@ def _add_point_errors(i, Xt, js, ss, skip, xp, perm, n0, A, B, NB, K, ct, xs, d,
                         em = e[m]
                         r1 = m1[m]
                         r2 = m2[m]
-                        # running minimum and second minimum, likewise
-                        for c in range(w):
-                            t = (dl[c] * em[c] + b) + hl[c]
-                            a1 = r1[c]
-                            x = a1 if a1 > t else t
-                            a2 = r2[c]
-                            r2[c] = a2 if a2 < x else x
-                            r1[c] = a1 if a1 < t else t
+                        for c in range(w):  # running minimum and second minimum
+                            _push(r1, r2, c, (dl[c] * em[c] + b) + hl[c])
         if K == 1:
             q[k] = m1
         else:
@@ -350,12 +355,7 @@ def mc_errors_remove_two_class(Xt, js, perm, n0, A, B, C, NB, sig, K, ct):  # pr
                         for c in range(mc):
                             t = al[c] + s2[c] * (b - em[c] * dl[c])
                             t = t + cmm[c]
-                            t = t if t >= 0.0 else 0.0
-                            a = r1[c]
-                            x = a if a > t else t
-                            a2 = r2[c]
-                            r2[c] = a2 if a2 < x else x
-                            r1[c] = a if a < t else t
+                            _push(r1, r2, c, t if t >= 0.0 else 0.0)
             if K == 1:
                 q[k] = m1
             else:
