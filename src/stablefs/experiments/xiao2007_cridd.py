@@ -246,10 +246,12 @@ _QUICK_CAPS = "3nn-sfs-loo:0,3nn-sffs-loo:0,svm-sfs-loo:0,svm-sffs-loo:0"
 #: LDA 0.022 / 0.03, 3NN 0.9 / 2.0, SVM 3.5 / 4.5; before issue 19's compiled kernels: LDA
 #: 0.008 / 0.016, 3NN 0.10 / 0.145, SVM 0.175 / 0.23, divided here by the speed-ups measured
 #: for one search (old and new code interleaved, benchmarks/README.md): 1.1 / 1.2, 3.0 / 1.9,
-#: 2.9 / 2.6; LDA then once more by the compiled bolstered-LDA steps (2026-11-26): 2.4 / 3.0.
+#: 2.9 / 2.6; LDA then once more by the compiled bolstered-LDA steps (2026-11-26): 2.4 / 3.0;
+#: 3NN by the compiled kNN steps of 2026-11-27: 1.75 / 1.9 (the 3NN SFS LOO cell then ran at
+#: about 1.0 s of CPU per run, as these costs give).
 _SEL_COST = {("ttest", "lda"): 0.0001, ("ttest", "3nn"): 0.0001, ("ttest", "svm"): 0.0001,
-             ("sfs", "lda"): 0.003, ("sffs", "lda"): 0.0043, ("sfs", "3nn"): 0.033,
-             ("sffs", "3nn"): 0.076, ("sfs", "svm"): 0.060, ("sffs", "svm"): 0.088}
+             ("sfs", "lda"): 0.003, ("sffs", "lda"): 0.0043, ("sfs", "3nn"): 0.019,
+             ("sffs", "3nn"): 0.040, ("sfs", "svm"): 0.060, ("sffs", "svm"): 0.088}
 
 #: CPU seconds per run outside the selections (the true errors E and E_b on 5000 test points:
 #: 3NN's prediction dominates) and per fold (designing the two rules and testing them),
