@@ -218,13 +218,9 @@ def part_limits(X, y, repeat: int) -> None:
     # --- 3NN: keys of the compiled Monte-Carlo vote (the first candidates' block and the
     # pruned point-by-point evaluation of the others)
     count = [0]
-    vote, pruned = wk.mc_errors_two_class, wk.mc_pruned_sums
+    pruned = wk.mc_pruned_sums
 
-    def counted(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct, skip):
-        count[0] += pts.size * perm.size * NB.shape[2] * js.size
-        return vote(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct, skip)
-
-    def counted_pruned(*args):
+    def counted(*args):
         alive, n_keys = pruned(*args)
         count[0] += n_keys
         return alive, n_keys
@@ -232,12 +228,12 @@ def part_limits(X, y, repeat: int) -> None:
     cpu3, _, res3 = timed(lambda: sfs(make_criterion(X, y, estimator="3nn",
                                                      criterion="semi-bolstered",
                                                      random_state=0), 10), repeat)
-    wk.mc_errors_two_class, wk.mc_pruned_sums = counted, counted_pruned
+    wk.mc_pruned_sums = counted
     try:
         sfs(make_criterion(X, y, estimator="3nn", criterion="semi-bolstered", random_state=0),
             10)
     finally:
-        wk.mc_errors_two_class, wk.mc_pruned_sums = vote, pruned
+        wk.mc_pruned_sums = pruned
     print(f"   3NN semi-bolstered: {1e3 * cpu3:.1f} ms, {count[0] / 1e6:.1f} M vote keys "
           f"({1e9 * cpu3 / count[0]:.2f} ns each, the whole search included)")
     # --- SVM: SMO iterations of the same path's solves

@@ -283,24 +283,21 @@ class KNNPart(RulePart, WidthMixin):
 
     def _errors_compiled(self, ctx, ci, pts) -> np.ndarray:
         """Misclassified draws per candidate and point, shape ``(len(ci), len(pts))``, by the
-        compiled kernel (:func:`~stablefs.selectors.wrappers._wrapper_kernels.\
-mc_errors_two_class`: each value computed with :meth:`_vote_lfirst`'s operations and equal
-        statistics decided by the same stable order, so the same votes bit for bit).
-        Semi-bolstering's misclassified points count 0. A view of a points-major array, so
-        that the candidates' sums over the points add in the order they always did (NumPy sums
-        a strided axis left to right)."""
-        from stablefs.selectors.wrappers._wrapper_kernels import mc_errors_two_class  # Numba
+        compiled kernel without a bound
+        (:func:`~stablefs.selectors.wrappers._wrapper_kernels.mc_pruned_sums`: each value
+        computed with :meth:`_vote_lfirst`'s operations and equal statistics decided by the
+        same stable order, so the same votes bit for bit). Semi-bolstering's misclassified
+        points count 0. A view of a points-major array, so that the candidates' sums over the
+        points add in the order they always did (NumPy sums a strided axis left to right)."""
+        from stablefs.selectors.wrappers._wrapper_kernels import mc_pruned_sums  # Numba
 
         ci = np.ascontiguousarray(ci, dtype=np.int64)
         pts = np.ascontiguousarray(pts, dtype=np.int64)
-        mc = ci.size
-        lanes = ci
-        if mc % LANES >= 3:  # pad with copies of the first candidate, dropped below
-            lanes = np.concatenate([ci, np.full(LANES - mc % LANES, ci[0])])
-        wrong = mc_errors_two_class(self.Xt, ctx["cands"][lanes], lanes, pts, ctx["perm"],
-                                    ctx["n0"], ctx["A"], ctx["B"], ctx["NB"],
-                                    ctx["half_inv_sig"], self.K, self._ct64, ctx["skip"])
-        return wrong[:, :mc].T
+        counts = np.zeros((pts.size, ci.size), dtype=np.int64)
+        mc_pruned_sums(self.Xt, ctx["cands"][ci], ci, pts, ctx["perm"], ctx["n0"], ctx["A"],
+                       ctx["B"], ctx["NB"], ctx["half_inv_sig"], self.K, self._ct64,
+                       ctx["skip"], np.zeros(ci.size), np.inf, LANES, counts)
+        return counts.T
 
     def _vote_lfirst(self, ctx, ci, pts) -> np.ndarray:
         """The two-class 1NN / 3NN vote of every draw with the neighbour axis first and the
@@ -459,7 +456,7 @@ mc_errors_two_class`: each value computed with :meth:`_vote_lfirst`'s operations
             done, _ = mc_pruned_sums(self.Xt, ctx["cands"][alive], alive, order, ctx["perm"],
                                      ctx["n0"], ctx["A"], ctx["B"], ctx["NB"],
                                      ctx["half_inv_sig"], self.K, self._ct64, ctx["skip"],
-                                     partial, bound, LANES)
+                                     partial, bound, LANES, np.zeros((0, 0), np.int64))
             out[alive[done]] = partial[done]
             return out
         partial = base.copy()

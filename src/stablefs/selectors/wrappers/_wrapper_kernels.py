@@ -10,17 +10,16 @@
   the same dual coefficients and offset to the last bit (tested; scikit-learn's libsvm
   forms a linear kernel with BLAS ``ddot``, whose summation order depends on the CPU, so on
   raw data the two agree to round-off);
-- :func:`mc_errors_two_class` -- the two-class 1NN / 3NN vote of every Monte-Carlo draw of
-  a forward step of the (semi-)bolstered kNN criterion (Braga-Neto and Dougherty 2004; the
-  3NN criterion of Xiao, Hua and Dougherty 2007), for a block of candidates and points,
-  counted per candidate and point against the point's class. The NumPy version
+- :func:`mc_pruned_sums` -- the two-class 1NN / 3NN vote of every Monte-Carlo draw of a
+  forward step of the (semi-)bolstered kNN criterion (Braga-Neto and Dougherty 2004; the
+  3NN criterion of Xiao, Hua and Dougherty 2007), counted per candidate and point against
+  the point's class, point by point, with the step's pruning (a candidate leaves as soon as
+  its partial sum exceeds the bound). The NumPy version
   (:meth:`~stablefs.selectors.wrappers._knn_criterion.KNNPart._vote_lfirst`) materialises
   the ``(neighbours, draws, points, candidates)`` tensor and passes over it about ten times;
   the kernel computes each value once, in registers, keeps each class's running minimum and
-  second minimum, and reads the candidates' draws in place; :func:`mc_pruned_sums` runs the
-  step's pruning (a candidate leaves as soon as its partial sum exceeds the bound) point by
-  point on the same per-point code, and :func:`mc_errors_remove_two_class` is the backward
-  step's vote.
+  second minimum, and reads the candidates' draws in place; :func:`mc_errors_remove_two_class`
+  is the backward step's vote.
 
 Every value is computed with the same operations in the same order as the NumPy version
 (``((d * e) + B) + (d * d + A) * h``; no fast-math, so no fused multiply-adds), so the order
@@ -83,7 +82,7 @@ def _add_point_errors(i, Xt, js, ss, skip, xp, perm, n0, A, B, NB, K, ct, xs, d,
     """Misclassified draws of point ``i`` in ``S + {js[c]}`` for every lane ``c`` into
     ``cnt[c]`` (0 where ``skip[c]``); ``ss`` the lanes' ``1 / (2 sigma_ic)``, ``xp`` (n, w)
     their columns in class order; the other arrays are work space. Equal class statistics are
-    decided by :func:`_sorted_vote` on the draw's keys (:func:`mc_errors_two_class`)."""
+    decided by :func:`_sorted_vote` on the draw's keys (:func:`mc_pruned_sums`)."""
     w = js.size
     n = perm.size
     M = NB.shape[2]
@@ -156,55 +155,6 @@ def _add_point_errors(i, Xt, js, ss, skip, xp, perm, n0, A, B, NB, K, ct, xs, d,
 
 
 @njit(cache=True, nogil=True)
-def mc_errors_two_class(Xt, js, ci, pts, perm, n0, A, B, NB, half_inv_sig, K, ct,
-                        skip):  # pragma: no cover - compiled
-    """Misclassified draws of every candidate and point: ``wrong[ii, c]`` counts the draws
-    of point ``pts[ii]`` whose vote in ``S + {js[c]}`` is not the point's class ``ct``.
-    Each class's ``(K + 1)/2``-th smallest key decides the vote; when the two are equal the
-    ``K`` nearest by key and training index vote (:func:`_sorted_vote`). Pairs with
-    ``skip[i, ci[c]]`` (the points semi-bolstering counts as misclassified: their term is 0)
-    are not evaluated and count 0.
-
-    Parameters
-    ----------
-    Xt : (n, p) training points; ``js`` (mc,) candidate features; ``ci`` (mc,) their
-        positions in the step's candidate list; ``pts`` (ni,) evaluated points; ``perm`` (n,)
-        training points in class order (``n0`` of class 0 first).
-    A : (n, n) squared distances over ``S`` (neighbours in class order).
-    B : (n, M, n) ``B_iml`` over ``S`` (neighbours in class order).
-    NB : (p', n, M) every feature's draws (:meth:`Noise.block`): ``NB[js[c]]`` the
-        candidate's; ``half_inv_sig`` (n, m) ``1 / (2 sigma_ij)``.
-    K : 1 or 3; ``ct`` (n,) class codes (0 or 1); ``skip`` (n, m) bool.
-    """
-    mc = js.size
-    n = perm.size
-    M = NB.shape[2]
-    wrong = np.zeros((pts.size, mc), dtype=np.int64)
-    # per point: the lanes' offsets d (n, mc), scaled distances h (n, mc), draws e (M, mc)
-    # and each class's running minimum m1 and second minimum m2 (M, mc), the candidates
-    # innermost (independent lanes: SIMD)
-    xp = np.empty((n, mc))
-    for l in range(n):
-        for c in range(mc):
-            xp[l, c] = Xt[perm[l], js[c]]
-    d, h, e = np.empty((n, mc)), np.empty((n, mc)), np.empty((M, mc))
-    q, m1, m2 = np.empty((2, M, mc)), np.empty((M, mc)), np.empty((M, mc))
-    row, xs, ss = np.empty(n), np.empty(mc), np.empty(mc)
-    lane_skip = np.empty(mc, dtype=np.bool_)
-    for ii in range(pts.size):
-        i = pts[ii]
-        evaluated = 0
-        for c in range(mc):
-            lane_skip[c] = skip[i, ci[c]]
-            ss[c] = half_inv_sig[i, ci[c]]
-            evaluated += not lane_skip[c]
-        if evaluated:
-            _add_point_errors(i, Xt, js, ss, lane_skip, xp, perm, n0, A, B, NB, K, ct, xs, d,
-                              h, e, q, m1, m2, row, wrong[ii])
-    return wrong
-
-
-@njit(cache=True, nogil=True)
 def _padded(count, lanes):  # pragma: no cover - compiled
     """Lanes for ``count`` candidates: rounded up to a multiple of ``lanes`` when 3 or more
     would be left to the scalar remainder loop (slower than a padded vector body)."""
@@ -213,18 +163,42 @@ def _padded(count, lanes):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def mc_pruned_sums(Xt, js, ci, order, perm, n0, A, B, NB, half_inv_sig, K, ct, skip, partial,
-                   bound, lanes):  # pragma: no cover - compiled
-    """The bounded forward step of the Monte-Carlo kNN criterion (the pruning of
-    :meth:`~stablefs.selectors.wrappers._knn_criterion.KNNPart.sums_add_bounded`), one point
-    at a time: the points ``order`` are added in turn to every candidate's partial sum
-    ``partial[c]`` (its misclassified draws over ``M``, as :func:`mc_errors_two_class` counts
-    them) and a candidate is dropped as soon as its sum exceeds ``bound`` (every term is
-    >= 0). The lanes (the live candidates, padded by :func:`_padded` with copies of the
-    first) are compacted when that saves a vector body.
+                   bound, lanes, counts):  # pragma: no cover - compiled
+    """A forward step of the Monte-Carlo kNN criterion, one point at a time: the
+    misclassified draws of point ``i`` in ``S + {js[c]}`` (the draws whose vote is not the
+    point's class ``ct[i]``: each class's ``(K + 1)/2``-th smallest key decides, and when the
+    two are equal the ``K`` nearest by key and training index vote, :func:`_sorted_vote`),
+    for the points ``order`` in turn, are added over ``M`` to every candidate's partial sum
+    ``partial[c]``, and a candidate is dropped as soon as its sum exceeds ``bound`` (every
+    term is >= 0: the pruning of
+    :meth:`~stablefs.selectors.wrappers._knn_criterion.KNNPart.sums_add_bounded`; ``bound =
+    inf`` evaluates every pair). Pairs with ``skip[i, ci[c]]`` (the points semi-bolstering
+    counts as misclassified: their term is 0) are not evaluated. The lanes (the live
+    candidates, padded by :func:`_padded` with copies of the first) are compacted when that
+    saves a vector body.
 
-    Returns ``alive`` (mc,) bool: the candidates evaluated on every point, whose ``partial``
-    is then their whole sum (the others' ``partial`` exceed ``bound``); and the number of
-    keys computed (lanes x neighbours x draws over the evaluated points; for benchmarks)."""
+    Parameters
+    ----------
+    Xt : (n, p) training points; ``js`` (mc,) candidate features; ``ci`` (mc,) their
+        positions in the step's candidate list; ``order`` (ni,) the points; ``perm`` (n,)
+        training points in class order (``n0`` of class 0 first).
+    A : (n, n) squared distances over ``S`` (neighbours in class order).
+    B : (n, M, n) ``B_iml`` over ``S`` (neighbours in class order).
+    NB : (p', n, M) every feature's draws (:meth:`Noise.block`): ``NB[js[c]]`` the
+        candidate's; ``half_inv_sig`` (n, m) ``1 / (2 sigma_ij)``.
+    K : 1 or 3; ``ct`` (n,) class codes (0 or 1); ``skip`` (n, m) bool.
+    counts : (ni, mc) int64 or (0, 0)
+        If not empty, ``counts[t, c]`` receives the misclassified draws of point
+        ``order[t]`` for candidate ``c`` (0 where skipped or after ``c`` was dropped).
+
+    Returns
+    -------
+    alive : (mc,) bool
+        The candidates evaluated on every point, whose ``partial`` is then their whole sum
+        (the others' ``partial`` exceed ``bound``).
+    n_keys : int
+        Keys computed (lanes x neighbours x draws over the evaluated points; for benchmarks).
+    """
     mc = js.size
     n = perm.size
     M = NB.shape[2]
@@ -242,7 +216,9 @@ def mc_pruned_sums(Xt, js, ci, order, perm, n0, A, B, NB, half_inv_sig, K, ct, s
     n_live = mc
     w = 0
     n_keys = 0
-    for i in order:
+    record = counts.shape[0] > 0
+    for t in range(order.size):
+        i = order[t]
         if n_live == 0:
             break
         if _padded(n_live, lanes) + lanes <= max(w, lanes) or w == 0:  # compact the lanes
@@ -280,6 +256,8 @@ def mc_pruned_sums(Xt, js, ci, order, perm, n0, A, B, NB, half_inv_sig, K, ct, s
             cand = lane[c]
             if not lane_skip[c]:
                 partial[cand] += cnt[c] / M
+                if record:
+                    counts[t, cand] = cnt[c]
             if partial[cand] > bound:
                 alive[cand] = False
                 live[c] = False
@@ -289,7 +267,7 @@ def mc_pruned_sums(Xt, js, ci, order, perm, n0, A, B, NB, half_inv_sig, K, ct, s
 
 @njit(cache=True, nogil=True)
 def mc_errors_remove_two_class(Xt, js, perm, n0, A, B, C, NB, sig, K, ct):  # pragma: no cover
-    """:func:`mc_errors_two_class` for a backward step: the draws of every point in
+    """:func:`mc_pruned_sums`' vote for a backward step: the draws of every point in
     ``S - {js[c]}`` (every candidate ``c`` a member of ``S``), misclassified counts
     ``wrong[c, i]`` (all points, data order; equal class statistics decided by
     :func:`_sorted_vote` on the draw's distances).
