@@ -65,3 +65,14 @@ def test_noise_falls_back_to_default_rng_when_the_states_differ(monkeypatch):
     assert noise._batched is False
     for f in range(3):
         assert np.array_equal(block[f], _reference(11, 5, 4, f))
+
+
+
+def test_noise_of_a_feature_index_beyond_the_pool_uses_default_rng():
+    # an index of 2^32 or more does not fit the batched seeding's pool: NumPy's own streams
+    noise = Noise(3, 2, 2)
+    noise._batched = True
+    f = 2**32 + 5
+    noise._block = {}  # a stand-in for a block that tall
+    noise._draw(np.array([f], dtype=np.int64))
+    assert np.array_equal(noise._block[f], _reference(3, 2, 2, f))

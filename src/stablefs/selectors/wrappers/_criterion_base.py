@@ -59,7 +59,8 @@ class Noise:
     The generators' states are computed for many features at once
     (:func:`~stablefs.selectors.wrappers._seeding.states`) and loaded into one reused
     generator; the first state is checked against NumPy's own seeding, and on a mismatch
-    (or a seed of 2^64 or more) every stream is built by ``default_rng``."""
+    (or a seed of 2^64 or more, or a feature index of 2^32 or more) the streams are built by
+    ``default_rng``."""
 
     def __init__(self, seed: int, n: int, n_draws: int):
         self.seed = int(seed)
@@ -89,7 +90,7 @@ class Noise:
 
         if self._batched is None:
             self._batched = self._use_batched()
-        if not self._batched:
+        if not self._batched or features.max() >= 2**32:  # outside the batched seeding's pool
             for f in features:
                 self._block[f] = np.random.default_rng([self.seed, int(f)]).standard_normal(
                     (self.n, self.n_draws))
