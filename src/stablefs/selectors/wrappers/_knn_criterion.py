@@ -178,14 +178,15 @@ class KNNPart(RulePart, WidthMixin):
         :meth:`_mc_values`' distances operation for operation, equal statistics decided by
         the same stable order, so the same votes bit for bit)."""
         from stablefs.selectors.wrappers._wrapper_kernels import (  # Numba
+            _padded,
             mc_errors_remove_two_class,
         )
 
         mc = js.size
         lanes = np.ascontiguousarray(js, dtype=np.int64)
         sig = np.ascontiguousarray(sig)
-        if mc % LANES >= 3:  # pad with copies of the first member, dropped below
-            pad = LANES - mc % LANES
+        pad = _padded(mc, LANES) - mc  # copies of the first member, dropped below
+        if pad:
             lanes = np.concatenate([lanes, np.full(pad, lanes[0])])
             sig = np.concatenate([sig, np.repeat(sig[:, :1], pad, axis=1)], axis=1)
         wrong = mc_errors_remove_two_class(self.Xt, lanes, perm, n0, A, B, C,
