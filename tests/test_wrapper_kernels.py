@@ -8,6 +8,9 @@ import pytest
 import stablefs.selectors.wrappers._knn_criterion as K
 from stablefs.selectors.wrappers import make_criterion, sffs, sfs
 
+#: libsvm's iteration limit for up to 100,000 points
+MAX_ITER = 10_000_000
+
 
 def _data(n0, n1, p, seed, shift=0.8, informative=3):
     rng = np.random.default_rng(seed)
@@ -206,7 +209,8 @@ def test_compiled_backward_step_equals_the_numpy_one_bit_for_bit(estimator, crit
 
 def _libsvm(X, codes, kernel="linear"):
     """scikit-learn's libsvm (C-SVC, C = 1, tol 1e-3, shrinking) on X, or on the kernel
-    matrix X with ``kernel="precomputed"``: support indices, dual coefficients and intercept."""
+    matrix X with ``kernel="precomputed"``: support indices, dual coefficients, intercept and
+    the iteration count."""
     from stablefs.selectors.wrappers import _error_estimators as ee
 
     fns = ee._libsvm_fns()
@@ -214,12 +218,12 @@ def _libsvm(X, codes, kernel="linear"):
         pytest.skip("scikit-learn's libsvm binding is not available")
     fit, quiet = fns
     quiet(0)
-    sup, _, _, dual, intercept, *_ = fit(
+    sup, _, _, dual, intercept, _, _, _, n_iter = fit(
         np.ascontiguousarray(X), codes.astype(np.float64), svm_type=0,
         sample_weight=ee._EMPTY, class_weight=ee._ONES2, kernel=kernel, C=1.0, nu=0.5,
         probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200, coef0=0.0,
         gamma=1.0, epsilon=0.0, max_iter=-1, random_seed=0)
-    return sup, dual[0], intercept[0]
+    return sup, dual[0], intercept[0], int(n_iter[0])
 
 
 def _svm_problem(seed):
@@ -239,21 +243,24 @@ def _svm_problem(seed):
 @pytest.mark.parametrize("block", range(4))
 def test_compiled_smo_equals_libsvm_bit_for_bit(block):
     """libsvm's SMO step for step: on the same kernel matrix (libsvm given it precomputed) the
-    same support vectors, dual coefficients and offset to the last bit, on every machine."""
+    same support vectors, dual coefficients and offset to the last bit, on every machine, after
+    as many iterations as libsvm counts (``SVC.n_iter_``)."""
     from stablefs.selectors._smo import svc_dual
     from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel
 
     for seed in range(60 * block, 60 * (block + 1)):
         X, codes = _svm_problem(seed)
-        sup, dual, intercept = _libsvm(linear_kernel(np.ascontiguousarray(X)), codes,
-                                       kernel="precomputed")
+        sup, dual, intercept, n_iter = _libsvm(linear_kernel(np.ascontiguousarray(X)), codes,
+                                               kernel="precomputed")
         order = np.argsort(codes, kind="stable")
         ysign = np.where(codes[order] == 0, 1, -1).astype(np.int64)
-        coef, rho = svc_dual(linear_kernel(np.ascontiguousarray(X[order])), ysign, 1.0, 1e-3)
+        coef, rho, ours = svc_dual(linear_kernel(np.ascontiguousarray(X[order])), ysign, 1.0,
+                                   1e-3, MAX_ITER)
         nz = np.flatnonzero(coef)
         assert np.array_equal(order[nz], sup), seed
         assert np.array_equal(coef[nz], dual), seed
         assert -rho == intercept, seed
+        assert ours == n_iter, seed
 
 
 def test_compiled_smo_equals_scikit_learn_on_the_data_to_round_off():
@@ -266,10 +273,11 @@ def test_compiled_smo_equals_scikit_learn_on_the_data_to_round_off():
 
     for seed in range(240):
         X, codes = _svm_problem(seed)
-        sup, dual, intercept = _libsvm(X, codes)
+        sup, dual, intercept, _ = _libsvm(X, codes)
         order = np.argsort(codes, kind="stable")
         ysign = np.where(codes[order] == 0, 1, -1).astype(np.int64)
-        coef, rho = svc_dual(linear_kernel(np.ascontiguousarray(X[order])), ysign, 1.0, 1e-3)
+        coef, rho, _ = svc_dual(linear_kernel(np.ascontiguousarray(X[order])), ysign, 1.0, 1e-3,
+                                MAX_ITER)
         nz = np.flatnonzero(coef)
         assert np.array_equal(order[nz], sup), seed
         np.testing.assert_allclose(coef[nz], dual, rtol=0, atol=1e-12, err_msg=str(seed))
@@ -293,8 +301,9 @@ def test_candidate_kernels_are_the_kernels_of_the_extended_subsets():
                               linear_kernel(full))
     order = np.argsort(y, kind="stable")
     ysign = np.where(y[order] == 0, 1, -1).astype(np.int64)
-    diff, norm = svc_margins_add(np.ascontiguousarray(XS[order]),
-                                 np.ascontiguousarray(X[order][:, cands]), ysign, 1.0, 1e-3)
+    diff, norm, _ = svc_margins_add(np.ascontiguousarray(XS[order]),
+                                    np.ascontiguousarray(X[order][:, cands]), ysign, 1.0, 1e-3,
+                                    MAX_ITER)
     for q, j in enumerate(cands):
         Xs = X[:, cols + [int(j)]]
         a, b = linear_svm(Xs, y)

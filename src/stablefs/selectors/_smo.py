@@ -10,6 +10,11 @@ penalties). :func:`svc_dual_ordered` is the same solver on a kernel matrix in th
 point order, with one penalty per point (``C`` times the instance weight, as scikit-learn's
 libsvm takes ``sample_weight``), for SVM-RFE (Guyon et al. 2002; Han 2012 eq. 5.2).
 
+A solve can stop at libsvm's own iteration limit (:mod:`._svm_convergence`),
+which scikit-learn's SVC lifts (``-1``, no limit, as SVM-RFE solves); each solution comes
+with its iteration count (``SVC.n_iter_``, tested), so that a caller can tell a solve that
+stopped at the limit.
+
 One thread, float64 apart from ``Q``; the module imports Numba and is imported on first use only
 (importing stablefs does not import Numba). Compiled code is cached on disk (``cache=True``).
 """
@@ -130,7 +135,7 @@ def _swap(a, b, yv, G, st, alpha, pos, Gbar, QD, Q, Cv):  # pragma: no cover - c
 
 
 @njit(cache=True, nogil=True)
-def svc_dual(K, ysign, C, eps):  # pragma: no cover - compiled
+def svc_dual(K, ysign, C, eps, max_iter):  # pragma: no cover - compiled
     """The C-SVC dual by SMO with shrinking, step for step the solver of libsvm (Chang and
     Lin 2011; Fan, Chen and Lin 2005), which :class:`sklearn.svm.SVC` runs: the same working
     sets, the same updates and the same single-precision ``Q`` entries, so the same solution
@@ -141,10 +146,13 @@ def svc_dual(K, ysign, C, eps):  # pragma: no cover - compiled
     ----------
     K : (n, n) float64 kernel matrix (points in libsvm's order: class +1 first).
     ysign : (n,) int64, +1 or -1. C : float, the box bound. eps : float, the tolerance.
+    max_iter : int, the most iterations (libsvm's :func:`._svm_convergence.libsvm_max_iter`), or -1
+    for no limit (scikit-learn's SVC).
 
     Returns
     -------
-    coef : (n,) ``alpha_i y_i``; rho : float (the decision function is ``sum coef K - rho``).
+    coef : (n,) ``alpha_i y_i``; rho : float (the decision function is ``sum coef K - rho``);
+    n_iter : int, libsvm's iteration count (``max_iter``: stopped there, the solution unusable).
     """
     n = K.shape[0]
     Q = np.empty((n, n), dtype=np.float32)
@@ -154,11 +162,11 @@ def svc_dual(K, ysign, C, eps):  # pragma: no cover - compiled
     QD = np.empty(n)
     for a in range(n):
         QD[a] = K[a, a]
-    return _smo(Q, QD, ysign, np.full(n, np.float64(C)), eps)
+    return _smo(Q, QD, ysign, np.full(n, np.float64(C)), eps, max_iter)
 
 
 @njit(cache=True, nogil=True)
-def svc_dual_ordered(K, order, ysign, Cv, eps):  # pragma: no cover - compiled
+def svc_dual_ordered(K, order, ysign, Cv, eps, max_iter):  # pragma: no cover - compiled
     """:func:`svc_dual` on the points ``order`` of ``K``, with a penalty per point.
 
     Parameters
@@ -170,11 +178,12 @@ def svc_dual_ordered(K, order, ysign, Cv, eps):  # pragma: no cover - compiled
         samples): the SVM sees every point.
     ysign : (n,) int64, ``+1`` / ``-1`` of each point.
     Cv : (n,) float64, the box bound of each point (``C`` times its instance weight).
-    eps : float, the tolerance.
+    eps : float, the tolerance. max_iter : int, the most iterations, or -1 (no limit).
 
     Returns
     -------
-    coef : (r,) ``alpha y`` summed over the points of each row of ``K``; rho : float.
+    coef : (r,) ``alpha y`` summed over the points of each row of ``K``; rho : float;
+    n_iter : int (as :func:`svc_dual`'s).
     """
     n = order.size
     Q = np.empty((n, n), dtype=np.float32)
@@ -187,17 +196,18 @@ def svc_dual_ordered(K, order, ysign, Cv, eps):  # pragma: no cover - compiled
             Q[a, b] = v
             Q[b, a] = v
         QD[a] = K[oa, oa]
-    coef, rho = _smo(Q, QD, ysign, Cv.copy(), eps)
+    coef, rho, n_iter = _smo(Q, QD, ysign, Cv.copy(), eps, max_iter)
     out = np.zeros(K.shape[0])
     for a in range(n):
         out[order[a]] += coef[a]
-    return out, rho
+    return out, rho, n_iter
 
 
 @njit(cache=True, nogil=True)
-def _smo(Q, QD, ysign, Cv, eps):  # pragma: no cover - compiled
+def _smo(Q, QD, ysign, Cv, eps, max_iter):  # pragma: no cover - compiled
     # svc_dual on libsvm's single-precision Q = y y^T K, its double diagonal QD and the
-    # per-point box bounds Cv (all three overwritten: they follow the shrinking swaps)
+    # per-point box bounds Cv (all three overwritten: they follow the shrinking swaps);
+    # stops after max_iter iterations (-1: no limit), counted as libsvm counts them
     n = Q.shape[0]
     yv = ysign.copy()
     alpha = np.zeros(n)
@@ -208,7 +218,8 @@ def _smo(Q, QD, ysign, Cv, eps):  # pragma: no cover - compiled
     active = n
     unshrink = False
     counter = min(n, 1000) + 1
-    while True:
+    n_iter = 0
+    while max_iter < 0 or n_iter < max_iter:
         counter -= 1
         if counter == 0:
             counter = min(n, 1000)
@@ -248,6 +259,7 @@ def _smo(Q, QD, ysign, Cv, eps):  # pragma: no cover - compiled
             if i < 0:
                 break
             counter = 1
+        n_iter += 1
         Ci = Cv[i]
         Cj = Cv[j]
         ai0 = alpha[i]
@@ -345,4 +357,4 @@ def _smo(Q, QD, ysign, Cv, eps):  # pragma: no cover - compiled
     coef = np.empty(n)
     for t in range(n):
         coef[pos[t]] = alpha[t] * yv[t]
-    return coef, rho
+    return coef, rho, n_iter

@@ -285,7 +285,7 @@ def _solve(K, duals, tol):
     dual = np.empty((len(duals), K.shape[0]))
     intercept = np.empty(len(duals))
     for row, d in enumerate(duals):
-        coef, rho = svc_dual_ordered(K, d.rows, d.sign, d.bound, tol)
+        coef, rho, _ = svc_dual_ordered(K, d.rows, d.sign, d.bound, tol, -1)  # no limit
         dual[row] = -coef  # SVC's signs
         intercept[row] = rho
     return dual, intercept

@@ -145,7 +145,7 @@ def make_criterion(X, y, *, estimator="lda", criterion="bolstered", cv=5, n_draw
             "pass a callable criterion(X_subset, y) -> error."
         )
     ee = _ee()
-    rule = ee.make_rule(estimator)
+    rule = ee.make_rule(estimator).limited()  # libsvm's iteration limit: see _svm_convergence
     classes, codes = np.unique(y, return_inverse=True)
     codes = codes.astype(np.int64)
     g = classes.size

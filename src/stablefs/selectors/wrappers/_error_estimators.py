@@ -48,6 +48,7 @@ Conventions, where the papers are silent:
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import numbers
@@ -57,6 +58,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from stablefs._errors import StablefsError
+from stablefs.selectors._svm_convergence import libsvm_max_iter, not_converged
 
 __all__ = [
     "RULES",
@@ -302,7 +304,8 @@ def knn_predict(Xtr: np.ndarray, codes: np.ndarray, Z: np.ndarray, k: int,
     return out
 
 
-def linear_svm(X: np.ndarray, codes: np.ndarray, C: float = 1.0) -> tuple[np.ndarray, float]:
+def linear_svm(X: np.ndarray, codes: np.ndarray, C: float = 1.0,
+               max_iter: int = -1) -> tuple[np.ndarray, float]:
     """``(a, b)`` of the two-class linear SVM (``g(x) = 1`` iff ``a^T x + b > 0``), the
     seed-004 rule (Xiao, Hua and Dougherty 2007, sec. 3; ``reproduction-targets.md``
     sec. 5.4: C = 1, libsvm's default, no scaling), bit for bit
@@ -322,6 +325,11 @@ def linear_svm(X: np.ndarray, codes: np.ndarray, C: float = 1.0) -> tuple[np.nda
         Class codes 0 and 1, both present.
     C : float, default=1.0
         The penalty of the soft margin (the paper does not state it; libsvm's default).
+    max_iter : int, default=-1
+        -1: no limit on the solver's iterations (``SVC``'s default); otherwise the limit
+        (the wrapper searches set libsvm's own,
+        :func:`stablefs.selectors._svm_convergence.libsvm_max_iter`): a solve that reaches it
+        raises a one-line error instead of returning.
 
     Returns
     -------
@@ -331,24 +339,40 @@ def linear_svm(X: np.ndarray, codes: np.ndarray, C: float = 1.0) -> tuple[np.nda
     X = np.ascontiguousarray(X, dtype=np.float64)
     fns = _libsvm_fns()
     if fns is None:  # pragma: no cover - a future scikit-learn
-        from sklearn.svm import SVC
-
-        svc = SVC(kernel="linear", C=C).fit(X, codes)
+        svc = _svc(X, codes, C, max_iter)
         return svc.coef_[0].copy(), float(svc.intercept_[0])
     fit, quiet = fns
     quiet(0)                       # SVC sets libsvm's console output before every fit
     y = np.asarray(codes, dtype=np.float64, order="C")
     # gamma is not used by the linear kernel (SVC passes 1 / (p Var X), "scale")
-    _, sv, _, dual, intercept, *_ = fit(
+    _, sv, _, dual, intercept, _, _, status, _ = fit(
         X, y, svm_type=0, sample_weight=_EMPTY, class_weight=_ONES2, kernel="linear", C=C,
         nu=0.5, probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200,
-        coef0=0.0, gamma=1.0, epsilon=0.0, max_iter=-1, random_seed=0)
+        coef0=0.0, gamma=1.0, epsilon=0.0, max_iter=max_iter, random_seed=0)
+    if status != 0:
+        raise not_converged(X, C)
     coef = (-dual) @ sv            # SVC flips the signs of a two-class model
     return coef[0].copy(), float(-intercept[0])
 
 
 _EMPTY = np.empty(0, dtype=np.float64)
 _ONES2 = np.ones(2, dtype=np.float64)
+
+
+def _svc(X: np.ndarray, codes: np.ndarray, C: float, max_iter: int):
+    """``SVC(kernel="linear", C=C, max_iter=max_iter)`` fitted: a one-line error instead of
+    scikit-learn's warning when a solve reaches ``max_iter``."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc = SVC(kernel="linear", C=C, max_iter=max_iter).fit(X, codes)
+    if svc.fit_status_ != 0:
+        raise not_converged(X, C)
+    return svc
 
 
 @functools.lru_cache(maxsize=1)
@@ -373,6 +397,11 @@ class Rule:
     """A classification rule by name (``"lda"``, ``"Knn"``, ``"svm"``) or a scikit-learn
     classifier; :meth:`fit` designs it on ``(X, codes)``. ``C`` is the linear SVM's penalty
     (1, libsvm's default, unless given; only the SVM has one)."""
+
+    #: stop a linear SVM's solve at libsvm's own iteration limit with a one-line error (the
+    #: rules of a wrapper search, which makes thousands of solves: :meth:`limited`); off, the
+    #: solver runs to convergence as scikit-learn's SVC does
+    limit_iterations = False
 
     def __init__(self, classifier="lda", *, C: float = 1.0):
         self.spec = classifier
@@ -401,6 +430,12 @@ class Rule:
             raise StablefsError(f"C = {C!r} applies to the linear SVM ('svm') only, not to "
                                 f"{self.name}.")
 
+    def limited(self) -> Rule:
+        """A copy of this rule with :attr:`limit_iterations` on."""
+        out = copy.copy(self)
+        out.limit_iterations = True
+        return out
+
     @property
     def name(self) -> str:
         if self.kind == "knn":
@@ -418,12 +453,11 @@ class Rule:
         if self.kind == "knn":
             return _Fitted(n_classes, kind="knn", X=X, codes=codes, k=self.k)
         if self.kind == "svm":
+            limit = libsvm_max_iter(X.shape[0]) if self.limit_iterations else -1
             if n_classes == 2 and np.count_nonzero(counts) == 2:
-                a, b = linear_svm(X, codes, self.C)
+                a, b = linear_svm(X, codes, self.C, limit)
                 return _Fitted(2, kind="svm", linear=(a, b))
-            from sklearn.svm import SVC
-
-            svc = SVC(kernel="linear", C=self.C).fit(X, codes)
+            svc = _svc(X, codes, self.C, limit)
             if n_classes == 2 and len(svc.classes_) == 2:
                 return _Fitted(2, kind="svm", linear=(svc.coef_[0].copy(),
                                                       float(svc.intercept_[0])))

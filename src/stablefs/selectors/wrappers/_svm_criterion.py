@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from stablefs.selectors._svm_convergence import libsvm_max_iter, not_converged
 from stablefs.selectors.wrappers._bolstering_widths import WidthMixin
 from stablefs.selectors.wrappers._criterion_base import RulePart, _ee
 
@@ -33,7 +34,9 @@ class SVMPart(RulePart, WidthMixin):
     :func:`stablefs.selectors.wrappers._error_estimators.linear_svm` forms it (the same
     product of the same arrays). With :data:`COMPILED` off, libsvm is called per candidate
     (:func:`~stablefs.selectors.wrappers._error_estimators.linear_svm`, the solver and
-    arrays of :class:`sklearn.svm.SVC` without its per-call validation)."""
+    arrays of :class:`sklearn.svm.SVC` without its per-call validation). A solve that reaches
+    libsvm's iteration limit (:mod:`stablefs.selectors._svm_convergence`) stops the search
+    with an error."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -70,11 +73,15 @@ class SVMPart(RulePart, WidthMixin):
         for q, sub in enumerate(subsets):
             Xs = self.Xt[:, sub]
             if COMPILED:
-                coef, rho = svc_dual(linear_kernel(np.ascontiguousarray(Xs[self._gorder])),
-                                     self._gsign, self.rule.C, SVM_TOL)
+                limit = libsvm_max_iter(n)
+                coef, rho, n_iter = svc_dual(
+                    linear_kernel(np.ascontiguousarray(Xs[self._gorder])), self._gsign,
+                    self.rule.C, SVM_TOL, limit)
+                if n_iter >= limit:
+                    raise not_converged(Xs, self.rule.C)
                 a, b = self._direction(Xs, coef, rho)
             else:
-                a, b = svm(Xs, yf, self.rule.C)
+                a, b = svm(Xs, yf, self.rule.C, libsvm_max_iter(n))
             diff[:, q] = Xs @ a + b
             norm[q] = np.sqrt(a @ a)
         return diff, norm
@@ -93,14 +100,18 @@ class SVMPart(RulePart, WidthMixin):
             from stablefs.selectors.wrappers._wrapper_kernels import svc_margins_add
 
             Xg = self.Xt[self._gorder]
-            dg, norm = svc_margins_add(np.ascontiguousarray(Xg[:, cols]),
-                                       np.ascontiguousarray(Xg[:, cands]), self._gsign,
-                                       self.rule.C, SVM_TOL)
+            limit = libsvm_max_iter(n)
+            dg, norm, n_iter = svc_margins_add(np.ascontiguousarray(Xg[:, cols]),
+                                               np.ascontiguousarray(Xg[:, cands]),
+                                               self._gsign, self.rule.C, SVM_TOL, limit)
+            stopped = np.flatnonzero(n_iter >= limit)
+            if stopped.size:
+                raise not_converged(self.Xt[:, np.r_[cols, cands[stopped[0]]]], self.rule.C)
             diff[self._gorder] = dg.T
             return diff, norm
         for q, j in enumerate(cands):
             buf[:, k] = self._XT[j]
-            a, b = svm(buf, yf, self.rule.C)
+            a, b = svm(buf, yf, self.rule.C, libsvm_max_iter(n))
             diff[:, q] = buf @ a + b
             norm[q] = np.sqrt(a @ a)
         return diff, norm

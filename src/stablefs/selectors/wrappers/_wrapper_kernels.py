@@ -429,7 +429,7 @@ def linear_kernel(X):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def svc_margins_add(XS, Xj, ysign, C, eps):  # pragma: no cover - compiled
+def svc_margins_add(XS, Xj, ysign, C, eps, max_iter):  # pragma: no cover - compiled
     """The linear SVM of ``S + {j}`` for every candidate column ``Xj[:, c]``, points in
     libsvm's order (``XS`` (n, k) the columns of ``S``).
 
@@ -439,9 +439,14 @@ def svc_margins_add(XS, Xj, ysign, C, eps):  # pragma: no cover - compiled
     ``a = -sum_t coef_t x_t`` over the support vectors (libsvm's order), the offset
     ``b = rho``.
 
+    Every solve stops after ``max_iter`` iterations (libsvm's limit; -1: none); the first
+    candidate whose solve reaches it ends the call.
+
     Returns
     -------
-    diff : (m, n) ``a^T x_i + b``; norm : (m,) ``||a||``.
+    diff : (m, n) ``a^T x_i + b``; norm : (m,) ``||a||``; n_iter : (m,) int64, each solve's
+    iteration count (``max_iter``: that solve stopped at the limit, the call ended there, and
+    ``diff`` and ``norm`` are unusable; 0 for the candidates after it).
     """
     n, m = Xj.shape
     k = XS.shape[1]
@@ -452,6 +457,7 @@ def svc_margins_add(XS, Xj, ysign, C, eps):  # pragma: no cover - compiled
     QD = np.empty(n)
     a = np.empty(k + 1)
     Cv = np.full(n, np.float64(C))
+    iters = np.zeros(m, dtype=np.int64)
     for c in range(m):
         # libsvm's Q and QD of S + [j] directly (svc_dual's, without the kernel matrix)
         for r in range(n):
@@ -459,7 +465,10 @@ def svc_margins_add(XS, Xj, ysign, C, eps):  # pragma: no cover - compiled
             for t in range(n):
                 Q[r, t] = np.float32(ysign[r] * ysign[t] * (KS[r, t] + xr * Xj[t, c]))
             QD[r] = KS[r, r] + xr * Xj[r, c]
-        coef, rho = _smo(Q, QD, ysign, Cv, eps)  # equal bounds: the swaps leave Cv as it is
+        coef, rho, n_iter = _smo(Q, QD, ysign, Cv, eps, max_iter)  # equal bounds: the swaps
+        iters[c] = n_iter                                           # leave Cv as it is
+        if 0 <= max_iter <= n_iter:
+            break
         a[:] = 0.0
         for t in range(n):
             ct = coef[t]
@@ -477,4 +486,4 @@ def svc_margins_add(XS, Xj, ysign, C, eps):  # pragma: no cover - compiled
                 v += XS[t, f] * a[f]
             v += Xj[t, c] * a[k]
             diff[c, t] = v + rho
-    return diff, norm
+    return diff, norm, iters
