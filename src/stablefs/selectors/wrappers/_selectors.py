@@ -51,7 +51,10 @@ class WrapperSelector(BaseSelector):
         keep the best subset on the path, ch. 6-7).
     estimator : str or scikit-learn classifier, default="lda"
         The classification rule judged on each subset: ``"lda"``, ``"svm"`` (linear, C = 1),
-        ``"Knn"`` such as ``"3nn"``, or a classifier with ``fit`` and ``predict``.
+        ``"Knn"`` such as ``"3nn"``, or a classifier with ``fit`` and ``predict``. The linear
+        SVM keeps libsvm's own iteration limit (``max(10^7, 100 n)`` per solve): on features of
+        a large scale (raw intensities) a solve reaches it and the search stops with a one-line
+        error asking to log-transform or standardise the data.
     criterion : str or callable, default="bolstered"
         ``"bolstered"``, ``"semi-bolstered"``, ``"resubstitution"``, ``"cv"`` (see
         :mod:`stablefs.evaluation.error_estimators`), or ``criterion(X_subset, y) -> error``
