@@ -135,6 +135,88 @@ def test_lda_boundary_in_closed_form_by_hand():
     assert b == pytest.approx(0.0)
 
 
+def _lda_by_the_covariance(X, codes, g):
+    """fit_lda's formulas with S^+ from S itself (sym_pinv of the p x p pooled covariance),
+    the reference of the wide route."""
+    from stablefs.selectors.wrappers._error_estimators import pooled_covariance, sym_pinv
+
+    means, S = pooled_covariance(X, codes, g)
+    W = sym_pinv(S)
+    counts = np.bincount(codes, minlength=g)
+    with np.errstate(divide="ignore"):
+        logp = np.log(counts / counts.sum())
+    if g == 2:
+        a = W @ (means[1] - means[0])
+        return a, float(-a @ (means[0] + means[1]) / 2.0 + logp[1] - logp[0])
+    return W @ means.T, -0.5 * np.einsum("cp,pq,cq->c", means, W, means) + logp
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("g", [2, 3])
+def test_wide_lda_applies_the_same_pseudo_inverse(seed, g):
+    # more features than samples: S^+ through the samples' Gram matrix equals sym_pinv(S)
+    # to round-off, and so do the rule's predictions
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(6, 25)), int(rng.integers(30, 90))
+    codes = np.arange(n) % g
+    X = rng.standard_normal((n, p)) + 0.7 * codes[:, None] * (rng.random(p) < 0.3)
+    if seed % 4 == 3:
+        X[1] = X[1 + g]  # a repeated sample: one more zero eigenvalue
+    if seed % 4 == 2:
+        X *= 1e4  # the cut-off is relative
+    fitted = fit_lda(X, codes, g)
+    ref = _lda_by_the_covariance(X, codes, g)
+    Z = rng.standard_normal((200, p)) * X.std() + X.mean()
+    if g == 2:
+        a, b = fitted.linear
+        scale = np.abs(ref[0]).max()
+        np.testing.assert_allclose(a, ref[0], rtol=0, atol=1e-9 * scale)
+        assert b == pytest.approx(ref[1], rel=1e-9, abs=1e-9 * scale * np.abs(X).max())
+        margin = Z @ ref[0] + ref[1]
+    else:
+        WM, c = fitted.model
+        scale = np.abs(ref[0]).max()
+        np.testing.assert_allclose(WM, ref[0], rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(c, ref[1], rtol=1e-9)
+        scores = Z @ ref[0] + ref[1]
+        top2 = np.sort(scores, axis=1)[:, -2:]
+        margin = top2[:, 1] - top2[:, 0]
+        ref_pred = np.argmax(scores, axis=1)
+    clear = np.abs(margin) > 1e-6 * np.abs(margin).max()  # not on the boundary
+    expected = (margin > 0).astype(int) if g == 2 else ref_pred
+    assert np.array_equal(fitted.predict(Z)[clear], expected[clear])
+
+
+def test_wide_lda_with_a_missing_class():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((10, 40))
+    codes = np.r_[np.zeros(5, dtype=int), np.full(5, 2)]  # class 1 absent
+    WM, c = fit_lda(X, codes, 3).model
+    ref_WM, ref_c = _lda_by_the_covariance(X, codes, 3)
+    np.testing.assert_allclose(WM, ref_WM, rtol=0, atol=1e-9 * np.abs(ref_WM).max())
+    assert c[1] == -np.inf and np.isfinite(c[[0, 2]]).all()
+    np.testing.assert_allclose(c[[0, 2]], ref_c[[0, 2]], rtol=1e-9)
+
+
+def test_backward_search_on_wide_data_takes_the_same_path(monkeypatch):
+    # SBS from more features than samples refits LDA (pseudo-inverse) on every wide subset:
+    # the Gram route takes the same steps as the covariance route
+    from stablefs.selectors.wrappers import _error_estimators as ee
+    from stablefs.selectors.wrappers import make_criterion, sbs
+
+    X, y = _two_gaussians(9, 9, 30, shift=0.6, seed=11)
+    new = sbs(make_criterion(X, y, estimator="lda", criterion="bolstered"), 5)
+
+    def by_the_covariance(X, codes, g):
+        a, b = _lda_by_the_covariance(X, codes, g)
+        return ee._Fitted(2, linear=(a, b), kind="lda")
+
+    monkeypatch.setattr(ee, "fit_lda", by_the_covariance)
+    old = sbs(make_criterion(X, y, estimator="lda", criterion="bolstered"), 5)
+    assert new.moves == old.moves and np.array_equal(new.subset, old.subset)
+    np.testing.assert_allclose(new.errors, old.errors, rtol=1e-9, atol=1e-12)
+
+
 # ---------------------------------------------------------------- bolstered estimators
 
 
