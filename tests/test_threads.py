@@ -52,3 +52,27 @@ def test_controller_is_rebuilt_in_another_process(monkeypatch):
     first = thread_controller()
     monkeypatch.setattr(_threads.os, "getpid", lambda: -1)
     assert thread_controller() is not first
+
+
+def test_wrapper_searches_run_blas_on_one_thread():
+    # a search makes thousands of small BLAS calls, where a second thread only spins: the
+    # selector limits BLAS to one thread while it searches and restores it afterwards
+    import numpy as np
+
+    from stablefs.selectors import SBS
+
+    if not _has("blas"):
+        pytest.skip("no BLAS library that threadpoolctl controls")
+    seen = []
+
+    def criterion(Xs, y):
+        seen.append(max(n for api, n in _threads_by_lib().values() if api == "blas"))
+        return float(Xs.shape[1])  # any value: the search only has to run
+
+    rng = np.random.default_rng(0)
+    with threadpool_limits(2, user_api="blas"):  # two threads outside, on any machine
+        before = _threads_by_lib()
+        SBS(n_features_to_select=2, criterion=criterion).fit(rng.normal(size=(12, 4)),
+                                                              np.arange(12) % 2)
+        assert _threads_by_lib() == before
+    assert seen and set(seen) == {1}
