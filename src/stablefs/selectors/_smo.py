@@ -10,10 +10,10 @@ penalties). :func:`svc_dual_ordered` is the same solver on a kernel matrix in th
 point order, with one penalty per point (``C`` times the instance weight, as scikit-learn's
 libsvm takes ``sample_weight``), for SVM-RFE (Guyon et al. 2002; Han 2012 eq. 5.2).
 
-A solve can stop at libsvm's own iteration limit (:mod:`._svm_convergence`),
-which scikit-learn's SVC lifts (``-1``, no limit, as SVM-RFE solves); each solution comes
-with its iteration count (``SVC.n_iter_``, tested), so that a caller can tell a solve that
-stopped at the limit.
+A solve can stop at libsvm's own iteration limit (:mod:`._svm_convergence`), which
+scikit-learn's SVC lifts (``-1``: no limit, as SVM-RFE solves); each solution comes with its
+iteration count (``SVC.n_iter_``, tested), so that a caller can tell a solve that stopped at
+the limit.
 
 One thread, float64 apart from ``Q``; the module imports Numba and is imported on first use only
 (importing stablefs does not import Numba). Compiled code is cached on disk (``cache=True``).
@@ -146,8 +146,8 @@ def svc_dual(K, ysign, C, eps, max_iter):  # pragma: no cover - compiled
     ----------
     K : (n, n) float64 kernel matrix (points in libsvm's order: class +1 first).
     ysign : (n,) int64, +1 or -1. C : float, the box bound. eps : float, the tolerance.
-    max_iter : int, the most iterations (libsvm's :func:`._svm_convergence.libsvm_max_iter`), or -1
-    for no limit (scikit-learn's SVC).
+    max_iter : int, the most iterations (libsvm's
+    :func:`._svm_convergence.libsvm_max_iter`), or -1 for no limit (scikit-learn's SVC).
 
     Returns
     -------
