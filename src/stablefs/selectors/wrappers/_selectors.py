@@ -146,10 +146,11 @@ class WrapperSelector(BaseSelector):
         raise NotImplementedError
 
     def _rank(self, X, y, sample_weight):
-        # BLAS on one thread: a search makes thousands of small calls (n x n matrices), where
-        # a second OpenBLAS thread only spins (SBS of 10 from 100 Colon genes: 8.1 s with two
-        # threads on the quiet 2-core machine, 3.4 s with one); parallelism belongs one level
-        # up (resamples, ensemble members)
+        # BLAS on one thread: a search makes thousands of small calls (n x n matrices), where a
+        # second OpenBLAS thread spins when the other core is busy (SBS of 10 from 100 Colon
+        # genes on the 2-core machine: 4.3 s either way when idle, 8.1 s with two threads and
+        # 3.4 s with one beside a busy process); parallelism belongs one level up (resamples,
+        # ensemble members)
         with limit_threads(1, user_api="blas"):
             return self._rank_one_thread(X, y)
 
