@@ -64,7 +64,7 @@ def test_the_candidate_kernel_reports_the_solve_that_stopped():
     from stablefs.selectors.wrappers._wrapper_kernels import svc_margins_add
 
     X, y = _overlapping(p=5)
-    X[:, 3] *= 1000.0  # one candidate on a large scale
+    X[:, 3] *= 100.0  # one candidate on a large scale
     order = np.argsort(y, kind="stable")
     ysign = np.where(y[order] == 0, 1, -1).astype(np.int64)
     Xo = X[order]
