@@ -8,11 +8,11 @@ module imports the other for them.
 from __future__ import annotations
 
 import logging
-import shlex
 import sys
 from pathlib import Path
 
 from stablefs._errors import StablefsError
+from stablefs._shell import shell_join
 
 #: the subset sizes of ``compare`` and ``select`` without ``-k``
 DEFAULT_SIZES = (10, 20, 30, 40, 50)
@@ -174,7 +174,7 @@ def set_command_args(args) -> None:
 
 def _command_line() -> str:
     """The whole command as typed, shell-quoted, so that "Rerun with" reruns it."""
-    return "stablefs " + " ".join(shlex.quote(a) for a in _ARGV)
+    return "stablefs " + shell_join(_ARGV)
 
 
 def _data_digest(ds) -> str:

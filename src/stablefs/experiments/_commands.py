@@ -8,13 +8,13 @@ and before the output folder is touched; bad input raises :class:`~stablefs.Stab
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import sys
 import textwrap
 
 import click
 
 from stablefs._cli_options import scheduler_options
+from stablefs._shell import shell_join
 
 #: runs expected to take longer than this get a line on how to shorten them
 _LONG_RUN_SECONDS = 12 * 3600
@@ -121,7 +121,7 @@ def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, sch
     # the canonical command that reproduces these files (n-jobs never changes them)
     parts = ["stablefs", "reproduce", exp.name] + (["--quick"] if quick else [])
     parts += [f"--set={o}" for o in overrides] + [f"--seed={seed}", f"--out={out_dir}"]
-    command = " ".join(shlex.quote(p) for p in parts)
+    command = shell_join(parts)
     summary = run(exp, config, out_dir, seed=seed, n_jobs=n_jobs, progress=progress,
                   force=force, config_name=name, command=command, backend=backend,
                   scheduler=scheduler)
