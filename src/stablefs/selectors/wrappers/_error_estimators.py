@@ -199,36 +199,6 @@ def majority_code(codes: np.ndarray, n_classes: int) -> int:
     return int(np.argmax(np.bincount(codes, minlength=n_classes)))
 
 
-def pooled_covariance(X: np.ndarray, codes: np.ndarray, n_classes: int):
-    """Class means ``(g, p)`` and the pooled within-class covariance ``S`` (``n - g`` dof)."""
-    n, p = X.shape
-    means = np.zeros((n_classes, p))
-    S = np.zeros((p, p))
-    for c in range(n_classes):
-        Xc = X[codes == c]
-        if Xc.shape[0] == 0:
-            continue
-        means[c] = Xc.mean(axis=0)
-        D = Xc - means[c]
-        S += D.T @ D
-    dof = max(n - int(np.count_nonzero(np.bincount(codes, minlength=n_classes))), 1)
-    return means, S / dof
-
-
-def sym_pinv(S: np.ndarray) -> np.ndarray:
-    """Pseudo-inverse of a symmetric positive semi-definite matrix (relative cut-off
-    :data:`PINV_RTOL`); the ordinary inverse when ``S`` is well conditioned."""
-    if S.shape[0] == 0:
-        return S.copy()
-    vals, vecs = np.linalg.eigh(S)
-    top = vals[-1] if vals.size else 0.0
-    if not top > 0:
-        return np.zeros_like(S)
-    keep = vals > PINV_RTOL * top
-    inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
-    return (vecs * inv) @ vecs.T
-
-
 def centred_by_class(X: np.ndarray, codes: np.ndarray, n_classes: int):
     """The class means ``(g, p)``, the samples centred on their class means ``D`` (n, p)
     and the pooled covariance's degrees of freedom ``n - g`` (of the classes present), so
@@ -242,6 +212,39 @@ def centred_by_class(X: np.ndarray, codes: np.ndarray, n_classes: int):
     return means, X - means[codes], dof
 
 
+def pooled_covariance(X: np.ndarray, codes: np.ndarray, n_classes: int):
+    """Class means ``(g, p)`` and the pooled within-class covariance ``S`` (``n - g`` dof),
+    summed class by class."""
+    means, D, dof = centred_by_class(X, codes, n_classes)
+    S = np.zeros((X.shape[1], X.shape[1]))
+    for c in np.flatnonzero(np.bincount(codes, minlength=n_classes)):
+        Dc = D[codes == c]
+        S += Dc.T @ Dc
+    return means, S / dof
+
+
+def sym_pinv(S: np.ndarray) -> np.ndarray:
+    """Pseudo-inverse of a symmetric positive semi-definite matrix (relative cut-off
+    :data:`PINV_RTOL`); the ordinary inverse when ``S`` is well conditioned."""
+    if S.shape[0] == 0:
+        return S.copy()
+    vals, vecs = np.linalg.eigh(S)
+    keep = _kept(vals)
+    if keep is None:
+        return np.zeros_like(S)
+    inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
+    return (vecs * inv) @ vecs.T
+
+
+def _kept(vals: np.ndarray) -> np.ndarray | None:
+    """The eigenvalues (ascending) a pseudo-inverse keeps: above :data:`PINV_RTOL` times the
+    largest; None when the largest is not positive (the pseudo-inverse is 0)."""
+    top = vals[-1] if vals.size else 0.0
+    if not top > 0:
+        return None
+    return vals > PINV_RTOL * top
+
+
 def wide_pinv_times(D: np.ndarray, dof: int, V: np.ndarray) -> np.ndarray:
     """``S^+ V`` for ``S = D^T D / dof`` with ``D`` (n, p) wider than tall, without forming
     ``S``: ``D D^T / dof`` (n x n) has the nonzero eigenvalues ``l_i`` of ``S``, and its
@@ -250,10 +253,9 @@ def wide_pinv_times(D: np.ndarray, dof: int, V: np.ndarray) -> np.ndarray:
     :data:`PINV_RTOL` of :func:`sym_pinv`. ``O(n^2 p)`` against ``O(p^3)`` for
     :func:`sym_pinv` on ``S``; the same matrix to round-off (tested)."""
     vals, U = np.linalg.eigh(D @ D.T / dof)
-    top = vals[-1] if vals.size else 0.0
-    if not top > 0:
+    keep = _kept(vals)
+    if keep is None:
         return np.zeros((D.shape[1],) + V.shape[1:])
-    keep = vals > PINV_RTOL * top
     Uk = U[:, keep]
     return D.T @ ((Uk / (dof * vals[keep] ** 2)) @ (Uk.T @ (D @ V)))
 

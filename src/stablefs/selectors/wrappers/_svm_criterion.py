@@ -66,6 +66,7 @@ class SVMPart(RulePart, WidthMixin):
         norm = np.empty(len(subsets))
         svm = _ee().linear_svm
         yf = self.ct.astype(np.float64)
+        limit = libsvm_max_iter(n)
         if COMPILED:
             from stablefs.selectors._smo import svc_dual
             from stablefs.selectors.wrappers._wrapper_kernels import linear_kernel
@@ -73,7 +74,6 @@ class SVMPart(RulePart, WidthMixin):
         for q, sub in enumerate(subsets):
             Xs = self.Xt[:, sub]
             if COMPILED:
-                limit = libsvm_max_iter(n)
                 coef, rho, n_iter = svc_dual(
                     linear_kernel(np.ascontiguousarray(Xs[self._gorder])), self._gsign,
                     self.rule.C, SVM_TOL, limit)
@@ -81,7 +81,7 @@ class SVMPart(RulePart, WidthMixin):
                     raise not_converged(Xs, self.rule.C)
                 a, b = self._direction(Xs, coef, rho)
             else:
-                a, b = svm(Xs, yf, self.rule.C, libsvm_max_iter(n))
+                a, b = svm(Xs, yf, self.rule.C, limit)
             diff[:, q] = Xs @ a + b
             norm[q] = np.sqrt(a @ a)
         return diff, norm
@@ -96,11 +96,11 @@ class SVMPart(RulePart, WidthMixin):
         yf = self.ct.astype(np.float64)
         buf = np.empty((n, k + 1))
         buf[:, :k] = self.Xt[:, cols]
+        limit = libsvm_max_iter(n)
         if COMPILED:
             from stablefs.selectors.wrappers._wrapper_kernels import svc_margins_add
 
             Xg = self.Xt[self._gorder]
-            limit = libsvm_max_iter(n)
             dg, norm, n_iter = svc_margins_add(np.ascontiguousarray(Xg[:, cols]),
                                                np.ascontiguousarray(Xg[:, cands]),
                                                self._gsign, self.rule.C, SVM_TOL, limit)
@@ -111,7 +111,7 @@ class SVMPart(RulePart, WidthMixin):
             return diff, norm
         for q, j in enumerate(cands):
             buf[:, k] = self._XT[j]
-            a, b = svm(buf, yf, self.rule.C, libsvm_max_iter(n))
+            a, b = svm(buf, yf, self.rule.C, limit)
             diff[:, q] = buf @ a + b
             norm[q] = np.sqrt(a @ a)
         return diff, norm
