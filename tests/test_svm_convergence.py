@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from cli_helpers import run
+from libsvm_helpers import libsvm_fit
 from stablefs import StablefsError
 from stablefs.selectors._svm_convergence import libsvm_max_iter
 from stablefs.selectors.wrappers import _error_estimators as ee
@@ -20,21 +21,6 @@ def _overlapping(n=40, p=4, scale=1.0, seed=0, classes=2):
     y = np.arange(n) % classes
     X = rng.normal(size=(n, p)) + 0.5 * y[:, None]
     return X * scale, y
-
-
-def _libsvm_iterations(K, codes, max_iter):
-    """scikit-learn's libsvm on the precomputed kernel ``K``: its ``n_iter`` and status."""
-    fns = ee._libsvm_fns()
-    if fns is None:  # pragma: no cover - a future scikit-learn
-        pytest.skip("scikit-learn's libsvm binding is not available")
-    fit, quiet = fns
-    quiet(0)
-    *_, status, n_iter = fit(
-        np.ascontiguousarray(K), codes.astype(np.float64), svm_type=0, sample_weight=ee._EMPTY,
-        class_weight=ee._ONES2, kernel="precomputed", C=1.0, nu=0.5, probability=False,
-        degree=3, shrinking=True, tol=1e-3, cache_size=200, coef0=0.0, gamma=1.0,
-        epsilon=0.0, max_iter=max_iter, random_seed=0)
-    return int(n_iter[0]), int(status)
 
 
 def test_the_limit_is_libsvms():
@@ -54,10 +40,10 @@ def test_the_solver_stops_where_libsvm_stops(limit):
     ysign = np.where(y[order] == 0, 1, -1).astype(np.int64)
     K = linear_kernel(np.ascontiguousarray(X[order]))
     full = svc_dual(K, ysign, 1.0, 1e-3, -1)[2]
-    assert full == _libsvm_iterations(K, y[order], -1)[0] > 100
+    assert full == libsvm_fit(K, y[order], "precomputed")[4] > 100
     assert svc_dual(K, ysign, 1.0, 1e-3, full)[2] == full  # exactly enough: no stop
     assert svc_dual(K, ysign, 1.0, 1e-3, limit)[2] == limit
-    assert _libsvm_iterations(K, y[order], limit) == (limit, 1)  # libsvm: stopped, status 1
+    assert libsvm_fit(K, y[order], "precomputed", limit)[3:] == (1, limit)  # stopped
 
 
 def test_the_candidate_kernel_reports_the_solve_that_stopped():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import stablefs.selectors.wrappers._knn_criterion as K
+from libsvm_helpers import libsvm_fit
 from stablefs.selectors.wrappers import make_criterion, sffs, sfs
 
 #: libsvm's iteration limit for up to 100,000 points
@@ -207,25 +208,6 @@ def test_compiled_backward_step_equals_the_numpy_one_bit_for_bit(estimator, crit
 # ------------------------------------------------------------------------------ linear SVM
 
 
-def _libsvm(X, codes, kernel="linear"):
-    """scikit-learn's libsvm (C-SVC, C = 1, tol 1e-3, shrinking) on X, or on the kernel
-    matrix X with ``kernel="precomputed"``: support indices, dual coefficients, intercept and
-    the iteration count."""
-    from stablefs.selectors.wrappers import _error_estimators as ee
-
-    fns = ee._libsvm_fns()
-    if fns is None:
-        pytest.skip("scikit-learn's libsvm binding is not available")
-    fit, quiet = fns
-    quiet(0)
-    sup, _, _, dual, intercept, _, _, _, n_iter = fit(
-        np.ascontiguousarray(X), codes.astype(np.float64), svm_type=0,
-        sample_weight=ee._EMPTY, class_weight=ee._ONES2, kernel=kernel, C=1.0, nu=0.5,
-        probability=False, degree=3, shrinking=True, tol=1e-3, cache_size=200, coef0=0.0,
-        gamma=1.0, epsilon=0.0, max_iter=-1, random_seed=0)
-    return sup, dual[0], intercept[0], int(n_iter[0])
-
-
 def _svm_problem(seed):
     # sizes 4..60, 1..12 features, separable and overlapping classes, integer data (ties in
     # the working-set choice), unequal classes
@@ -250,8 +232,8 @@ def test_compiled_smo_equals_libsvm_bit_for_bit(block):
 
     for seed in range(60 * block, 60 * (block + 1)):
         X, codes = _svm_problem(seed)
-        sup, dual, intercept, n_iter = _libsvm(linear_kernel(np.ascontiguousarray(X)), codes,
-                                               kernel="precomputed")
+        sup, dual, intercept, _, n_iter = libsvm_fit(linear_kernel(np.ascontiguousarray(X)),
+                                                     codes, kernel="precomputed")
         order = np.argsort(codes, kind="stable")
         ysign = np.where(codes[order] == 0, 1, -1).astype(np.int64)
         coef, rho, ours = svc_dual(linear_kernel(np.ascontiguousarray(X[order])), ysign, 1.0,
@@ -273,7 +255,7 @@ def test_compiled_smo_equals_scikit_learn_on_the_data_to_round_off():
 
     for seed in range(240):
         X, codes = _svm_problem(seed)
-        sup, dual, intercept, _ = _libsvm(X, codes)
+        sup, dual, intercept, _, _ = libsvm_fit(X, codes)
         order = np.argsort(codes, kind="stable")
         ysign = np.where(codes[order] == 0, 1, -1).astype(np.int64)
         coef, rho, _ = svc_dual(linear_kernel(np.ascontiguousarray(X[order])), ysign, 1.0, 1e-3,
