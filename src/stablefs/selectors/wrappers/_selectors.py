@@ -146,24 +146,21 @@ class WrapperSelector(BaseSelector):
         raise NotImplementedError
 
     def _rank(self, X, y, sample_weight):
+        p = X.shape[1]
+        target = self._target(p)
         # BLAS on one thread: a search makes thousands of small calls (n x n matrices), where a
         # second OpenBLAS thread spins when the other core is busy (SBS of 10 from 100 Colon
         # genes on the 2-core machine: 4.3 s either way when idle, 8.1 s with two threads and
         # 3.4 s with one beside a busy process); parallelism belongs one level up (resamples,
         # ensemble members)
         with limit_threads(1, user_api="blas"):
-            return self._rank_one_thread(X, y)
-
-    def _rank_one_thread(self, X, y):
-        p = X.shape[1]
-        target = self._target(p)
-        crit = self._criterion(X, y)
-        res = self._search(crit, p, target)
-        order = [int(f) for f in res.order]
-        if len(order) < p:
-            rest = np.setdiff1d(np.arange(p), order)
-            e = crit.errors_add(np.asarray(order, dtype=np.int64), rest)
-            order += [int(f) for f in rest[np.argsort(e, kind="stable")]]
+            crit = self._criterion(X, y)
+            res = self._search(crit, p, target)
+            order = [int(f) for f in res.order]
+            if len(order) < p:
+                rest = np.setdiff1d(np.arange(p), order)
+                e = crit.errors_add(np.asarray(order, dtype=np.int64), rest)
+                order += [int(f) for f in rest[np.argsort(e, kind="stable")]]
         ranking = np.empty(p, dtype=np.int64)
         ranking[np.asarray(order)] = np.arange(1, p + 1)
         self.path_ = res.path
