@@ -199,10 +199,12 @@ def test_wide_lda_with_a_missing_class():
 
 
 def test_backward_search_on_wide_data_takes_the_same_path(monkeypatch):
-    # SBS from more features than samples refits LDA (pseudo-inverse) on every wide subset:
-    # the Gram route takes the same steps as the covariance route
+    # SBS from more features than samples (pseudo-inverse) by the rank-one updates of the
+    # samples' Gram matrix takes the same steps as refitting LDA from the covariance on
+    # every wide subset
     from stablefs.selectors.wrappers import _error_estimators as ee
     from stablefs.selectors.wrappers import make_criterion, sbs
+    from stablefs.selectors.wrappers._lda_criterion import LDAPart
 
     X, y = _two_gaussians(9, 9, 30, shift=0.6, seed=11)
     new = sbs(make_criterion(X, y, estimator="lda", criterion="bolstered"), 5)
@@ -212,6 +214,7 @@ def test_backward_search_on_wide_data_takes_the_same_path(monkeypatch):
         return ee._Fitted(2, linear=(a, b), kind="lda")
 
     monkeypatch.setattr(ee, "fit_lda", by_the_covariance)
+    monkeypatch.setattr(LDAPart, "_wide_values", lambda self, cols, J, sign: None)
     old = sbs(make_criterion(X, y, estimator="lda", criterion="bolstered"), 5)
     assert new.moves == old.moves and np.array_equal(new.subset, old.subset)
     np.testing.assert_allclose(new.errors, old.errors, rtol=1e-9, atol=1e-12)

@@ -113,7 +113,8 @@ class LDAPart(RulePart, WidthMixin):
         cands = np.asarray(cands, dtype=np.int64)
         A = self._base(cols) if self.fast else None
         if A is None:
-            return super().values_add(cols, cands)
+            out = self._wide_values(cols, cands, +1)
+            return super().values_add(cols, cands) if out is None else out
         if self.g == 2 and self.kind != "count":
             out = self._add_bolstered(cols, cands, A)
             if out is not None:
@@ -367,13 +368,49 @@ class LDAPart(RulePart, WidthMixin):
             return np.array([self.value(np.zeros(0, dtype=np.int64))] * k)
         A = self._base(cols) if self.fast else None
         if A is None:
-            return super().values_remove(cols)
+            out = self._wide_values(cols, cols, -1)
+            return super().values_remove(cols) if out is None else out
         if (_kernels() is not None and self.g == 2 and self.kind != "count"
                 and self._class_layout()):
             out = self._remove_bolstered_compiled(cols, A)
             if out is not None:
                 return out
         return self._remove_numpy(cols, A)
+
+    def _wide_values(self, cols, J, sign: int) -> np.ndarray | None:
+        """Two-class values of adding (``sign = +1``) or removing (``sign = -1``, ``J =
+        cols``) each feature of ``J`` when ``cols`` has at least as many features as the
+        pooled covariance's degrees of freedom (its inverse does not exist): rank-one updates
+        of the samples' Gram pseudo-inverse (:func:`~._lda_wide.wide_step`), the same values
+        as refitting LDA on each subset to round-off. None (the caller refits every subset)
+        for more than two classes, a removal down to fewer features than the degrees of
+        freedom, or a Gram matrix below the full rank."""
+        k = cols.size
+        if not self.fast or self.g != 2 or k + sign < self.dof or k < self.dof:
+            return None
+        from stablefs.selectors.wrappers._lda_wide import wide_step
+
+        mid = 0.5 * (self.means[0] + self.means[1])
+        delta = self.means[1] - self.means[0]
+        step = wide_step(self.Dt[:, cols], self.Xe[:, cols] - mid[cols], delta[cols],
+                         self.Dt[:, J], self.Xe[:, J] - mid[J], delta[J], sign, self.dof,
+                         _ee().PINV_RTOL)
+        if step is None:
+            return None
+        diff = self.dof * step.projection + (self.logp[1] - self.logp[0])
+        wrong = (diff > 0) != (self.ce == 1)[:, None]
+        if self.kind == "count":
+            vals = np.count_nonzero(wrong, axis=0).astype(float)
+        else:
+            norm = self.dof * np.sqrt(np.maximum(step.norm2, 0.0))
+            if sign < 0:
+                dh = self._dhat(self._class_sq_cached(cols), cols, -1.0, k - 1)
+            else:
+                dh = self._dhat_add(cols, J, k + 1)
+            vals = self._bolstered_values(diff, norm, dh, k + sign, wrong)
+        for b in np.flatnonzero(~step.ok):
+            vals[b] = self.value(np.delete(cols, b) if sign < 0 else np.append(cols, J[b]))
+        return vals
 
     def _remove_bolstered_compiled(self, cols, A) -> np.ndarray | None:
         """The two-class (semi-)bolstered backward step of :meth:`_remove_numpy` by one

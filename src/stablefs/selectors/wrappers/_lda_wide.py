@@ -1,0 +1,111 @@
+"""Two-class LDA on more features than samples: one wrapper step by rank-one updates.
+
+A backward search (SBS, SBG+, RSA) on microarray data starts from thousands of features
+with tens of samples, where the pooled covariance ``S = D^T D / dof`` of the samples
+centred on their class means ``D`` (n, k) is singular and LDA uses its pseudo-inverse
+(Xiao, Hua and Dougherty 2007, sec. 3: ``a = S^+ (m_1 - m_0)``). Through the samples'
+Gram matrix ``G = D D^T`` (n x n), ``S^+ = dof D^T (G^+)^2 D`` (see
+:func:`~stablefs.selectors.wrappers._error_estimators.wide_pinv_times`), so the
+discriminant of a point ``x`` is
+
+    ``a^T (x - m) = dof (D (x - m))^T (G^+)^2 (D delta)``,  ``||a||^2 = dof^2 (D delta)^T (G^+)^3 (D delta)``
+
+with ``m = (m_0 + m_1) / 2`` and ``delta = m_1 - m_0``. Removing feature ``j`` of the subset
+(``sign = -1``) or adding a candidate ``j`` (``sign = +1``) changes ``G`` by ``sign d_j
+d_j^T`` (``d_j`` its centred column), ``D delta`` by ``sign d_j delta_j`` and ``D (x - m)``
+by ``sign d_j (x_j - m_j)``. While the rank stays ``dof = n - g`` (the centred rows of a
+class sum to zero, so ``G`` has the class indicators as null space and ``d_j`` lies in its
+range), the Sherman-Morrison formula on that range gives
+
+    ``G_j^+ = G^+ + rho_j h_j h_j^T``,  ``h_j = G^+ d_j``,  ``rho_j = -sign / (1 + sign d_j^T h_j)``,
+
+and every quantity above becomes a few scalars per candidate over products computed once
+per step: ``O(n^2 (k + m))`` for all ``m`` candidates, against ``O(m n^2 k)`` for refitting
+LDA on each. The values equal the refits' to round-off (tested); a candidate whose update
+cannot be shown to keep the rank with a margin is left to the refit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: a candidate's update is used only when the eigenvalue bound of the updated Gram matrix
+#: clears the pseudo-inverse's cut-off (``PINV_RTOL`` times the largest) by this factor, so
+#: that the refit would keep the same eigenvalues; otherwise the caller refits
+RANK_MARGIN = 1e3
+
+
+@dataclass
+class WideStep:
+    """The updated discriminants of a step's candidates.
+
+    ``projection[:, j] = a_j^T (x - m_j) / dof`` for every evaluation point (rows), ``norm2[j]
+    = ||a_j||^2 / dof^2``, ``ok[j]`` False where the caller must refit."""
+
+    projection: np.ndarray
+    norm2: np.ndarray
+    ok: np.ndarray
+
+
+def wide_step(D: np.ndarray, E: np.ndarray, delta: np.ndarray, Dj: np.ndarray,
+              Ej: np.ndarray, delta_j: np.ndarray, sign: int, rank: int,
+              rtol: float) -> WideStep | None:
+    """All candidates of one step of two-class LDA on a wide subset (module docstring).
+
+    Parameters
+    ----------
+    D : ndarray of shape (n, k)
+        The training points on the subset, centred on their class means.
+    E : ndarray of shape (n_eval, k)
+        The evaluation points on the subset minus the midpoint ``m`` of the class means.
+    delta : ndarray of shape (k,)
+        ``m_1 - m_0`` on the subset.
+    Dj, Ej, delta_j : ndarray of shapes (n, m), (n_eval, m), (m,)
+        The same for the candidates (members of the subset for a removal).
+    sign : {-1, +1}
+        Remove (``-1``) or add (``+1``) each candidate.
+    rank : int
+        The rank ``n - g`` that ``G = D D^T`` must have (the classes present).
+    rtol : float
+        The pseudo-inverse's relative cut-off (``PINV_RTOL``).
+
+    Returns
+    -------
+    WideStep or None
+        None when ``G`` does not have rank ``rank`` under the cut-off (every candidate is
+        then refitted).
+    """
+    vals, U = np.linalg.eigh(D @ D.T)
+    top = vals[-1]
+    if not top > 0:
+        return None
+    keep = vals > rtol * top
+    if int(np.count_nonzero(keep)) != rank:
+        return None
+    Uk = U[:, keep]
+    low = vals[keep][0]
+    Gp = (Uk / vals[keep]) @ Uk.T                         # G^+ (n, n)
+    H1 = Gp @ Dj                                          # h_j          (n, m)
+    H2 = Gp @ H1                                          # G^+ h_j      (n, m)
+    s = np.einsum("im,im->m", Dj, H1)                     # d_j^T G^+ d_j
+    eta = np.einsum("im,im->m", H1, H1)                   # d_j^T G^+2 d_j
+    theta = np.einsum("im,im->m", H1, H2)                 # d_j^T G^+3 d_j
+    e = D @ delta
+    f = Gp @ e
+    f2 = Gp @ f
+    beta, gamma, omega = H1.T @ e, H1.T @ f, H1.T @ f2    # d_j^T G^+{1,2,3} e
+    phi = float(f @ f2)                                   # e^T G^+3 e
+    P = E @ D.T                                           # (n_eval, n)
+    if sign < 0:  # lambda_min(G - d d^T) >= lambda_min(G) (1 - s); lambda_max only falls
+        ok = low * (1.0 - s) > RANK_MARGIN * rtol * top
+    else:         # lambda_min(G + d d^T) >= lambda_min(G); lambda_max <= top + |d|^2
+        ok = low > RANK_MARGIN * rtol * (top + np.einsum("im,im->m", Dj, Dj))
+    rho = np.where(ok, -sign / np.where(ok, 1.0 + sign * s, 1.0), 0.0)
+    c = rho * (beta - delta_j)            # G_j^+ e_j = f + c h
+    w = rho * (gamma + c * eta)           # G_j^+2 e_j = f2 + c G^+ h + w h
+    dt = gamma + c * eta + w * s          # d_j^T G_j^+2 e_j
+    projection = (P @ f2)[:, None] + (P @ H2) * c + (P @ H1) * w + sign * Ej * dt
+    norm2 = phi + c * omega + w * gamma + c * (omega + c * theta + w * eta)
+    return WideStep(projection, norm2, ok)
