@@ -30,7 +30,13 @@ other jobs inflate wall time, not CPU time) and wall time:
    ``_lda_criterion.COMPILED``);
 5. ``limits``: what one SFS of 10 from 200 costs per unit of the work it does (bolstered LDA:
    per candidate subset, per margin ``(point, candidate)`` and the exact ``Phi`` evaluations
-   left after the bounds; 3NN: per vote element; SVM: per SMO iteration).
+   left after the bounds; 3NN: per vote element; SVM: per SMO iteration);
+6. ``wide``: backward searches on microarray data (Colon, 62 x 2000, ``log2``; needs
+   ``STABLEFS_DATA``), bolstered LDA: one backward step from the first ``p`` genes by the
+   rank-one updates of ``_lda_wide`` against refitting LDA on every subset (interleaved, the
+   largest difference of the values), SBS of 10 from 100 genes against mlxtend's backward
+   ``SequentialFeatureSelector`` on the same criterion (same subset?), and, without
+   ``--quick``, SBS of 10 from all 2000 genes.
 
 Targets (benchmarks/README.md): SFS of 10 from 200 with bolstered LDA on 50 samples < 3 ms CPU
 (issue 19; < 5 ms before); at least 50x faster than mlxtend on the same criterion, same subsets.
@@ -259,6 +265,65 @@ def part_limits(X, y, repeat: int) -> None:
           f"whole search included; at least {3 * n} operations each)")
 
 
+def part_wide(repeat: int, quick: bool) -> None:
+    from stablefs._errors import StablefsError
+    from stablefs.datasets import load
+    from stablefs.selectors import SBS
+    from stablefs.selectors.wrappers._lda_criterion import LDAPart
+
+    print("6. backward searches on Colon (62 x 2000, log2), bolstered LDA (CPU)")
+    try:
+        d = load("colon")
+    except StablefsError as exc:
+        print(f"   skipped: {exc}")
+        return
+    X = np.log2(np.maximum(d.X, 0) + 1)
+    y = d.y
+    updates = LDAPart._wide_values
+
+    def refits(self, cols, J, sign):
+        return None
+
+    try:
+        for p in (200, 500):
+            crit = make_criterion(X[:, :p], y, estimator="lda", criterion="bolstered")
+            cols = np.arange(p)
+            best, vals = {}, {}
+            for _ in range(max(1, repeat // 2)):
+                for label, fn in (("refits", refits), ("updates", updates)):
+                    LDAPart._wide_values = fn
+                    cpu, _, vals[label] = timed(lambda c=crit: c.errors_remove(cols))
+                    best[label] = min(best.get(label, np.inf), cpu)
+            diff = np.abs(vals["updates"] - vals["refits"]).max()
+            print(f"   one backward step from {p:4d} genes: refits {best['refits']:7.3f} s, "
+                  f"updates {best['updates']:7.4f} s, ratio "
+                  f"{best['refits'] / best['updates']:5.0f}x; largest difference {diff:.1e}")
+    finally:
+        LDAPart._wide_values = updates
+    crit = make_criterion(X, y, estimator="lda", criterion="bolstered")
+    cpu, _, _ = timed(lambda: crit.errors_remove(np.arange(X.shape[1])))
+    print(f"   one backward step from 2000 genes: updates {cpu:.3f} s")
+    try:
+        from mlxtend.feature_selection import SequentialFeatureSelector
+    except ImportError:
+        print("   mlxtend is not installed: pip install -e '.[bench]'")
+    else:
+        from sklearn.dummy import DummyClassifier
+
+        X100 = X[:, :100]
+        c1, _, ours = timed(lambda: SBS(10, estimator="lda").fit(X100, y), repeat)
+        c2, _, ref = timed(lambda: SequentialFeatureSelector(
+            DummyClassifier(), k_features=10, forward=False, cv=0, n_jobs=1,
+            scoring=lambda est, Xs, ys: -bolstered_error(Xs, ys, "lda")).fit(X100, y), 1)
+        same = set(ours.get_support(indices=True)) == set(ref.k_feature_idx_)
+        print(f"   SBS of 10 from 100 genes: stablefs {c1:.3f} s, mlxtend {c2:.1f} s: ratio "
+              f"{c2 / c1:.0f}x; same subset: {same}")
+    if not quick:
+        cpu, wall, est = timed(lambda: SBS(10, estimator="lda").fit(X, y))
+        print(f"   SBS of 10 from all 2000 genes: {cpu:.1f} s CPU, {wall:.1f} s wall; genes "
+              f"{est.get_support(indices=True).tolist()}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-r", "--repeat", type=int, default=5)
@@ -266,7 +331,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: search,mlxtend,"
-                    "cridd,compiled,limits")
+                    "cridd,compiled,limits,wide")
     args = ap.parse_args(argv)
     if args.quick:
         args.repeat, args.runs = 2, 100
@@ -283,6 +348,8 @@ def main(argv=None) -> int:
         part_compiled(d.X, d.y, args.repeat)
     if "limits" not in skip:
         part_limits(d.X, d.y, args.repeat)
+    if "wide" not in skip:
+        part_wide(args.repeat, args.quick)
     return 0
 
 

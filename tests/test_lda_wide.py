@@ -145,3 +145,28 @@ def test_backward_searches_take_the_refits_path(seed, criterion, monkeypatch):
     for new, old in zip(runs["updates"], runs["refits"], strict=True):
         assert new.moves == old.moves and np.array_equal(new.subset, old.subset)
         np.testing.assert_allclose(new.errors, old.errors, rtol=0, atol=1e-9)
+
+
+def test_shrinking_distances_follow_a_backward_path():
+    # the per-class distances of a backward path by subtraction (and a recomputation every
+    # SHRINK_REFRESH removed features) equal the distances computed from the features
+    from stablefs.selectors.wrappers import _bolstering_widths as bw
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((20, 200)) * rng.uniform(0.1, 10.0, 200)
+    y = np.arange(20) % 2
+    part = make_criterion(X, y, estimator="lda", criterion="bolstered").parts[0]
+    cols = np.arange(200)
+    refreshed = 0
+    while cols.size > 10:
+        drop = rng.choice(cols.size, size=int(rng.integers(1, 4)), replace=False)
+        cols = np.delete(cols, drop)
+        got = part._class_sq_shrinking(cols)
+        refreshed += part._shrink_memo[2] == 0
+        for g, w in zip(got, part._class_sq(cols), strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+        assert np.isinf(np.diag(got[0])).all()
+    assert refreshed >= 190 // bw.SHRINK_REFRESH  # the recomputations happened
+    reordered = cols[::-1].copy()  # the same features, not fewer: recomputed
+    part._class_sq_shrinking(reordered)
+    assert part._shrink_memo[2] == 0

@@ -17,6 +17,11 @@ from stablefs.selectors.wrappers._criterion_base import CHUNK_ELEMENTS, _ee
 #: neighbours kept per point by the pruned nearest-neighbour update (see WidthMixin._dhat)
 NN_PRUNE = 6
 
+#: a backward path's per-class distances (WidthMixin._class_sq_shrinking) are recomputed from
+#: the features after this many removed features have been subtracted, which bounds the
+#: round-off the subtractions accumulate
+SHRINK_REFRESH = 64
+
 #: forward-step nearest distances by the compiled kernel (WidthMixin._kth_compiled) instead
 #: of the pruned NumPy updates (the same values bit for bit)
 COMPILED = True
@@ -121,6 +126,28 @@ class WidthMixin:
             np.fill_diagonal(blk, np.inf)
             out.append(blk)
         return out
+
+    def _class_sq_shrinking(self, cols) -> list[np.ndarray]:
+        """:meth:`_class_sq` of ``cols`` for a backward path: when ``cols`` is the previous
+        call's subset less a few features, their squared differences are subtracted from the
+        previous distances (``O(n^2)`` per feature instead of ``O(n^2 k)``); recomputed from
+        the features every :data:`SHRINK_REFRESH` removed features."""
+        memo = self.__dict__.get("_shrink_memo")
+        if memo is not None:
+            prev, Dc, removed = memo
+            if prev.size > cols.size and prev.size - cols.size + removed <= SHRINK_REFRESH:
+                gone = prev[~np.isin(prev, cols)]
+                if gone.size == prev.size - cols.size:   # cols is prev less ``gone``
+                    for c, idx in enumerate(self._class_idx):
+                        for f in gone:
+                            v = self._XT[f, idx]
+                            d = v[:, None] - v[None, :]
+                            Dc[c] -= d * d
+                    self._shrink_memo = (cols.copy(), Dc, removed + gone.size)
+                    return Dc
+        Dc = self._class_sq(cols)
+        self._shrink_memo = (cols.copy(), Dc, 0)
+        return Dc
 
     def _kth_add(self, Dm: np.ndarray, J, r: int, kth: int) -> np.ndarray:
         """For every point ``i`` (class order) and candidate ``j`` of ``J`` (an index array or

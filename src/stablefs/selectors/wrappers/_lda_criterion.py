@@ -404,7 +404,7 @@ class LDAPart(RulePart, WidthMixin):
         else:
             norm = self.dof * np.sqrt(np.maximum(step.norm2, 0.0))
             if sign < 0:
-                dh = self._dhat(self._class_sq_cached(cols), cols, -1.0, k - 1)
+                dh = self._dhat(self._class_sq_shrinking(cols), cols, -1.0, k - 1)
             else:
                 dh = self._dhat_add(cols, J, k + 1)
             vals = self._bolstered_values(diff, norm, dh, k + sign, wrong)
