@@ -292,7 +292,7 @@ def part_wide(repeat: int, quick: bool) -> None:
             for _ in range(max(1, repeat // 2)):
                 for label, fn in (("refits", refits), ("updates", updates)):
                     LDAPart._wide_values = fn
-                    cpu, _, vals[label] = timed(lambda c=crit: c.errors_remove(cols))
+                    cpu, _, vals[label] = timed(lambda c=crit, s=cols: c.errors_remove(s))
                     best[label] = min(best.get(label, np.inf), cpu)
             diff = np.abs(vals["updates"] - vals["refits"]).max()
             print(f"   one backward step from {p:4d} genes: refits {best['refits']:7.3f} s, "

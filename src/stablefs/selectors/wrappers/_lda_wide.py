@@ -8,7 +8,8 @@ Gram matrix ``G = D D^T`` (n x n), ``S^+ = dof D^T (G^+)^2 D`` (see
 :func:`~stablefs.selectors.wrappers._error_estimators.wide_pinv_times`), so the
 discriminant of a point ``x`` is
 
-    ``a^T (x - m) = dof (D (x - m))^T (G^+)^2 (D delta)``,  ``||a||^2 = dof^2 (D delta)^T (G^+)^3 (D delta)``
+    ``a^T (x - m) = dof (D (x - m))^T (G^+)^2 (D delta)``,
+    ``||a||^2 = dof^2 (D delta)^T (G^+)^3 (D delta)``
 
 with ``m = (m_0 + m_1) / 2`` and ``delta = m_1 - m_0``. Removing feature ``j`` of the subset
 (``sign = -1``) or adding a candidate ``j`` (``sign = +1``) changes ``G`` by ``sign d_j
@@ -17,7 +18,8 @@ by ``sign d_j (x_j - m_j)``. While the rank stays ``dof = n - g`` (the centred r
 class sum to zero, so ``G`` has the class indicators as null space and ``d_j`` lies in its
 range), the Sherman-Morrison formula on that range gives
 
-    ``G_j^+ = G^+ + rho_j h_j h_j^T``,  ``h_j = G^+ d_j``,  ``rho_j = -sign / (1 + sign d_j^T h_j)``,
+    ``G_j^+ = G^+ + rho_j h_j h_j^T``,  ``h_j = G^+ d_j``,
+    ``rho_j = -sign / (1 + sign d_j^T h_j)``,
 
 and every quantity above becomes a few scalars per candidate over products computed once
 per step: ``O(n^2 (k + m))`` for all ``m`` candidates, against ``O(m n^2 k)`` for refitting
