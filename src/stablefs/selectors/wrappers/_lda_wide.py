@@ -36,7 +36,7 @@ import numpy as np
 #: a candidate's update is used only when the eigenvalue bound of the updated Gram matrix
 #: clears the pseudo-inverse's cut-off (``PINV_RTOL`` times the largest) by this factor, so
 #: that the refit would keep the same eigenvalues; otherwise the caller refits
-RANK_MARGIN = 1e3
+RANK_MARGIN = 10.0
 
 
 @dataclass
