@@ -43,8 +43,10 @@ RANK_MARGIN = 10.0
 class WideStep:
     """The updated discriminants of a step's candidates.
 
-    ``projection[:, j] = a_j^T (x - m_j) / dof`` for every evaluation point (rows), ``norm2[j]
-    = ||a_j||^2 / dof^2``, ``ok[j]`` False where the caller must refit."""
+    For candidate ``j`` (column ``j``), with ``a_j`` the LDA direction on the subset after
+    the step and ``m`` the midpoint of the class means there: ``projection[:, j] = a_j^T (x -
+    m) / dof`` for every evaluation point ``x`` (rows), ``norm2[j] = ||a_j||^2 / dof^2``, and
+    ``ok[j]`` False where the caller must refit (the other two columns are then meaningless)."""
 
     projection: np.ndarray
     norm2: np.ndarray
