@@ -59,3 +59,20 @@ def test_run_json_holds_the_whole_command(tmp_path, capsys):
     command = json.loads((out / "run.json").read_text())["command"]
     assert command.startswith("stablefs compare ") and "'" + str(out) + "'" in command
     assert "--repeats 3" in command
+
+
+def test_an_interrupted_select_promises_no_resume(tmp_path, capsys, monkeypatch):
+    # select keeps nothing to resume: Ctrl-C (or SIGTERM) says only that it was interrupted,
+    # while compare's line keeps the resume hint (test_safety_processes, test_reruns)
+    from stablefs.selectors._base import BaseSelector
+
+    def stop(self, X, y=None, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(BaseSelector, "fit", stop)
+    data = toy(tmp_path / "toy.csv")
+    code = main(["select", str(data), "-m", "ttest", "-k", "3"])
+    out, err = capsys.readouterr()
+    assert code == 130
+    assert err.strip().splitlines() == ["stablefs: interrupted."]
+    assert out == ""

@@ -172,6 +172,20 @@ def set_command_args(args) -> None:
     _ARGV[:] = list(args)
 
 
+#: the commands that keep finished fits in their output folder, so that rerunning an
+#: interrupted one resumes it
+RESUMABLE_COMMANDS = ("compare", "reproduce", "benchmark")
+
+
+def interrupted_line() -> str:
+    """The line an interrupted command prints: the resume hint only for the commands that
+    keep their finished fits (``select``, for one, keeps nothing to resume)."""
+    command = next((a for a in _ARGV if not a.startswith("-")), "")
+    if command in RESUMABLE_COMMANDS:
+        return "stablefs: interrupted; finished fits are kept: rerun the same command to resume."
+    return "stablefs: interrupted."
+
+
 def _command_line() -> str:
     """The whole command as typed, shell-quoted, so that "Rerun with" reruns it."""
     return "stablefs " + shell_join(_ARGV)

@@ -628,8 +628,9 @@ def main(argv=None) -> int:
         return 2
     except (click.exceptions.Abort, KeyboardInterrupt):
         _stop_workers()
-        click.echo("stablefs: interrupted; finished fits are kept: rerun the same command "
-                   "to resume.", err=True)
+        from stablefs._cli_common import interrupted_line
+
+        click.echo(interrupted_line(), err=True)
         return 130
     except click.exceptions.ClickException as exc:
         exc.show()
