@@ -115,26 +115,57 @@ def test_a_feature_that_carries_a_direction_alone_is_refitted():
                                rtol=0, atol=1e-7)
 
 
-def test_more_classes_are_refitted():
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_wide_steps_with_more_classes_equal_the_refits(seed, criterion):
+    # three to five classes: the largest class score after each candidate's update, for the
+    # evaluation points or the bolstering draws, gives the refits' values
+    rng = np.random.default_rng(50 + seed)
+    g = 3 + seed % 3
+    n = int(rng.integers(5 * g, 40))
+    y = np.arange(n) % g
+    rng.shuffle(y)
+    p = int(rng.integers(n + 5, 2 * n + 10))
+    X = rng.standard_normal((n, p))
+    for c in range(1, g):
+        X[y == c, c] += 1.5
+    crit = make_criterion(X, y, estimator="lda", criterion=criterion, random_state=seed)
+    k = int(rng.integers(n, p))
+    cols = np.sort(rng.choice(p, k, replace=False))
+    rest = np.setdiff1d(np.arange(p), cols)
+    for part in crit.parts:
+        if np.unique(part.ct).size < g:
+            assert part._wide_values(cols, cols, -1) is None  # a fold without a class
+        else:
+            assert part._wide_values(cols, cols, -1) is not None  # the update ran
+        got_r, want_r = part.values_remove(cols), _refits_remove(part, cols)
+        got_a, want_a = part.values_add(cols, rest), _refits_add(part, cols, rest)
+        np.testing.assert_allclose(got_r, want_r, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(got_a, want_a, rtol=0, atol=1e-9)
+
+
+def test_a_class_missing_from_the_training_points_is_refitted():
     rng = np.random.default_rng(2)
     X = rng.standard_normal((18, 40))
     y = np.arange(18) % 3
     part = make_criterion(X, y, estimator="lda", criterion="resubstitution").parts[0]
+    part.ct = np.where(part.ct == 2, 0, part.ct)  # class 2 absent from the design
     cols = np.arange(30)
-    assert part._wide_values(cols, cols, -1) is None
-    np.testing.assert_array_equal(part.values_remove(cols), _refits_remove(part, cols))
+    assert part._wide_values_classes(cols, cols, -1) is None
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("criterion", ["bolstered", "semi-bolstered", "resubstitution"])
-def test_backward_searches_take_the_refits_path(seed, criterion, monkeypatch):
+@pytest.mark.parametrize("g", [2, 3])
+def test_backward_searches_take_the_refits_path(seed, criterion, g, monkeypatch):
     # SBS and the backward RSA from all features of a wide problem: the same moves and
     # subsets with the updates as with a refit of every wide subset
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(14, 26))
-    y = np.arange(n) % 2
+    y = np.arange(n) % g
     X = rng.standard_normal((n, int(rng.integers(2 * n, 3 * n))))
-    X[y == 1, : 4] += 0.8
+    for c in range(1, g):
+        X[y == c, 4 * (c - 1): 4 * c] += 0.8
     runs = {}
     for mode in ("updates", "refits"):
         if mode == "refits":

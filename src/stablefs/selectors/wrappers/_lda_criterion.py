@@ -386,8 +386,10 @@ class LDAPart(RulePart, WidthMixin):
         for more than two classes, a removal down to fewer features than the degrees of
         freedom, or a Gram matrix below the full rank."""
         k = cols.size
-        if not self.fast or self.g != 2 or k + sign < self.dof or k < self.dof:
+        if k + sign < self.dof or k < self.dof:
             return None
+        if self.g != 2 or not self.fast:
+            return self._wide_values_classes(cols, J, sign)
         from stablefs.selectors.wrappers._lda_wide import wide_step
 
         mid = 0.5 * (self.means[0] + self.means[1])
@@ -408,6 +410,62 @@ class LDAPart(RulePart, WidthMixin):
             else:
                 dh = self._dhat_add(cols, J, k + 1)
             vals = self._bolstered_values(diff, norm, dh, k + sign, wrong)
+        for b in np.flatnonzero(~step.ok):
+            vals[b] = self.value(np.delete(cols, b) if sign < 0 else np.append(cols, J[b]))
+        return vals
+
+    def _wide_values_classes(self, cols, J, sign: int) -> np.ndarray | None:
+        """:meth:`_wide_values` for more than two classes (:func:`~._lda_wide.wide_class_step`):
+        the largest of the class scores, for the evaluation points (``count``) or for the
+        training points and their Monte-Carlo bolstering draws ``x_i + sigma_i eps`` (the
+        scores are linear in the point, so the draws' part is scaled by each candidate's
+        width). None (refits) when a class is absent from the training points."""
+        counts = np.bincount(self.ct, minlength=self.g)
+        if np.count_nonzero(counts) < self.g:
+            return None
+        from stablefs.selectors.wrappers._lda_wide import wide_class_step
+
+        k, m = cols.size, J.size
+        step = wide_class_step(self.Dt[:, cols], self.means[:, cols].T, self.Dt[:, J],
+                               self.means[:, J].T, sign, self.dof, _ee().PINV_RTOL)
+        if step is None:
+            return None
+        vals = np.empty(m)
+        dof, g = float(self.dof), self.g
+        if self.kind == "count":
+            Xs, XJ = self.Xe[:, cols], self.Xe[:, J]
+            chunk = max(1, CHUNK_ELEMENTS // (Xs.shape[0] * g))
+            for s in range(0, m, chunk):
+                cand = np.arange(s, min(m, s + chunk))
+                sc = dof * step.linear(Xs, XJ[:, cand], cand) + step.constant(cand, dof,
+                                                                            self.logp)
+                vals[cand] = np.count_nonzero(np.argmax(sc, axis=1) != self.ce[:, None],
+                                              axis=0)
+        else:
+            n = self.Xt.shape[0]
+            if sign < 0:
+                dh = self._dhat(self._class_sq_shrinking(cols), cols, -1.0, k - 1)
+            else:
+                dh = self._dhat_add(cols, J, k + 1)
+            sigma = dh[self.ct] / _chi_median(k + sign)          # (n, m)
+            eps = self.noise.get(cols)                            # (n, M, k)
+            M = eps.shape[1]
+            epsJ = eps if sign < 0 else self.noise.get(J)
+            E, EJ = eps.reshape(n * M, k), epsJ.reshape(n * M, m)
+            Xs, XJ = self.Xt[:, cols], self.Xt[:, J]
+            chunk = max(1, CHUNK_ELEMENTS // (n * M * g))
+            for s in range(0, m, chunk):
+                cand = np.arange(s, min(m, s + chunk))
+                const = step.constant(cand, dof, self.logp)
+                sx = dof * step.linear(Xs, XJ[:, cand], cand) + const       # (n, g, c)
+                wrong = np.argmax(sx, axis=1) != self.ct[:, None]
+                se = dof * step.linear(E, EJ[:, cand], cand).reshape(n, M, g, cand.size)
+                se *= sigma[:, None, None, cand]
+                se += sx[:, None]
+                terms = np.mean(np.argmax(se, axis=2) != self.ct[:, None, None], axis=1)
+                if self.kind == "semi":
+                    terms[wrong] = 1.0
+                vals[cand] = terms.sum(axis=0)
         for b in np.flatnonzero(~step.ok):
             vals[b] = self.value(np.delete(cols, b) if sign < 0 else np.append(cols, J[b]))
         return vals

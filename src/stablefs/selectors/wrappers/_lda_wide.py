@@ -53,6 +53,33 @@ class WideStep:
     ok: np.ndarray
 
 
+def _gram_update(D, Dj, sign, rank, rtol):
+    """``G^+`` of ``G = D D^T``, ``H1 = G^+ D_j``, ``H2 = G^+ H1``, the scalars ``s = d_j^T
+    G^+ d_j``, ``eta = |h_j|^2``, ``theta = h_j^T G^+ h_j``, Sherman-Morrison's ``rho`` and
+    ``ok`` (the rank bound; ``rho = 0`` where it fails), or None below rank ``rank``."""
+    vals, U = np.linalg.eigh(D @ D.T)
+    top = vals[-1]
+    if not top > 0:
+        return None
+    keep = vals > rtol * top
+    if int(np.count_nonzero(keep)) != rank:
+        return None
+    Uk = U[:, keep]
+    low = vals[keep][0]
+    Gp = (Uk / vals[keep]) @ Uk.T                         # G^+ (n, n)
+    H1 = Gp @ Dj                                          # h_j          (n, m)
+    H2 = Gp @ H1                                          # G^+ h_j      (n, m)
+    s = np.einsum("im,im->m", Dj, H1)                     # d_j^T G^+ d_j
+    eta = np.einsum("im,im->m", H1, H1)                   # d_j^T G^+2 d_j
+    theta = np.einsum("im,im->m", H1, H2)                 # d_j^T G^+3 d_j
+    if sign < 0:  # lambda_min(G - d d^T) >= lambda_min(G) (1 - s); lambda_max only falls
+        ok = low * (1.0 - s) > RANK_MARGIN * rtol * top
+    else:         # lambda_min(G + d d^T) >= lambda_min(G); lambda_max <= top + |d|^2
+        ok = low > RANK_MARGIN * rtol * (top + np.einsum("im,im->m", Dj, Dj))
+    rho = np.where(ok, -sign / np.where(ok, 1.0 + sign * s, 1.0), 0.0)
+    return Gp, H1, H2, s, eta, theta, rho, ok
+
+
 def wide_step(D: np.ndarray, E: np.ndarray, delta: np.ndarray, Dj: np.ndarray,
               Ej: np.ndarray, delta_j: np.ndarray, sign: int, rank: int,
               rtol: float) -> WideStep | None:
@@ -81,35 +108,89 @@ def wide_step(D: np.ndarray, E: np.ndarray, delta: np.ndarray, Dj: np.ndarray,
         None when ``G`` does not have rank ``rank`` under the cut-off (every candidate is
         then refitted).
     """
-    vals, U = np.linalg.eigh(D @ D.T)
-    top = vals[-1]
-    if not top > 0:
+    upd = _gram_update(D, Dj, sign, rank, rtol)
+    if upd is None:
         return None
-    keep = vals > rtol * top
-    if int(np.count_nonzero(keep)) != rank:
-        return None
-    Uk = U[:, keep]
-    low = vals[keep][0]
-    Gp = (Uk / vals[keep]) @ Uk.T                         # G^+ (n, n)
-    H1 = Gp @ Dj                                          # h_j          (n, m)
-    H2 = Gp @ H1                                          # G^+ h_j      (n, m)
-    s = np.einsum("im,im->m", Dj, H1)                     # d_j^T G^+ d_j
-    eta = np.einsum("im,im->m", H1, H1)                   # d_j^T G^+2 d_j
-    theta = np.einsum("im,im->m", H1, H2)                 # d_j^T G^+3 d_j
+    Gp, H1, H2, s, eta, theta, rho, ok = upd
     e = D @ delta
     f = Gp @ e
     f2 = Gp @ f
     beta, gamma, omega = H1.T @ e, H1.T @ f, H1.T @ f2    # d_j^T G^+{1,2,3} e
     phi = float(f @ f2)                                   # e^T G^+3 e
     P = E @ D.T                                           # (n_eval, n)
-    if sign < 0:  # lambda_min(G - d d^T) >= lambda_min(G) (1 - s); lambda_max only falls
-        ok = low * (1.0 - s) > RANK_MARGIN * rtol * top
-    else:         # lambda_min(G + d d^T) >= lambda_min(G); lambda_max <= top + |d|^2
-        ok = low > RANK_MARGIN * rtol * (top + np.einsum("im,im->m", Dj, Dj))
-    rho = np.where(ok, -sign / np.where(ok, 1.0 + sign * s, 1.0), 0.0)
     c = rho * (beta - delta_j)            # G_j^+ e_j = f + c h
     w = rho * (gamma + c * eta)           # G_j^+2 e_j = f2 + c G^+ h + w h
     dt = gamma + c * eta + w * s          # d_j^T G_j^+2 e_j
     projection = (P @ f2)[:, None] + (P @ H2) * c + (P @ H1) * w + sign * Ej * dt
     norm2 = phi + c * omega + w * gamma + c * (omega + c * theta + w * eta)
     return WideStep(projection, norm2, ok)
+
+
+@dataclass
+class WideClassStep:
+    """The pieces of every class's LDA score after each candidate's step (any number of
+    classes): for a point ``z`` with ``P = z_S D^T`` over the subset ``S`` and ``z_j`` its
+    candidate coordinate, ``z^T S_j^+ m_c / dof = (P F2)_c + C_cj (P H2)_j + W_cj (P H1)_j +
+    sign z_j T_cj`` (:meth:`linear`) and ``m_c^T S_j^+ m_c / dof = Q_cj``
+    (:meth:`constant`)."""
+
+    D: np.ndarray
+    F2: np.ndarray
+    H1: np.ndarray
+    H2: np.ndarray
+    C: np.ndarray
+    W: np.ndarray
+    T: np.ndarray
+    Q: np.ndarray
+    sign: int
+    ok: np.ndarray
+
+    def linear(self, Z, Zj, cand) -> np.ndarray:
+        """``z^T S_j^+ m_c / dof`` of the points ``Z`` (rows, on the subset) with candidate
+        coordinates ``Zj[:, q]``, for the candidates ``cand`` (indices into the step's);
+        shape ``(n_points, g, len(cand))``."""
+        P = Z @ self.D.T
+        return ((P @ self.F2)[:, :, None] + self.C[None, :, cand] * (P @ self.H2[:, cand])[:, None]
+                + self.W[None, :, cand] * (P @ self.H1[:, cand])[:, None]
+                + self.sign * Zj[:, None, :] * self.T[None, :, cand])
+
+    def constant(self, cand, dof, logp) -> np.ndarray:
+        """``-m_c^T S_j^+ m_c / 2 + log p_c`` for the candidates ``cand``, shape ``(g,
+        len(cand))``; a score is ``dof * linear + constant``."""
+        return logp[:, None] - 0.5 * dof * self.Q[:, cand]
+
+
+def wide_class_step(D: np.ndarray, M: np.ndarray, Dj: np.ndarray, Mj: np.ndarray,
+                    sign: int, rank: int, rtol: float) -> WideClassStep | None:
+    """All candidates of one step of LDA with any number of classes on a wide subset (the
+    module docstring with ``delta`` replaced by each class mean ``m_c``).
+
+    Parameters
+    ----------
+    D : ndarray of shape (n, k)
+        The training points on the subset, centred on their class means.
+    M : ndarray of shape (k, g)
+        The class means on the subset.
+    Dj, Mj : ndarray of shapes (n, m), (m, g)
+        The same for the candidates.
+    sign, rank, rtol
+        As for :func:`wide_step`.
+
+    Returns
+    -------
+    WideClassStep or None
+        None when ``G`` does not have rank ``rank`` under the cut-off.
+    """
+    upd = _gram_update(D, Dj, sign, rank, rtol)
+    if upd is None:
+        return None
+    Gp, H1, H2, s, eta, _, rho, ok = upd
+    e = D @ M                                             # (n, g)
+    f = Gp @ e
+    F2 = Gp @ f
+    beta, gamma = (H1.T @ e).T, (H1.T @ f).T              # (g, m)
+    C = rho * (beta - Mj.T)               # G_j^+ e_cj = f_c + C_cj h_j
+    W = rho * (gamma + C * eta)           # G_j^+2 e_cj = F2_c + C_cj G^+ h_j + W_cj h_j
+    T = gamma + C * eta + W * s           # d_j^T G_j^+2 e_cj
+    Q = np.einsum("nc,nc->c", f, f)[:, None] + 2 * C * gamma + C * C * eta  # |G_j^+ e_cj|^2
+    return WideClassStep(D, F2, H1, H2, C, W, T, Q, sign, ok)
