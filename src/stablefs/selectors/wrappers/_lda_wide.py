@@ -1,4 +1,4 @@
-"""Two-class LDA on more features than samples: one wrapper step by rank-one updates.
+"""LDA on more features than samples: one wrapper step by rank-one updates.
 
 A backward search (SBS, SBG+, RSA) on microarray data starts from thousands of features
 with tens of samples, where the pooled covariance ``S = D^T D / dof`` of the samples
@@ -24,7 +24,9 @@ range), the Sherman-Morrison formula on that range gives
 and every quantity above becomes a few scalars per candidate over products computed once
 per step: ``O(n^2 (k + m))`` for all ``m`` candidates, against ``O(m n^2 k)`` for refitting
 LDA on each. The values equal the refits' to round-off (tested); a candidate whose update
-cannot be shown to keep the rank with a margin is left to the refit.
+cannot be shown to keep the rank with a margin is left to the refit. With more classes
+(:func:`wide_class_step`) ``delta`` is replaced by each class mean ``m_c``: the scores
+``x^T S^+ m_c - m_c^T S^+ m_c / 2 + log p_c`` are updated the same way.
 """
 
 from __future__ import annotations
