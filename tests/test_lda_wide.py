@@ -201,3 +201,55 @@ def test_shrinking_distances_follow_a_backward_path():
     reordered = cols[::-1].copy()  # the same features, not fewer: recomputed
     part._class_sq_shrinking(reordered)
     assert part._shrink_memo[2] == 0
+
+
+def _multiclass(seed, n_features):
+    rng = np.random.default_rng(200 + seed)
+    g = 3 + seed % 2
+    n = int(rng.integers(6 * g, 40))
+    y = np.arange(n) % g
+    rng.shuffle(y)
+    X = rng.standard_normal((n, n_features))
+    for c in range(1, g):
+        X[y == c, c] += 1.5
+    return rng, X, y
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", ["bolstered", "semi-bolstered"])
+def test_monte_carlo_bolstering_with_more_classes_is_updated(seed, criterion):
+    # below n - g features, more than two classes: the forward and backward steps of LDA's
+    # Monte-Carlo (semi-)bolstering by the inverse's updates equal the refits, from the
+    # empty subset on
+    rng, X, y = _multiclass(seed, 12)
+    part = make_criterion(X, y, estimator="lda", criterion=criterion,
+                          random_state=seed).parts[0]
+    assert part.fast
+    for k in (0, 1, 3, 7):
+        cols = np.sort(rng.choice(12, k, replace=False))
+        rest = np.setdiff1d(np.arange(12), cols)
+        np.testing.assert_allclose(part.values_add(cols, rest), _refits_add(part, cols, rest),
+                                   rtol=0, atol=1e-9)
+        if k >= 2:
+            np.testing.assert_allclose(part.values_remove(cols), _refits_remove(part, cols),
+                                       rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_searches_with_more_classes_take_the_refits_path(seed, monkeypatch):
+    # SFS, SFFS and SBS with Monte-Carlo bolstered LDA on three or four classes, from a wide
+    # start for SBS: the same moves as refitting every subset
+    from stablefs.selectors.wrappers import sffs, sfs
+
+    _, X, y = _multiclass(seed, 45)
+    runs = {}
+    for mode in ("updates", "refits"):
+        if mode == "refits":
+            monkeypatch.setattr(LDAPart, "_wide_values", lambda self, cols, J, sign: None)
+            monkeypatch.setattr(LDAPart, "_base", lambda self, cols: None)
+        runs[mode] = [search(make_criterion(X, y, estimator="lda", criterion="bolstered",
+                                            random_state=seed), 5)
+                      for search in (sfs, sffs, sbs)]
+    for new, old in zip(runs["updates"], runs["refits"], strict=True):
+        assert new.moves == old.moves and np.array_equal(new.subset, old.subset)
+        np.testing.assert_allclose(new.errors, old.errors, rtol=0, atol=1e-9)

@@ -74,7 +74,9 @@ class LDAPart(RulePart, WidthMixin):
         self.dof = max(self.Xt.shape[0] - int(np.count_nonzero(counts)), 1)
         with np.errstate(divide="ignore"):
             self.logp = np.log(counts / counts.sum())
-        self.fast = np.count_nonzero(counts) == g and (self.kind == "count" or g == 2)
+        # every class present: the steps update the fitted rule (two-class bolstering in
+        # closed form, more classes by the Monte-Carlo draws, :meth:`_mc_sums`)
+        self.fast = bool(np.count_nonzero(counts) == g)
         self._base_memo: tuple | None = None
         self._init_classes()
 
@@ -130,6 +132,12 @@ class LDAPart(RulePart, WidthMixin):
         step = max(1, CHUNK_ELEMENTS // (8 * max(ne, k + 1)))
         if self.kind != "count":
             Dc = self._class_sq(cols)
+        mc = self.g > 2 and self.kind != "count"
+        if mc:  # Monte-Carlo bolstering: the draws' scores of a chunk, (n M, g, m)
+            eps = self.noise.get(cols)
+            E = eps.reshape(eps.shape[0] * eps.shape[1], k)
+            EU_draws = E @ U                           # (n M, g)
+            step = max(1, min(step, CHUNK_ELEMENTS // (E.shape[0] * self.g)))
         for s in range(0, cands.size, step):
             cj = cands[s:s + step]
             Dj = self.Dt[:, cj]
@@ -154,6 +162,11 @@ class LDAPart(RulePart, WidthMixin):
             wrong = pred != self.ce[:, None]
             if self.kind == "count":
                 vals = np.count_nonzero(wrong, axis=0).astype(float)
+            elif mc:  # scores linear in the point: z = x + sigma eps adds sigma (eps's part)
+                EJ = self.noise.get(cj).reshape(E.shape[0], cj.size)
+                Le = EU_draws[:, :, None] + T[None, :, :] * (EJ - E @ V)[:, None, :]
+                dh = self._dhat(Dc, cj, +1.0, k + 1)
+                vals = self._mc_sums(delta, Le, dh, k + 1, wrong)
             else:
                 ud = U[:, 1] - U[:, 0]
                 norm2 = ud @ ud - 2 * Td * (ud @ V) + Td**2 * (np.einsum("km,km->m", V, V) + 1)
@@ -442,33 +455,43 @@ class LDAPart(RulePart, WidthMixin):
                 vals[cand] = np.count_nonzero(np.argmax(sc, axis=1) != self.ce[:, None],
                                               axis=0)
         else:
-            n = self.Xt.shape[0]
             if sign < 0:
                 dh = self._dhat(self._class_sq_shrinking(cols), cols, -1.0, k - 1)
             else:
                 dh = self._dhat_add(cols, J, k + 1)
-            sigma = dh[self.ct] / _chi_median(k + sign)          # (n, m)
             eps = self.noise.get(cols)                            # (n, M, k)
-            M = eps.shape[1]
-            epsJ = eps if sign < 0 else self.noise.get(J)
-            E, EJ = eps.reshape(n * M, k), epsJ.reshape(n * M, m)
+            E = eps.reshape(eps.shape[0] * eps.shape[1], k)
+            EJ = E if sign < 0 else self.noise.get(J).reshape(E.shape[0], m)
             Xs, XJ = self.Xt[:, cols], self.Xt[:, J]
-            chunk = max(1, CHUNK_ELEMENTS // (n * M * g))
+            chunk = max(1, CHUNK_ELEMENTS // (E.shape[0] * g))
             for s in range(0, m, chunk):
                 cand = np.arange(s, min(m, s + chunk))
-                const = step.constant(cand, dof, self.logp)
-                sx = dof * step.linear(Xs, XJ[:, cand], cand) + const       # (n, g, c)
+                sx = dof * step.linear(Xs, XJ[:, cand], cand) + step.constant(cand, dof,
+                                                                            self.logp)
                 wrong = np.argmax(sx, axis=1) != self.ct[:, None]
-                se = dof * step.linear(E, EJ[:, cand], cand).reshape(n, M, g, cand.size)
-                se *= sigma[:, None, None, cand]
-                se += sx[:, None]
-                terms = np.mean(np.argmax(se, axis=2) != self.ct[:, None, None], axis=1)
-                if self.kind == "semi":
-                    terms[wrong] = 1.0
-                vals[cand] = terms.sum(axis=0)
+                vals[cand] = self._mc_sums(sx, dof * step.linear(E, EJ[:, cand], cand),
+                                           dh[:, cand], k + sign, wrong)
         for b in np.flatnonzero(~step.ok):
             vals[b] = self.value(np.delete(cols, b) if sign < 0 else np.append(cols, J[b]))
         return vals
+
+    def _mc_sums(self, scores, draws, dh, dim, wrong) -> np.ndarray:
+        """The Monte-Carlo (semi-)bolstered sums of :meth:`RulePart.value` for rules whose
+        class scores are linear in the point, every candidate at once: ``scores`` (n, g, m)
+        at the training points, ``draws`` (n M, g, m) the scores' linear part at the unit
+        draws ``eps`` (point-major, as :meth:`Noise.get`), ``dh`` (g, m) the per-class mean
+        nearest-neighbour distances on each candidate's subspace of dimension ``dim``, so that
+        the draw ``x_i + sigma_i eps`` scores ``scores_i + sigma_i draws``; ``wrong`` (n, m)
+        the resubstitution errors (counted whole in semi-bolstering)."""
+        n, g, m = scores.shape
+        sigma = dh[self.ct] / _chi_median(dim)                     # (n, m)
+        se = draws.reshape(n, -1, g, m)
+        se *= sigma[:, None, None, :]
+        se += scores[:, None]
+        terms = np.mean(np.argmax(se, axis=2) != self.ct[:, None, None], axis=1)
+        if self.kind == "semi":
+            terms[wrong] = 1.0
+        return terms.sum(axis=0)
 
     def _remove_bolstered_compiled(self, cols, A) -> np.ndarray | None:
         """The two-class (semi-)bolstered backward step of :meth:`_remove_numpy` by one
@@ -508,6 +531,12 @@ class LDAPart(RulePart, WidthMixin):
         wrong = pred != self.ce[:, None]
         if self.kind == "count":
             return np.count_nonzero(wrong, axis=0).astype(float)
+        if self.g > 2:  # Monte-Carlo bolstering: the draws' part of the scores, (n M, g, k)
+            eps = self.noise.get(cols)
+            E = eps.reshape(eps.shape[0] * eps.shape[1], k)
+            Le = (E @ U)[:, :, None] - (E @ A)[:, None, :] * (U / dA[:, None]).T[None, :, :]
+            dh = self._dhat(self._class_sq_cached(cols), cols, -1.0, k - 1)
+            return self._mc_sums(delta, Le, dh, k - 1, wrong)
         a = ud
         Aa = A @ a
         colnorm2 = np.einsum("kx,kx->x", A, A)
