@@ -5,7 +5,10 @@ Dougherty 2004, closed form) runs its forward and backward steps and the widths 
 kernels (:mod:`._lda_kernels`); SFS and SFFS forward steps are pruned exactly
 (:meth:`LDAPart.sums_add_bounded`). ``COMPILED = False`` switches back to the NumPy
 computations (:meth:`LDAPart._add_bolstered_numpy`, :meth:`LDAPart._remove_numpy`), which
-are the kernels' test oracles.
+are the kernels' test oracles. With more than two classes the Monte-Carlo bolstering follows
+the same updates (:meth:`LDAPart._mc_sums`); subsets of at least ``n - g`` features, where
+the pooled covariance has no inverse, are stepped by rank-one updates of the samples' Gram
+pseudo-inverse (:mod:`._lda_wide`).
 """
 
 from __future__ import annotations
