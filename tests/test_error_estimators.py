@@ -377,3 +377,35 @@ def test_bad_inputs_raise_one_line():
         with exc as info:
             semi_bolstered_error(X, y, "3nn", noise=np.zeros((3, 2, 2)))
         assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("block", [1, 7, 500, 2**21])
+def test_sq_distances_blocks_give_the_broadcast_bit_for_bit(block, monkeypatch):
+    from stablefs.selectors.wrappers import _error_estimators as ee
+
+    monkeypatch.setattr(ee, "SQ_BLOCK_ELEMENTS", block)
+    rng = np.random.default_rng(block)
+    for na, nb, p in ((1, 1, 1), (5, 9, 3), (17, 13, 40), (30, 30, 700)):
+        A = rng.standard_normal((na, p)) * 1e3
+        B = np.round(rng.standard_normal((nb, p)), 1)
+        want = np.square(A[:, None, :] - B[None, :, :]).sum(axis=2)
+        assert np.array_equal(ee.sq_distances(A, B), want)
+    A[3] = A[5]  # duplicated points tie exactly
+    D = ee.sq_distances(A, A)
+    assert D[3, 5] == 0.0 and np.array_equal(D[3], D[5])
+
+
+def test_bolstering_widths_memory_is_bounded_on_many_features():
+    # 40 points on 20,000 features: the broadcast difference array would take 256 MB
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 20000))
+    y = np.arange(40) % 2
+    tracemalloc.start()
+    try:
+        bolstering_widths(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MB"

@@ -10,7 +10,7 @@ from stablefs.selectors.wrappers import make_criterion, rsa_backward, sbs
 from stablefs.selectors.wrappers._criterion_base import RulePart
 from stablefs.selectors.wrappers._error_estimators import PINV_RTOL, centred_by_class
 from stablefs.selectors.wrappers._lda_criterion import LDAPart
-from stablefs.selectors.wrappers._lda_wide import wide_step
+from stablefs.selectors.wrappers._lda_wide import wide_gram, wide_step
 
 CRITERIA = ["bolstered", "semi-bolstered", "resubstitution", "cv"]
 
@@ -69,8 +69,8 @@ def test_wide_step_by_hand_against_the_pseudo_inverse():
     mid, delta = (M[0] + M[1]) / 2, M[1] - M[0]
     cols = np.arange(30)
     for sign, J in ((-1, cols), (+1, np.arange(30, 40))):
-        step = wide_step(D[:, cols], X[:, cols] - mid[cols], delta[cols], D[:, J],
-                         X[:, J] - mid[J], delta[J], sign, dof, PINV_RTOL)
+        gram = wide_gram(D[:, cols], delta[cols], dof, PINV_RTOL, E=X[:, cols] - mid[cols])
+        step = wide_step(gram, D[:, J], X[:, J] - mid[J], delta[J], sign)
         assert step.ok.all()
         for q, j in enumerate(J):
             sub = np.delete(cols, q) if sign < 0 else np.append(cols, j)
@@ -106,8 +106,10 @@ def test_a_feature_that_carries_a_direction_alone_is_refitted():
     X[:, 0] = rng.standard_normal(n)
     M, D, dof = centred_by_class(X, y, 2)
     E, delta = X - (M[0] + M[1]) / 2, M[1] - M[0]
-    step = wide_step(D, E, delta, D, E, delta, -1, dof, PINV_RTOL)
-    assert step is not None and not step.ok[0] and step.ok[1:].all()
+    gram = wide_gram(D, delta, dof, PINV_RTOL, E=E)
+    assert gram is not None
+    step = wide_step(gram, D, E, delta, -1)
+    assert not step.ok[0] and step.ok[1:].all()
     part = make_criterion(X, y, estimator="lda", criterion="bolstered",
                           random_state=0).parts[0]
     cols = np.arange(p)
@@ -253,3 +255,25 @@ def test_searches_with_more_classes_take_the_refits_path(seed, monkeypatch):
     for new, old in zip(runs["updates"], runs["refits"], strict=True):
         assert new.moves == old.moves and np.array_equal(new.subset, old.subset)
         np.testing.assert_allclose(new.errors, old.errors, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("g", [2, 3])
+@pytest.mark.parametrize("criterion", ["bolstered", "resubstitution"])
+def test_wide_steps_in_small_chunks(g, criterion, monkeypatch):
+    # the candidates (and, for the draws, the features) a few at a time: the same values
+    from stablefs.selectors.wrappers import _lda_criterion
+
+    monkeypatch.setattr(_lda_criterion, "CHUNK_ELEMENTS", 700)
+    rng = np.random.default_rng(9)
+    n = 24
+    y = np.arange(n) % g
+    X = rng.standard_normal((n, 70))
+    X[y == 1, :3] += 1.0
+    part = make_criterion(X, y, estimator="lda", criterion=criterion,
+                          random_state=1).parts[0]
+    cols = np.arange(0, 70, 2)[:30]
+    rest = np.setdiff1d(np.arange(70), cols)
+    np.testing.assert_allclose(part.values_remove(cols), _refits_remove(part, cols),
+                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(part.values_add(cols, rest), _refits_add(part, cols, rest),
+                               rtol=0, atol=1e-9)

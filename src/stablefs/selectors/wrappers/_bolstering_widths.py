@@ -110,7 +110,7 @@ class WidthMixin:
             D += self._dc
         else:
             Xk = self._Xc[:, cols]
-            D = np.square(Xk[:, None, :] - Xk[None, :, :]).sum(axis=2)
+            D = _ee().sq_distances(Xk, Xk)
         self._dc_key, self._dc = key, D
         return D
 
@@ -286,7 +286,7 @@ class WidthMixin:
         out = []
         for idx in self._class_idx:
             Xc = self.Xt[np.ix_(idx, cols)] if len(cols) else np.zeros((idx.size, 0))
-            D = np.square(Xc[:, None, :] - Xc[None, :, :]).sum(axis=2)
+            D = _ee().sq_distances(Xc, Xc)
             np.fill_diagonal(D, np.inf)
             out.append(D)
         return out

@@ -531,6 +531,26 @@ def _svm_c(C) -> float:
 # --------------------------------------------------------------------- kernel widths
 
 
+#: elements of the temporary ``(rows, points, features)`` array of :func:`sq_distances`
+SQ_BLOCK_ELEMENTS = 2**21
+
+
+def sq_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``D[i, l] = sum_f (A[i, f] - B[l, f])^2``, sums of exact squared differences (so that
+    duplicated points tie exactly), bit for bit ``np.square(A[:, None] - B[None]).sum(axis=2)``
+    but computed a block of rows at a time, so that memory stays within
+    :data:`SQ_BLOCK_ELEMENTS` doubles plus the result on any number of features (the
+    broadcast array of 100 points on 50,000 features would take 4 GB)."""
+    na, nb = A.shape[0], B.shape[0]
+    step = max(1, SQ_BLOCK_ELEMENTS // max(1, nb * A.shape[1]))
+    if step >= na:
+        return np.square(A[:, None, :] - B[None, :, :]).sum(axis=2)
+    out = np.empty((na, nb))
+    for s in range(0, na, step):
+        out[s:s + step] = np.square(A[s:s + step, None, :] - B[None, :, :]).sum(axis=2)
+    return out
+
+
 def nearest_same_class_distance(X: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
     """Per point, the Euclidean distance to the nearest *other* point of its class (``inf``
     for a point alone in its class)."""
@@ -540,7 +560,7 @@ def nearest_same_class_distance(X: np.ndarray, codes: np.ndarray, n_classes: int
         if idx.size < 2:
             continue
         Xc = X[idx]
-        D = np.square(Xc[:, None, :] - Xc[None, :, :]).sum(axis=2)
+        D = sq_distances(Xc, Xc)
         np.fill_diagonal(D, np.inf)
         out[idx] = np.sqrt(D.min(axis=1))
     return out

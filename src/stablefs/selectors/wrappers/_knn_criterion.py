@@ -78,8 +78,7 @@ class KNNPart(RulePart, WidthMixin):
         self._init_classes()
 
     def _dist(self, cols):
-        Ek, Tk = self.Xe[:, cols], self.Xt[:, cols]
-        return np.square(Ek[:, None, :] - Tk[None, :, :]).sum(axis=2)
+        return _ee().sq_distances(self.Xe[:, cols], self.Xt[:, cols])
 
     def _count_values(self, D, cj, sign):
         """Error counts for each candidate column (hold-out/resubstitution)."""
@@ -117,9 +116,14 @@ class KNNPart(RulePart, WidthMixin):
         inv[perm] = np.arange(n)
         n0 = int(np.count_nonzero(self.ct == 0))
         Xk = self.Xt[:, cols]
-        delta = Xk[:, None, :] - Xk[perm][None, :, :]                   # (n, n, k), l permuted
-        A = np.square(delta).sum(axis=2)                                # (n, n)
-        B = np.einsum("ilf,imf->iml", delta, eps_S)                     # (n, M, n)
+        Xl = Xk[perm]
+        A = np.empty((n, n))
+        B = np.empty((n, M, n))
+        rows = max(1, CHUNK_ELEMENTS // max(1, n * cols.size))  # memory bounded in k
+        for s in range(0, n, rows):
+            delta = Xk[s:s + rows, None, :] - Xl[None, :, :]            # (rows, n, k), l permuted
+            A[s:s + rows] = np.square(delta).sum(axis=2)                # (n, n)
+            B[s:s + rows] = np.einsum("ilf,imf->iml", delta, eps_S[s:s + rows])  # (n, M, n)
         C = np.square(eps_S).sum(axis=2)                                # (n, M)
         Dc = self._class_sq_cached(cols)
         sig = self._sigmas(Dc, cj, sign, dim)                           # (n, m)

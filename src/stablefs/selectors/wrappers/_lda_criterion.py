@@ -394,39 +394,48 @@ class LDAPart(RulePart, WidthMixin):
         return self._remove_numpy(cols, A)
 
     def _wide_values(self, cols, J, sign: int) -> np.ndarray | None:
-        """Two-class values of adding (``sign = +1``) or removing (``sign = -1``, ``J =
-        cols``) each feature of ``J`` when ``cols`` has at least as many features as the
-        pooled covariance's degrees of freedom (its inverse does not exist): rank-one updates
-        of the samples' Gram pseudo-inverse (:func:`~._lda_wide.wide_step`), the same values
-        as refitting LDA on each subset to round-off. None (the caller refits every subset)
-        for more than two classes, a removal down to fewer features than the degrees of
-        freedom, or a Gram matrix below the full rank."""
+        """Values of adding (``sign = +1``) or removing (``sign = -1``, ``J = cols``) each
+        feature of ``J`` when ``cols`` has at least as many features as the pooled
+        covariance's degrees of freedom (its inverse does not exist): rank-one updates of the
+        samples' Gram pseudo-inverse (:mod:`._lda_wide`), the same values as refitting LDA on
+        each subset to round-off, the candidates a chunk at a time (memory ``O(n m)``). None
+        (the caller refits every subset) for a removal down to fewer features than the
+        degrees of freedom, a class absent from the design, or a Gram matrix below the full
+        rank. More than two classes: :meth:`_wide_values_classes`."""
         k = cols.size
         if k + sign < self.dof or k < self.dof:
             return None
         if self.g != 2 or not self.fast:
             return self._wide_values_classes(cols, J, sign)
-        from stablefs.selectors.wrappers._lda_wide import wide_step
+        from stablefs.selectors.wrappers._lda_wide import wide_gram, wide_step
 
         mid = 0.5 * (self.means[0] + self.means[1])
         delta = self.means[1] - self.means[0]
-        step = wide_step(self.Dt[:, cols], self.Xe[:, cols] - mid[cols], delta[cols],
-                         self.Dt[:, J], self.Xe[:, J] - mid[J], delta[J], sign, self.dof,
-                         _ee().PINV_RTOL)
-        if step is None:
+        gram = wide_gram(self.Dt[:, cols], delta[cols], self.dof, _ee().PINV_RTOL,
+                         E=self.Xe[:, cols] - mid[cols])
+        if gram is None:
             return None
-        diff = self.dof * step.projection + (self.logp[1] - self.logp[0])
-        wrong = (diff > 0) != (self.ce == 1)[:, None]
-        if self.kind == "count":
-            vals = np.count_nonzero(wrong, axis=0).astype(float)
-        else:
-            norm = self.dof * np.sqrt(np.maximum(step.norm2, 0.0))
+        m = J.size
+        vals, ok = np.empty(m), np.empty(m, dtype=bool)
+        if self.kind != "count":
             if sign < 0:
                 dh = self._dhat(self._class_sq_shrinking(cols), cols, -1.0, k - 1)
             else:
                 dh = self._dhat_add(cols, J, k + 1)
-            vals = self._bolstered_values(diff, norm, dh, k + sign, wrong)
-        for b in np.flatnonzero(~step.ok):
+        chunk = max(1, CHUNK_ELEMENTS // (4 * max(self.Xe.shape[0], self.Xt.shape[0])))
+        for s in range(0, m, chunk):
+            jj = J[s:s + chunk]
+            step = wide_step(gram, self.Dt[:, jj], self.Xe[:, jj] - mid[jj], delta[jj], sign)
+            diff = self.dof * step.projection + (self.logp[1] - self.logp[0])
+            wrong = (diff > 0) != (self.ce == 1)[:, None]
+            if self.kind == "count":
+                vals[s:s + chunk] = np.count_nonzero(wrong, axis=0)
+            else:
+                norm = self.dof * np.sqrt(np.maximum(step.norm2, 0.0))
+                vals[s:s + chunk] = self._bolstered_values(diff, norm, dh[:, s:s + chunk],
+                                                           k + sign, wrong)
+            ok[s:s + chunk] = step.ok
+        for b in np.flatnonzero(~ok):
             vals[b] = self.value(np.delete(cols, b) if sign < 0 else np.append(cols, J[b]))
         return vals
 
@@ -439,42 +448,45 @@ class LDAPart(RulePart, WidthMixin):
         counts = np.bincount(self.ct, minlength=self.g)
         if np.count_nonzero(counts) < self.g:
             return None
-        from stablefs.selectors.wrappers._lda_wide import wide_class_step
+        from stablefs.selectors.wrappers._lda_wide import wide_class_step, wide_gram
 
         k, m = cols.size, J.size
-        step = wide_class_step(self.Dt[:, cols], self.means[:, cols].T, self.Dt[:, J],
-                               self.means[:, J].T, sign, self.dof, _ee().PINV_RTOL)
-        if step is None:
+        gram = wide_gram(self.Dt[:, cols], self.means[:, cols].T, self.dof, _ee().PINV_RTOL)
+        if gram is None:
             return None
-        vals = np.empty(m)
+        vals, ok = np.empty(m), np.empty(m, dtype=bool)
         dof, g = float(self.dof), self.g
         if self.kind == "count":
-            Xs, XJ = self.Xe[:, cols], self.Xe[:, J]
-            chunk = max(1, CHUNK_ELEMENTS // (Xs.shape[0] * g))
-            for s in range(0, m, chunk):
-                cand = np.arange(s, min(m, s + chunk))
-                sc = dof * step.linear(Xs, XJ[:, cand], cand) + step.constant(cand, dof,
-                                                                            self.logp)
-                vals[cand] = np.count_nonzero(np.argmax(sc, axis=1) != self.ce[:, None],
-                                              axis=0)
+            P = self.Xe[:, cols] @ gram.D.T
+            chunk = max(1, CHUNK_ELEMENTS // (P.shape[0] * g))
         else:
             if sign < 0:
                 dh = self._dhat(self._class_sq_shrinking(cols), cols, -1.0, k - 1)
             else:
                 dh = self._dhat_add(cols, J, k + 1)
-            eps = self.noise.get(cols)                            # (n, M, k)
-            E = eps.reshape(eps.shape[0] * eps.shape[1], k)
-            EJ = E if sign < 0 else self.noise.get(J).reshape(E.shape[0], m)
-            Xs, XJ = self.Xt[:, cols], self.Xt[:, J]
-            chunk = max(1, CHUNK_ELEMENTS // (E.shape[0] * g))
-            for s in range(0, m, chunk):
-                cand = np.arange(s, min(m, s + chunk))
-                sx = dof * step.linear(Xs, XJ[:, cand], cand) + step.constant(cand, dof,
-                                                                            self.logp)
+            P = self.Xt[:, cols] @ gram.D.T
+            block = self.noise.block(np.r_[cols, J])   # (features, n, M), no copy
+            n, M = block.shape[1], block.shape[2]
+            PE = np.zeros((n * M, P.shape[1]))          # the draws' products with D
+            fc = max(1, CHUNK_ELEMENTS // (n * M))
+            for s in range(0, k, fc):
+                PE += block[cols[s:s + fc]].reshape(-1, n * M).T @ gram.D[:, s:s + fc].T
+            chunk = max(1, CHUNK_ELEMENTS // (n * M * g))
+        for s in range(0, m, chunk):
+            jj = J[s:s + chunk]
+            st = wide_class_step(gram, self.Dt[:, jj], self.means[:, jj].T, sign)
+            if self.kind == "count":
+                sc = dof * st.linear(P, self.Xe[:, jj]) + st.constant(dof, self.logp)
+                vals[s:s + chunk] = np.count_nonzero(np.argmax(sc, axis=1) != self.ce[:, None],
+                                                     axis=0)
+            else:
+                sx = dof * st.linear(P, self.Xt[:, jj]) + st.constant(dof, self.logp)
                 wrong = np.argmax(sx, axis=1) != self.ct[:, None]
-                vals[cand] = self._mc_sums(sx, dof * step.linear(E, EJ[:, cand], cand),
-                                           dh[:, cand], k + sign, wrong)
-        for b in np.flatnonzero(~step.ok):
+                EJ = np.moveaxis(block[jj], 0, 2).reshape(n * M, jj.size)
+                vals[s:s + chunk] = self._mc_sums(sx, dof * st.linear(PE, EJ),
+                                                  dh[:, s:s + chunk], k + sign, wrong)
+            ok[s:s + chunk] = st.ok
+        for b in np.flatnonzero(~ok):
             vals[b] = self.value(np.delete(cols, b) if sign < 0 else np.append(cols, J[b]))
         return vals
 

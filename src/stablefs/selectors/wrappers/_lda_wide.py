@@ -42,6 +42,65 @@ RANK_MARGIN = 10.0
 
 
 @dataclass
+class WideGram:
+    """``G^+`` of a wide subset's Gram matrix ``G = D D^T`` and the products that every
+    candidate's update reads (built once per step by :func:`wide_gram`; the candidates are
+    then updated a chunk at a time, so memory stays ``O(n m)`` for ``m`` of them).
+
+    ``e = D V`` for the directions ``V`` (``delta`` for two classes, the class means for
+    more), ``f = G^+ e``, ``f2 = G^+ f``; ``P`` the evaluation points' products with ``D``
+    (two classes: ``(x - m) D^T``, one row per point)."""
+
+    D: np.ndarray
+    Gp: np.ndarray
+    low: float
+    top: float
+    rtol: float
+    e: np.ndarray
+    f: np.ndarray
+    f2: np.ndarray
+    P: np.ndarray | None = None
+
+    def update(self, Dj: np.ndarray, sign: int):
+        """``H1 = G^+ D_j``, ``H2 = G^+ H1``, ``s = d_j^T G^+ d_j``, ``eta = |h_j|^2``, ``theta
+        = h_j^T G^+ h_j``, Sherman-Morrison's ``rho`` and ``ok`` (the rank bound; ``rho = 0``
+        where it fails) for the candidate columns ``Dj``."""
+        H1 = self.Gp @ Dj                                     # h_j          (n, m)
+        H2 = self.Gp @ H1                                     # G^+ h_j      (n, m)
+        s = np.einsum("im,im->m", Dj, H1)                     # d_j^T G^+ d_j
+        eta = np.einsum("im,im->m", H1, H1)                   # d_j^T G^+2 d_j
+        theta = np.einsum("im,im->m", H1, H2)                 # d_j^T G^+3 d_j
+        if sign < 0:  # lambda_min(G - d d^T) >= lambda_min(G) (1 - s); lambda_max only falls
+            ok = self.low * (1.0 - s) > RANK_MARGIN * self.rtol * self.top
+        else:         # lambda_min(G + d d^T) >= lambda_min(G); lambda_max <= top + |d|^2
+            ok = self.low > RANK_MARGIN * self.rtol * (self.top
+                                                       + np.einsum("im,im->m", Dj, Dj))
+        rho = np.where(ok, -sign / np.where(ok, 1.0 + sign * s, 1.0), 0.0)
+        return H1, H2, s, eta, theta, rho, ok
+
+
+def wide_gram(D: np.ndarray, V: np.ndarray, rank: int, rtol: float,
+              E: np.ndarray | None = None) -> WideGram | None:
+    """:class:`WideGram` of the subset's centred training points ``D`` (n, k) and directions
+    ``V`` (k,) or (k, g); ``E`` (n_eval, k) the evaluation points minus the midpoint of the
+    class means (two classes). None when ``G`` does not have rank ``rank`` (``n - g``) under
+    the pseudo-inverse's cut-off ``rtol`` (``PINV_RTOL``): every candidate is then refitted."""
+    vals, U = np.linalg.eigh(D @ D.T)
+    top = vals[-1]
+    if not top > 0:
+        return None
+    keep = vals > rtol * top
+    if int(np.count_nonzero(keep)) != rank:
+        return None
+    Uk = U[:, keep]
+    Gp = (Uk / vals[keep]) @ Uk.T                             # G^+ (n, n)
+    e = D @ V
+    f = Gp @ e
+    return WideGram(D, Gp, float(vals[keep][0]), float(top), rtol, e, f, Gp @ f,
+                    None if E is None else E @ D.T)
+
+
+@dataclass
 class WideStep:
     """The updated discriminants of a step's candidates.
 
@@ -55,75 +114,35 @@ class WideStep:
     ok: np.ndarray
 
 
-def _gram_update(D, Dj, sign, rank, rtol):
-    """``G^+`` of ``G = D D^T``, ``H1 = G^+ D_j``, ``H2 = G^+ H1``, the scalars ``s = d_j^T
-    G^+ d_j``, ``eta = |h_j|^2``, ``theta = h_j^T G^+ h_j``, Sherman-Morrison's ``rho`` and
-    ``ok`` (the rank bound; ``rho = 0`` where it fails), or None below rank ``rank``."""
-    vals, U = np.linalg.eigh(D @ D.T)
-    top = vals[-1]
-    if not top > 0:
-        return None
-    keep = vals > rtol * top
-    if int(np.count_nonzero(keep)) != rank:
-        return None
-    Uk = U[:, keep]
-    low = vals[keep][0]
-    Gp = (Uk / vals[keep]) @ Uk.T                         # G^+ (n, n)
-    H1 = Gp @ Dj                                          # h_j          (n, m)
-    H2 = Gp @ H1                                          # G^+ h_j      (n, m)
-    s = np.einsum("im,im->m", Dj, H1)                     # d_j^T G^+ d_j
-    eta = np.einsum("im,im->m", H1, H1)                   # d_j^T G^+2 d_j
-    theta = np.einsum("im,im->m", H1, H2)                 # d_j^T G^+3 d_j
-    if sign < 0:  # lambda_min(G - d d^T) >= lambda_min(G) (1 - s); lambda_max only falls
-        ok = low * (1.0 - s) > RANK_MARGIN * rtol * top
-    else:         # lambda_min(G + d d^T) >= lambda_min(G); lambda_max <= top + |d|^2
-        ok = low > RANK_MARGIN * rtol * (top + np.einsum("im,im->m", Dj, Dj))
-    rho = np.where(ok, -sign / np.where(ok, 1.0 + sign * s, 1.0), 0.0)
-    return Gp, H1, H2, s, eta, theta, rho, ok
-
-
-def wide_step(D: np.ndarray, E: np.ndarray, delta: np.ndarray, Dj: np.ndarray,
-              Ej: np.ndarray, delta_j: np.ndarray, sign: int, rank: int,
-              rtol: float) -> WideStep | None:
-    """All candidates of one step of two-class LDA on a wide subset (module docstring).
+def wide_step(gram: WideGram, Dj: np.ndarray, Ej: np.ndarray, delta_j: np.ndarray,
+              sign: int) -> WideStep:
+    """Candidates of one step of two-class LDA on a wide subset (module docstring).
 
     Parameters
     ----------
-    D : ndarray of shape (n, k)
-        The training points on the subset, centred on their class means.
-    E : ndarray of shape (n_eval, k)
-        The evaluation points on the subset minus the midpoint ``m`` of the class means.
-    delta : ndarray of shape (k,)
-        ``m_1 - m_0`` on the subset.
+    gram : WideGram
+        :func:`wide_gram` of the subset with ``V = delta = m_1 - m_0`` and ``E`` given.
     Dj, Ej, delta_j : ndarray of shapes (n, m), (n_eval, m), (m,)
-        The same for the candidates (members of the subset for a removal).
+        The candidates' columns of ``D``, of ``E`` and of ``delta`` (members of the subset for
+        a removal).
     sign : {-1, +1}
         Remove (``-1``) or add (``+1``) each candidate.
-    rank : int
-        The rank ``n - g`` that ``G = D D^T`` must have (the classes present).
-    rtol : float
-        The pseudo-inverse's relative cut-off (``PINV_RTOL``).
 
     Returns
     -------
-    WideStep or None
-        None when ``G`` does not have rank ``rank`` under the cut-off (every candidate is
-        then refitted).
+    WideStep
     """
-    upd = _gram_update(D, Dj, sign, rank, rtol)
-    if upd is None:
-        return None
-    Gp, H1, H2, s, eta, theta, rho, ok = upd
-    e = D @ delta
-    f = Gp @ e
-    f2 = Gp @ f
+    H1, H2, s, eta, theta, rho, ok = gram.update(Dj, sign)
+    e, f, f2, P = gram.e, gram.f, gram.f2, gram.P
     beta, gamma, omega = H1.T @ e, H1.T @ f, H1.T @ f2    # d_j^T G^+{1,2,3} e
     phi = float(f @ f2)                                   # e^T G^+3 e
-    P = E @ D.T                                           # (n_eval, n)
     c = rho * (beta - delta_j)            # G_j^+ e_j = f + c h
     w = rho * (gamma + c * eta)           # G_j^+2 e_j = f2 + c G^+ h + w h
     dt = gamma + c * eta + w * s          # d_j^T G_j^+2 e_j
-    projection = (P @ f2)[:, None] + (P @ H2) * c + (P @ H1) * w + sign * Ej * dt
+    projection = (P @ H2) * c
+    projection += (P @ H1) * w
+    projection += sign * Ej * dt
+    projection += (P @ f2)[:, None]
     norm2 = phi + c * omega + w * gamma + c * (omega + c * theta + w * eta)
     return WideStep(projection, norm2, ok)
 
@@ -136,7 +155,6 @@ class WideClassStep:
     sign z_j T_cj`` (:meth:`linear`) and ``m_c^T S_j^+ m_c / dof = Q_cj``
     (:meth:`constant`)."""
 
-    D: np.ndarray
     F2: np.ndarray
     H1: np.ndarray
     H2: np.ndarray
@@ -147,52 +165,41 @@ class WideClassStep:
     sign: int
     ok: np.ndarray
 
-    def linear(self, Z, Zj, cand) -> np.ndarray:
-        """``z^T S_j^+ m_c / dof`` of the points ``Z`` (rows, on the subset) with candidate
-        coordinates ``Zj[:, q]``, for the candidates ``cand`` (indices into the step's);
-        shape ``(n_points, g, len(cand))``."""
-        P = Z @ self.D.T
-        return ((P @ self.F2)[:, :, None] + self.C[None, :, cand] * (P @ self.H2[:, cand])[:, None]
-                + self.W[None, :, cand] * (P @ self.H1[:, cand])[:, None]
-                + self.sign * Zj[:, None, :] * self.T[None, :, cand])
+    def linear(self, P, Zj) -> np.ndarray:
+        """``z^T S_j^+ m_c / dof`` of the points with products ``P = Z_S D^T`` (rows) and
+        candidate coordinates ``Zj`` (n_points, m); shape ``(n_points, g, m)``."""
+        return ((P @ self.F2)[:, :, None] + self.C[None] * (P @ self.H2)[:, None]
+                + self.W[None] * (P @ self.H1)[:, None] + self.sign * Zj[:, None, :] * self.T[None])
 
-    def constant(self, cand, dof, logp) -> np.ndarray:
-        """``-m_c^T S_j^+ m_c / 2 + log p_c`` for the candidates ``cand``, shape ``(g,
-        len(cand))``; a score is ``dof * linear + constant``."""
-        return logp[:, None] - 0.5 * dof * self.Q[:, cand]
+    def constant(self, dof, logp) -> np.ndarray:
+        """``-m_c^T S_j^+ m_c / 2 + log p_c``, shape ``(g, m)``; a score is ``dof * linear +
+        constant``."""
+        return logp[:, None] - 0.5 * dof * self.Q
 
 
-def wide_class_step(D: np.ndarray, M: np.ndarray, Dj: np.ndarray, Mj: np.ndarray,
-                    sign: int, rank: int, rtol: float) -> WideClassStep | None:
-    """All candidates of one step of LDA with any number of classes on a wide subset (the
-    module docstring with ``delta`` replaced by each class mean ``m_c``).
+def wide_class_step(gram: WideGram, Dj: np.ndarray, Mj: np.ndarray,
+                    sign: int) -> WideClassStep:
+    """Candidates of one step of LDA with any number of classes on a wide subset (the module
+    docstring with ``delta`` replaced by each class mean ``m_c``).
 
     Parameters
     ----------
-    D : ndarray of shape (n, k)
-        The training points on the subset, centred on their class means.
-    M : ndarray of shape (k, g)
-        The class means on the subset.
+    gram : WideGram
+        :func:`wide_gram` of the subset with ``V`` its class means (k, g).
     Dj, Mj : ndarray of shapes (n, m), (m, g)
-        The same for the candidates.
-    sign, rank, rtol
-        As for :func:`wide_step`.
+        The candidates' columns of ``D`` and their class means.
+    sign : {-1, +1}
+        Remove (``-1``) or add (``+1``) each candidate.
 
     Returns
     -------
-    WideClassStep or None
-        None when ``G`` does not have rank ``rank`` under the cut-off.
+    WideClassStep
     """
-    upd = _gram_update(D, Dj, sign, rank, rtol)
-    if upd is None:
-        return None
-    Gp, H1, H2, s, eta, _, rho, ok = upd
-    e = D @ M                                             # (n, g)
-    f = Gp @ e
-    F2 = Gp @ f
+    H1, H2, s, eta, _, rho, ok = gram.update(Dj, sign)
+    e, f = gram.e, gram.f                                  # (n, g)
     beta, gamma = (H1.T @ e).T, (H1.T @ f).T              # (g, m)
     C = rho * (beta - Mj.T)               # G_j^+ e_cj = f_c + C_cj h_j
     W = rho * (gamma + C * eta)           # G_j^+2 e_cj = F2_c + C_cj G^+ h_j + W_cj h_j
     T = gamma + C * eta + W * s           # d_j^T G_j^+2 e_cj
     Q = np.einsum("nc,nc->c", f, f)[:, None] + 2 * C * gamma + C * C * eta  # |G_j^+ e_cj|^2
-    return WideClassStep(D, F2, H1, H2, C, W, T, Q, sign, ok)
+    return WideClassStep(gram.f2, H1, H2, C, W, T, Q, sign, ok)
