@@ -156,9 +156,11 @@ class RulePart:
         self.train = np.arange(n) if train is None else np.asarray(train)
         self.evl = np.arange(n) if evl is None else np.asarray(evl)
         self.noise = noise
-        self.Xt = X[self.train]
+        # design and evaluation on all points (resubstitution, bolstering): X itself, read
+        # only, instead of two copies (which on 50,000 features are most of a part's memory)
+        self.Xt = X if train is None else X[self.train]
         self.ct = codes[self.train]
-        self.Xe = X[self.evl]
+        self.Xe = X if evl is None else X[self.evl]
         self.ce = codes[self.evl]
 
     # the plain definition, one subset at a time
