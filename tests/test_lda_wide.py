@@ -28,6 +28,16 @@ def _problem(seed):
     return rng, X, y
 
 
+def _classes(rng, g, n, p):
+    """``g`` classes of ``n`` points on ``p`` features, class ``c`` shifted on feature ``c``."""
+    y = np.arange(n) % g
+    rng.shuffle(y)
+    X = rng.standard_normal((n, p))
+    for c in range(1, g):
+        X[y == c, c] += 1.5
+    return X, y
+
+
 def _refits_remove(part, cols):
     return RulePart.values_remove(part, cols)
 
@@ -125,12 +135,8 @@ def test_wide_steps_with_more_classes_equal_the_refits(seed, criterion):
     rng = np.random.default_rng(50 + seed)
     g = 3 + seed % 3
     n = int(rng.integers(5 * g, 40))
-    y = np.arange(n) % g
-    rng.shuffle(y)
     p = int(rng.integers(n + 5, 2 * n + 10))
-    X = rng.standard_normal((n, p))
-    for c in range(1, g):
-        X[y == c, c] += 1.5
+    X, y = _classes(rng, g, n, p)
     crit = make_criterion(X, y, estimator="lda", criterion=criterion, random_state=seed)
     k = int(rng.integers(n, p))
     cols = np.sort(rng.choice(p, k, replace=False))
@@ -208,13 +214,7 @@ def test_shrinking_distances_follow_a_backward_path():
 def _multiclass(seed, n_features):
     rng = np.random.default_rng(200 + seed)
     g = 3 + seed % 2
-    n = int(rng.integers(6 * g, 40))
-    y = np.arange(n) % g
-    rng.shuffle(y)
-    X = rng.standard_normal((n, n_features))
-    for c in range(1, g):
-        X[y == c, c] += 1.5
-    return rng, X, y
+    return (rng, *_classes(rng, g, int(rng.integers(6 * g, 40)), n_features))
 
 
 @pytest.mark.parametrize("seed", range(6))
