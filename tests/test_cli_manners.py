@@ -76,3 +76,35 @@ def test_an_interrupted_select_promises_no_resume(tmp_path, capsys, monkeypatch)
     assert code == 130
     assert err.strip().splitlines() == ["stablefs: interrupted."]
     assert out == ""
+
+
+def test_select_shows_the_steps_of_a_search(tmp_path, capsys, monkeypatch):
+    # a sequential search's steps on the progress bar: one update per step with the subset
+    # size and J (SBS from 8 features runs down to one, for the full ranking); another
+    # method makes no bar
+    import stablefs._progress as progress_mod
+
+    made = []
+
+    class Recorder:
+        def __init__(self, **kw):
+            self.kw, self.texts, self.closed = kw, [], False
+            made.append(self)
+
+        def update(self, n=1, text=None):
+            self.texts.append(text)
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(progress_mod, "make_progress", lambda mode, **kw: Recorder(**kw))
+    data = toy(tmp_path / "toy.csv")
+    assert main(["select", str(data), "-m", "sbs", "-k", "3", "--progress"]) == 0
+    assert len(made) == 1 and made[0].closed and made[0].kw["desc"] == "sbs"
+    assert [t.split(",")[0] for t in made[0].texts] == [f"{k} features" for k in range(7, 0, -1)]
+    assert all(" J = " in t for t in made[0].texts)
+    assert main(["select", str(data), "-m", "ttest", "-k", "3", "--progress"]) == 0
+    assert len(made) == 1
+    assert main(["select", str(data), "-m", "sbs", "-k", "3", "--no-progress"]) == 0
+    assert len(made) == 1
+    capsys.readouterr()

@@ -72,7 +72,7 @@ class _Lines(_Silent):
                   f"{self.unit}s, {secs:.0f} s)", file=sys.stderr, flush=True)
 
 
-def make_progress(mode, *, total: int, initial: int = 0, desc: str = "compare",
+def make_progress(mode, *, total: int | None, initial: int = 0, desc: str = "compare",
                   unit: str = "fit"):
     """A progress reporter with ``update(n, text=None)`` and ``close()``."""
     if mode is True or mode == "bar":

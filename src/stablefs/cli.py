@@ -468,7 +468,8 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     selector.set_params(n_features_to_select=k)
     if progress:
         click.echo(f"fitting {method} on {ds.n_samples} x {ds.n_features} ...", err=True)
-    selector.fit(ds.X, ds.y)
+    with _search_progress(progress, method):
+        selector.fit(ds.X, ds.y)
     if getattr(selector, "error_bound_", None) is not None and not quiet:
         click.echo(f"stability selection: {selector.stable_set_.size} features with selection "
                    f"probability >= {selector.threshold:g} (q = {selector.q_:.1f} of "
@@ -499,6 +500,33 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
             click.echo(f"wrote {len(table)} ranked features to {printable(out)}", err=True)
     else:
         click.echo(printable(table.head(k).to_string(index=False)))
+
+
+@contextlib.contextmanager
+def _search_progress(progress: bool, method: str):
+    """With ``progress``, a bar over the steps of a sequential search (wrappers: SFS, SBS,
+    RSA, ...) that the fit inside runs, with the subset size and its criterion value; other
+    methods show nothing more."""
+    if not progress:
+        yield
+        return
+    from stablefs._progress import make_progress
+    from stablefs.selectors.wrappers._search import observe_steps
+
+    bar = None
+
+    def step(size: int, error: float) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = make_progress("bar", total=None, desc=method, unit="step")
+        bar.update(1, text=f"{size} features, J = {error:.4f}")
+
+    try:
+        with observe_steps(step):
+            yield
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 @cli.command()

@@ -17,6 +17,8 @@ names arbitrary tie choices as a source of instability, sec. 1 and Table 1.1).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -70,6 +72,27 @@ class SearchResult:
         if move is not None:
             self.moves.append(move)
             self.ties.append(int(ties))
+            observer = _STEP_OBSERVER.get()
+            if observer is not None:
+                observer(self.path[-1].size, self.errors[-1])
+
+
+#: called as ``observer(subset size, J)`` after every step of the searches run in its
+#: context (:func:`observe_steps`)
+_STEP_OBSERVER: contextvars.ContextVar = contextvars.ContextVar("stablefs_search_steps",
+                                                               default=None)
+
+
+@contextlib.contextmanager
+def observe_steps(observer):
+    """Call ``observer(size, error)`` after every step of the sequential searches run inside
+    the ``with`` block, in this thread (the CLI's progress for one long search: a backward
+    search from 2000 features makes about 2000 steps)."""
+    token = _STEP_OBSERVER.set(observer)
+    try:
+        yield
+    finally:
+        _STEP_OBSERVER.reset(token)
 
 
 def pick_min(values: np.ndarray) -> tuple[int, int]:
