@@ -396,7 +396,8 @@ def test_sq_distances_blocks_give_the_broadcast_bit_for_bit(block, monkeypatch):
 
 
 def test_bolstering_widths_memory_is_bounded_on_many_features():
-    # 40 points on 20,000 features: the broadcast difference array would take 256 MB
+    # 40 points on 20,000 features: the broadcast differences of a class of 20 and their
+    # squares took 128 MB
     import tracemalloc
 
     rng = np.random.default_rng(0)
