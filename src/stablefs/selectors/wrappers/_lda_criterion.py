@@ -418,10 +418,7 @@ class LDAPart(RulePart, WidthMixin):
         m = J.size
         vals, ok = np.empty(m), np.empty(m, dtype=bool)
         if self.kind != "count":
-            if sign < 0:
-                dh = self._dhat(self._class_sq_shrinking(cols), cols, -1.0, k - 1)
-            else:
-                dh = self._dhat_add(cols, J, k + 1)
+            dh = self._step_widths(cols, J, sign)
         chunk = max(1, CHUNK_ELEMENTS // (4 * max(self.Xe.shape[0], self.Xt.shape[0])))
         for s in range(0, m, chunk):
             jj = J[s:s + chunk]
@@ -435,6 +432,18 @@ class LDAPart(RulePart, WidthMixin):
                 vals[s:s + chunk] = self._bolstered_values(diff, norm, dh[:, s:s + chunk],
                                                            k + sign, wrong)
             ok[s:s + chunk] = step.ok
+        return self._refit_failed(vals, ok, cols, J, sign)
+
+    def _step_widths(self, cols, J, sign: int) -> np.ndarray:
+        """Per-class mean nearest-neighbour distances ``(g, m)`` after removing (``sign =
+        -1``, ``J = cols``) or adding each feature of ``J``."""
+        k = cols.size
+        if sign < 0:
+            return self._dhat(self._class_sq_shrinking(cols), cols, -1.0, k - 1)
+        return self._dhat_add(cols, J, k + 1)
+
+    def _refit_failed(self, vals, ok, cols, J, sign: int) -> np.ndarray:
+        """``vals`` with the candidates whose update failed the rank bound refitted."""
         for b in np.flatnonzero(~ok):
             vals[b] = self.value(np.delete(cols, b) if sign < 0 else np.append(cols, J[b]))
         return vals
@@ -460,10 +469,7 @@ class LDAPart(RulePart, WidthMixin):
             P = self.Xe[:, cols] @ gram.D.T
             chunk = max(1, CHUNK_ELEMENTS // (P.shape[0] * g))
         else:
-            if sign < 0:
-                dh = self._dhat(self._class_sq_shrinking(cols), cols, -1.0, k - 1)
-            else:
-                dh = self._dhat_add(cols, J, k + 1)
+            dh = self._step_widths(cols, J, sign)
             P = self.Xt[:, cols] @ gram.D.T
             block = self.noise.block(np.r_[cols, J])   # (features, n, M), no copy
             n, M = block.shape[1], block.shape[2]
@@ -486,9 +492,7 @@ class LDAPart(RulePart, WidthMixin):
                 vals[s:s + chunk] = self._mc_sums(sx, dof * st.linear(PE, EJ),
                                                   dh[:, s:s + chunk], k + sign, wrong)
             ok[s:s + chunk] = st.ok
-        for b in np.flatnonzero(~ok):
-            vals[b] = self.value(np.delete(cols, b) if sign < 0 else np.append(cols, J[b]))
-        return vals
+        return self._refit_failed(vals, ok, cols, J, sign)
 
     def _mc_sums(self, scores, draws, dh, dim, wrong) -> np.ndarray:
         """The Monte-Carlo (semi-)bolstered sums of :meth:`RulePart.value` for rules whose
