@@ -37,7 +37,10 @@ other jobs inflate wall time, not CPU time) and wall time:
    largest difference of the values), SBS of 10 from 100 genes against mlxtend's backward
    ``SequentialFeatureSelector`` on the same criterion (same subset?), and, without
    ``--quick``, SBS of 10 from all 2000 genes; the same backward step on SRBCT (four
-   classes: LDA's Monte-Carlo bolstering).
+   classes: LDA's Monte-Carlo bolstering); the bolstered linear SVM's backward step from
+   500 and 2000 genes, every subset's kernel formed afresh against the step's kernel
+   downdated (``svc_duals_remove``, the same values?), and without ``--quick`` its SBS of 10
+   from 500 genes.
 
 Targets (benchmarks/README.md): SFS of 10 from 200 with bolstered LDA on 50 samples < 3 ms CPU
 (issue 19; < 5 ms before); at least 50x faster than mlxtend on the same criterion, same subsets.
@@ -304,6 +307,7 @@ def part_wide(repeat: int, quick: bool) -> None:
     crit = make_criterion(X, y, estimator="lda", criterion="bolstered")
     cpu, _, _ = timed(lambda: crit.errors_remove(np.arange(X.shape[1])))
     print(f"   one backward step from 2000 genes: updates {cpu:.3f} s")
+    part_wide_svm(X, y, repeat, quick)
     try:
         s = load("srbct")
     except StablefsError as exc:
@@ -344,6 +348,40 @@ def part_wide(repeat: int, quick: bool) -> None:
     if not quick:
         cpu, wall, est = timed(lambda: SBS(10, estimator="lda").fit(X, y))
         print(f"   SBS of 10 from all 2000 genes: {cpu:.1f} s CPU, {wall:.1f} s wall; genes "
+              f"{est.get_support(indices=True).tolist()}")
+
+
+def part_wide_svm(X, y, repeat: int, quick: bool) -> None:
+    """Backward steps of the bolstered linear SVM on Colon: every subset's SVM on its own
+    kernel (refits) against kernels downdated from the step's (``svc_duals_remove``)."""
+    from stablefs.selectors import SBS
+    from stablefs.selectors.wrappers._svm_criterion import SVMPart
+
+    print("   bolstered linear SVM (the same compiled solver on each subset's kernel):")
+    downdated = SVMPart._fits_remove
+
+    def refits(self, cols):
+        return self._fits([np.delete(cols, q) for q in range(cols.size)])
+
+    try:
+        for p in (500, 2000):
+            crit = make_criterion(X[:, :p], y, estimator="svm", criterion="bolstered")
+            cols = np.arange(p)
+            best, vals = {}, {}
+            for _ in range(max(1, repeat // 3) if p < 2000 else 1):
+                for label, fn in (("refits", refits), ("downdates", downdated)):
+                    SVMPart._fits_remove = fn
+                    cpu, _, vals[label] = timed(lambda c=crit, s=cols: c.errors_remove(s))
+                    best[label] = min(best.get(label, np.inf), cpu)
+            same = np.array_equal(vals["refits"], vals["downdates"])
+            print(f"   one backward step from {p:4d} genes: refits {best['refits']:6.2f} s, "
+                  f"downdates {best['downdates']:6.3f} s, ratio "
+                  f"{best['refits'] / best['downdates']:4.1f}x; same values: {same}")
+    finally:
+        SVMPart._fits_remove = downdated
+    if not quick:
+        cpu, wall, est = timed(lambda: SBS(10, estimator="svm").fit(X[:, :500], y))
+        print(f"   SVM SBS of 10 from 500 genes: {cpu:.1f} s CPU, {wall:.1f} s wall; genes "
               f"{est.get_support(indices=True).tolist()}")
 
 

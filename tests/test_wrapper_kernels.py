@@ -293,6 +293,122 @@ def test_candidate_kernels_are_the_kernels_of_the_extended_subsets():
         assert norm[q] == pytest.approx(np.sqrt(a @ a), rel=1e-13)
 
 
+def _removal_data(kind, seed):
+    X, y = _data(9 + seed % 5, 12, 16, seed=300 + seed, informative=4, shift=0.9)
+    if kind == "scaled":
+        X *= 10.0 ** (seed % 5 - 3)
+    elif kind == "positive":  # intensities: every kernel entry large and positive
+        X = np.abs(X) * 3.0 + 7.0
+    elif kind == "rounded":  # exact kernels, equal entries
+        X = np.round(2 * X) / 2
+        X[5] = X[2]
+    elif kind == "midpoints":
+        # kernels of the columns without column 2 fall on midpoints between single-precision
+        # numbers (1 + 2^-24 + multiples of 2^-12): no entry can be certified by the bound
+        # and each is summed; columns of zeros and of equal values
+        rng = np.random.default_rng(seed)
+        X[:, 0] = 1.0
+        X[:, 1] = 2.0**-12
+        X[:, 3] = rng.choice([-1.0, 0.0, 1.0, 2.0], size=X.shape[0]) * 2.0**-6
+        X[:, 4:] = 0.0
+    return X, y
+
+
+@pytest.mark.parametrize("kind", ["normal", "scaled", "positive", "rounded", "midpoints"])
+@pytest.mark.parametrize("seed", range(5))
+def test_removal_steps_equal_the_refits_bit_for_bit(kind, seed):
+    # the backward step's SVMs on kernels downdated from K_S, with every single-precision Q
+    # entry certified by the rounding-error bound or summed, against the refit of every
+    # subset S - {q}: the same margins and norms to the last bit (so the same errors, moves
+    # and ties); the midpoint data force the summed entries
+    from stablefs.selectors.wrappers._wrapper_kernels import svc_duals_remove
+
+    X, y = _removal_data(kind, seed)
+    part = make_criterion(X, y, estimator="svm", criterion="bolstered",
+                          random_state=seed).parts[0]
+    cols = np.random.default_rng(seed).permutation(X.shape[1])[:12]
+    if kind == "midpoints":
+        cols = np.r_[0, 1, 2, 3, cols[~np.isin(cols, [0, 1, 2, 3])][:4]]
+    diff, norm = part._fits([np.delete(cols, q) for q in range(cols.size)])
+    fast, fast_norm = part._fits_remove(cols)
+    assert np.array_equal(fast, diff) and np.array_equal(fast_norm, norm)
+    if kind == "midpoints":
+        Xg = np.ascontiguousarray(part.Xt[np.ix_(part._gorder, cols)])
+        assert svc_duals_remove(Xg, part._gsign, 1.0, 1e-3, -1)[3] > 0
+
+
+def test_certified_q_is_libsvms_q_of_the_reduced_kernel():
+    # Q and QD of S - {q} from the downdate against svc_dual's, formed from the kernel of
+    # the columns themselves. Points 0 and 1 are built so that the plain downdate rounds to
+    # the wrong single-precision number: over the first three columns their kernel is
+    # 1 + 2^-24 + 2^-30 (just above a midpoint, so 1 + 2^-23), but with the fourth
+    # column's 2^30 the float64 sum over S loses the small terms and K_S - 2^30 = 1
+    from stablefs.selectors.wrappers._wrapper_kernels import _certified_q, linear_kernel
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((9, 6))
+    X[0, :4] = X[1, :4] = [1.0, 2.0**-12, 2.0**-15, 2.0**15]
+    X[1, 4:] = 0.0
+    X[0, 4:] = [3.0, 1.0]
+    ysign = np.array([1, 1, 1, 1, -1, -1, -1, -1, -1], dtype=np.int64)
+    n, k = X.shape
+    KS = linear_kernel(X)
+    P = np.zeros((k, n))
+    for f in range(1, k):
+        for a in range(n):
+            P[f, a] = P[f - 1, a] + X[a, f - 1] * X[a, f - 1]
+    Q = np.empty((n, n), dtype=np.float32)
+    QD = np.empty(n)
+    for q in range(k):
+        K = linear_kernel(np.ascontiguousarray(np.delete(X, q, axis=1)))
+        _certified_q(KS, X, ysign, q, Q, QD, P)
+        assert np.array_equal(Q, (np.outer(ysign, ysign) * K).astype(np.float32)), q
+        assert np.array_equal(QD, np.diagonal(K)), q
+    K3 = linear_kernel(np.ascontiguousarray(X[:, :3]))[0, 1]
+    assert K3 == 1 + 2.0**-24 + 2.0**-30 and np.float32(K3) == np.float32(1 + 2.0**-23)
+    assert np.float32(KS[0, 1] - X[0, 3] * X[1, 3]) == np.float32(1.0)  # the plain downdate
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_backward_svm_searches_keep_their_moves(seed, monkeypatch):
+    # SBS and SFFS (its conditional exclusions) with the downdated removal steps against the
+    # refits of before (the same compiled solver on each subset's own kernel)
+    import stablefs.selectors.wrappers._svm_criterion as S
+    from stablefs.selectors.wrappers import sbs
+
+    X, y = _data(13, 15, 20, seed=400 + seed, informative=5, shift=0.7)
+    out = {}
+    for downdated in (True, False):
+        if not downdated:
+            monkeypatch.setattr(S.SVMPart, "_fits_remove", lambda self, cols: self._fits(
+                [np.delete(cols, q) for q in range(cols.size)]))
+        out[downdated] = [search(make_criterion(X, y, estimator="svm", criterion="bolstered",
+                                                random_state=seed), 6)
+                          for search in (sbs, sffs)]
+    for a, b in zip(out[True], out[False]):
+        assert a.moves == b.moves and a.ties == b.ties and a.errors == b.errors
+
+
+def test_a_removal_step_stops_at_the_limit_as_the_refits_do(monkeypatch):
+    # the first subset whose SVM reaches libsvm's limit ends the step, with the same line
+    import stablefs.selectors.wrappers._svm_criterion as S
+    from stablefs import StablefsError
+
+    X, y = _data(14, 14, 5, seed=9, informative=2, shift=0.3)
+    X[:, 2] *= 300.0  # subsets holding it need many iterations
+    part = make_criterion(X, y, estimator="svm", criterion="bolstered",
+                          random_state=0).parts[0]
+    cols = np.arange(5)
+    monkeypatch.setattr(S, "libsvm_max_iter", lambda n: 40)
+    errors = []
+    for fits in (lambda: part._fits([np.delete(cols, q) for q in range(5)]),
+                 lambda: part._fits_remove(cols)):
+        with pytest.raises(StablefsError, match="did not converge") as info:
+            fits()
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
 @pytest.mark.parametrize("criterion", ["semi-bolstered", "bolstered"])
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("C", [1.0, 0.05, 20.0])
