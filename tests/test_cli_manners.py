@@ -101,10 +101,33 @@ def test_select_shows_the_steps_of_a_search(tmp_path, capsys, monkeypatch):
     data = toy(tmp_path / "toy.csv")
     assert main(["select", str(data), "-m", "sbs", "-k", "3", "--progress"]) == 0
     assert len(made) == 1 and made[0].closed and made[0].kw["desc"] == "sbs"
-    assert [t.split(",")[0] for t in made[0].texts] == [f"{k} features" for k in range(7, 0, -1)]
+    assert [t.split(",")[0] for t in made[0].texts] == [f"{k} features" for k in range(7, 1, -1)
+                                                         ] + ["1 feature"]
     assert all(" J = " in t for t in made[0].texts)
     assert main(["select", str(data), "-m", "ttest", "-k", "3", "--progress"]) == 0
     assert len(made) == 1
     assert main(["select", str(data), "-m", "sbs", "-k", "3", "--no-progress"]) == 0
     assert len(made) == 1
     capsys.readouterr()
+
+
+def test_select_in_a_log_writes_a_line_now_and_then(tmp_path, capsys, monkeypatch):
+    # stderr not a terminal (capsys): no bar, but a long search leaves a line every
+    # LINE_INTERVAL seconds (0 here: one per step) with the steps so far, the subset size and
+    # J; -q and --no-progress silence it, and other methods print nothing
+    import stablefs._progress as progress_mod
+
+    monkeypatch.setattr(progress_mod, "LINE_INTERVAL", 0.0)
+    data = toy(tmp_path / "toy.csv")
+    assert main(["select", str(data), "-m", "sbs", "-k", "3"]) == 0
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("stablefs: sbs: 1 step, 7 features, J = ")
+    assert lines[-1].startswith("stablefs: sbs: 7 steps, 1 feature, J = ")
+    assert len(lines) == 7 and all(line.endswith(" s)") for line in lines)
+    assert out.split()[:4] == ["rank", "feature", "score", "selected"]  # the ranking
+    for quiet in (["-q"], ["--no-progress"]):
+        assert main(["select", str(data), "-m", "sbs", "-k", "3", *quiet]) == 0
+        assert capsys.readouterr().err == ""
+    assert main(["select", str(data), "-m", "ttest", "-k", "3"]) == 0
+    assert capsys.readouterr().err == ""

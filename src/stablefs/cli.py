@@ -422,7 +422,8 @@ def _verdict_text(result, trust: dict) -> str:
 @click.option("--n-jobs", type=int, default=1, show_default=True,
               help="Parallel fits (-1 = all cores); results do not depend on it.")
 @click.option("--progress/--no-progress", default=None,
-              help="Progress bar [default: when stderr is a terminal].")
+              help="Progress bar [default: when stderr is a terminal; otherwise a line "
+                   "every 30 s of a long wrapper search].")
 @with_data_options
 @_verbosity
 def select(data, method, k, resamples, out, seed, n_jobs, progress, label, labels, transpose,
@@ -463,12 +464,15 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
         from stablefs.evaluation.protocols import Protocol
 
         Protocol("split", resamples).resamples(ds.y, seed)  # classes big enough?
+    from stablefs._progress import progress_mode
+
+    steps = progress_mode(progress, quiet)  # a search's steps: a bar, or lines in a log
     if progress is None:
         progress = sys.stderr.isatty() and not quiet
     selector.set_params(n_features_to_select=k)
     if progress:
         click.echo(f"fitting {method} on {ds.n_samples} x {ds.n_features} ...", err=True)
-    with _search_progress(progress, method):
+    with _search_progress(steps, method):
         selector.fit(ds.X, ds.y)
     if getattr(selector, "error_bound_", None) is not None and not quiet:
         click.echo(f"stability selection: {selector.stable_set_.size} features with selection "
@@ -503,11 +507,12 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
 
 
 @contextlib.contextmanager
-def _search_progress(progress: bool, method: str):
-    """With ``progress``, a bar over the steps of a sequential search (wrappers: SFS, SBS,
-    RSA, ...) that the fit inside runs, with the subset size and its criterion value; other
-    methods show nothing more."""
-    if not progress:
+def _search_progress(mode: str | None, method: str):
+    """The steps of a sequential search (wrappers: SFS, SBS, RSA, ...) that the fit inside
+    runs, with the subset size and its criterion value: a bar (``mode="bar"``), or in a log
+    (``"lines"``) a line every half minute of a long search; other methods show nothing
+    more."""
+    if mode is None:
         yield
         return
     from stablefs._progress import make_progress
@@ -518,8 +523,8 @@ def _search_progress(progress: bool, method: str):
     def step(size: int, error: float) -> None:
         nonlocal bar
         if bar is None:
-            bar = make_progress("bar", total=None, desc=method, unit="step")
-        bar.update(1, text=f"{size} features, J = {error:.4f}")
+            bar = make_progress(mode, total=None, desc=method, unit="step")
+        bar.update(1, text=f"{size} feature{'' if size == 1 else 's'}, J = {error:.4f}")
 
     try:
         with observe_steps(step):
