@@ -15,8 +15,8 @@
   downdated value rounded where a rounding-error bound certifies that this is the rounding
   of the subset's own left-to-right kernel (on Colon from 2000 genes all but 86 of 3.8
   million), else the sum itself; the diagonal (double precision in libsvm) is summed from
-  prefix sums.
-  The solutions are then the same as on each subset's kernel, bit for bit (tested);
+  prefix sums. The solutions are then the same as on each subset's kernel, bit for bit
+  (tested);
 - :func:`mc_pruned_sums` -- the two-class 1NN / 3NN vote of every Monte-Carlo draw of a
   forward step of the (semi-)bolstered kNN criterion (Braga-Neto and Dougherty 2004; the
   3NN criterion of Xiao, Hua and Dougherty 2007), counted per candidate and point against
@@ -509,13 +509,14 @@ def _certified_q(KS, Xg, ysign, q, Q, QD, P):  # pragma: no cover - compiled
     and ``P`` (``P[f, a]``: the left-to-right sum of ``Xg[a, :f] ** 2``).
 
     The diagonal is the left-to-right sum itself (``P[q]`` then the terms after ``q``).
-    An entry off it is ``KS[a, b] - x_aq x_bq`` rounded to single precision when that is
-    certified to be the rounding of the left-to-right sum: both lie within ``delta`` of
-    the exact sum, ``delta = 2 (u |v| + (2 gamma_k + u) sqrt(KS_aa KS_bb) / (1 - gamma_k))``
-    (Higham 2002, eq. 3.5, and Cauchy-Schwarz for ``sum |x_af x_bf|``; plus ``2 k eta`` for
-    subnormal products), and single-precision
-    rounding of ``v - delta`` and ``v + delta`` agree; otherwise the sum is formed left to
-    right. Returns how many entries were formed so."""
+    An entry off it, ``v = KS[a, b] - x_aq x_bq``, is rounded to single precision when that
+    is certified to be the rounding of the left-to-right sum over ``S - {q}``: both lie
+    within ``delta = 2 (u |v| + (2 gamma_k + u) sqrt(KS_aa KS_bb) / (1 - gamma_k) + k eta)``
+    of the exact sum (``u = 2^-53``, ``gamma_k = k u / (1 - k u)``, ``eta`` the smallest
+    subnormal; Higham 2002, eq. 3.5, with Cauchy-Schwarz for ``sum |x_af x_bf|``), so when
+    ``v - delta`` and ``v + delta`` round to the same single-precision number, so does the
+    sum. Otherwise the sum is formed left to right. Returns how many entries were formed so.
+    """
     n, k = Xg.shape
     gk = k * _U / (1.0 - k * _U)
     c = (2.0 * gk + _U) / (1.0 - gk)
