@@ -10,7 +10,6 @@ summarised for ``run.json`` (:func:`assess`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -54,10 +53,6 @@ def _fmt_s(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-#: features of the warm-up fit that precedes each pilot fit
-WARM_UP_FEATURES = 64
-
-
 def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
                 ) -> dict[str, tuple[float, float]]:
     """One timed task of each method on the first training part, as the comparison runs it
@@ -65,23 +60,18 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
     seconds of one classifier evaluation at one k)}``."""
     from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
     from stablefs.evaluation.preprocessing import expand_ranking
-    from stablefs.evaluation.runner import _method_templates, task_seed
+    from stablefs.evaluation.runner import _method_templates, task_seed, warm_up
     from stablefs.methods import build_selector
 
     res = next(r for r in resamples if len(r.test))
     clfs = check_classifiers(classifiers)
     y_train, y_test = y[res.train], y[res.test]
     out = {}
-    # one-off costs (imports, compiled kernels loaded or compiled into their cache) are paid
-    # once per process, not per fit: a warm-up on a slice of the features keeps them out of
-    # the per-fit time that the estimate multiplies
-    slice_ = X[np.ix_(res.train, np.arange(min(X.shape[1], WARM_UP_FEATURES)))]
-    with contextlib.suppress(Exception):
-        evaluate_subset(slice_[:, :2], y_train, slice_[:, :2], y_train, clfs)
     for name, template in _method_templates(methods).items():
-        with contextlib.suppress(Exception):  # a method that cannot run on the slice
-            build_selector(template, 0, sizes).fit(slice_, y_train)
         selector = build_selector(template, task_seed(seed, res.index, name), sizes)
+        # one-off costs (imports, compiled kernels loaded or compiled into their cache) are
+        # paid once per process, not per fit: kept out of the time the estimate multiplies
+        warm_up(name, selector, X[res.train], y_train, clfs)
         t0 = time.perf_counter()
         X_train, X_test, keep = prep.apply(X[res.train], y_train, X[res.test])
         selector.fit(X_train if keep is None else X_train[:, keep], y_train)

@@ -414,8 +414,10 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         doc.add(Paragraph("No running times were given."))
     else:
         doc.add(_figure(fig_dir, "fit_time.png", _fig.plot_fit_time(timing, methods, styles),
-                        "Mean time to fit each selector once on a training set; error bars: "
-                        "± one standard deviation over resamples.", written, svg=svg,
+                        "Mean time to fit each selector once on a training set (without the "
+                        "one-off costs of a method's first fit in a process: imports and "
+                        "compiled code, paid in an untimed warm-up); error bars: ± one "
+                        "standard deviation over resamples.", written, svg=svg,
                         alt="Mean fit time per method"))
         doc.add(_tab.time_table(timing, methods))
 
