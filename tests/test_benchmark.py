@@ -368,3 +368,16 @@ def test_dask_backend_gives_the_same_cells(tmp_path, sets, capsys):
     assert json.loads((outs[1] / "run.json").read_text())["backend"] == "dask"
     for name in ("cells.csv", "ranks.csv", "friedman.csv"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+
+
+def test_pilot_fits_take_a_classifier_object(sets):
+    # the pilot's warm-up gets the classifiers as pilot_fits normalised them: a scikit-learn
+    # classifier object (not a name) must not make its cells fail
+    from sklearn.linear_model import LogisticRegression
+
+    proto = Protocol("split", 2)
+    prepared = [prepare_set(load(str(sets[0])), "one", "one", sizes=[4], protocol=proto,
+                            seed=0)]
+    plt = bm.pilot_fits(prepared, ["ttest"], protocol=proto,
+                        classifiers=[("lr", LogisticRegression())], seed=0)
+    assert plt["error"].tolist() == [""]

@@ -285,7 +285,6 @@ def prepare_set(ds, name: str, label: str, *, sizes: Sequence[int], protocol, se
 
 
 def _pilot_one(set_name, method, X, y, resample, sizes, classifiers, prefilter, seed):
-    from stablefs.evaluation.classifiers import check_classifiers
     from stablefs.evaluation.preprocessing import Preprocessing
     from stablefs.evaluation.runner import _fit_task, task_seed, warm_up
     from stablefs.methods import build_selector
@@ -294,8 +293,7 @@ def _pilot_one(set_name, method, X, y, resample, sizes, classifiers, prefilter, 
     try:
         selector = build_selector(method, task_seed(seed, resample.index, method), sizes)
         # the method's one-off costs in this process stay out of the pilot's time
-        warm_up(method, selector, X[resample.train], y[resample.train],
-                check_classifiers(classifiers))
+        warm_up(method, selector, X[resample.train], y[resample.train], classifiers)
         start = time.perf_counter()
         _fit_task(selector, X, y, resample, sizes, classifiers,
                   Preprocessing(prefilter=prefilter))
