@@ -63,6 +63,12 @@ class SVMPart(RulePart, WidthMixin):
         a = ((-coef[nz])[None, :] @ sv)[0].copy()
         return a, float(rho)
 
+    def _margins(self, Xs, coef, rho) -> tuple[np.ndarray, float]:
+        """``(a^T x_i + b, ||a||)`` over the points of the SVM on the columns ``Xs`` from
+        libsvm's dual coefficients and offset (:meth:`_direction`)."""
+        a, b = self._direction(Xs, coef, rho)
+        return Xs @ a + b, float(np.sqrt(a @ a))
+
     def _fits(self, subsets) -> tuple[np.ndarray, np.ndarray]:
         """``diff`` (n, m): ``a^T x_i + b`` of the SVM designed on each column subset (the
         columns in the given order, as :meth:`RulePart.value` passes them) and the norms
@@ -85,11 +91,11 @@ class SVMPart(RulePart, WidthMixin):
                     self.rule.C, SVM_TOL, limit)
                 if n_iter >= limit:
                     raise not_converged(Xs, self.rule.C)
-                a, b = self._direction(Xs, coef, rho)
+                diff[:, q], norm[q] = self._margins(Xs, coef, rho)
             else:
                 a, b = svm(Xs, yf, self.rule.C, limit)
-            diff[:, q] = Xs @ a + b
-            norm[q] = np.sqrt(a @ a)
+                diff[:, q] = Xs @ a + b
+                norm[q] = np.sqrt(a @ a)
         return diff, norm
 
     def _fits_add(self, cols, cands) -> tuple[np.ndarray, np.ndarray]:
@@ -140,10 +146,7 @@ class SVMPart(RulePart, WidthMixin):
         diff = np.empty((n, k))
         norm = np.empty(k)
         for q in range(k):
-            Xs = self.Xt[:, np.delete(cols, q)]
-            a, b = self._direction(Xs, coef[q], rho[q])
-            diff[:, q] = Xs @ a + b
-            norm[q] = np.sqrt(a @ a)
+            diff[:, q], norm[q] = self._margins(self.Xt[:, np.delete(cols, q)], coef[q], rho[q])
         return diff, norm
 
     def values_add(self, cols, cands) -> np.ndarray:
