@@ -82,7 +82,7 @@ def test_select_shows_the_steps_of_a_search(tmp_path, capsys, monkeypatch):
     # a sequential search's steps on the progress bar: one update per step with the subset
     # size and J (SBS from 8 features runs down to one, for the full ranking); another
     # method makes no bar
-    import stablefs._progress as progress_mod
+    import stablefs._runtime.progress as progress_mod
 
     made = []
 
@@ -115,7 +115,7 @@ def test_select_in_a_log_writes_a_line_now_and_then(tmp_path, capsys, monkeypatc
     # stderr not a terminal (capsys): no bar, but a long search leaves a line every
     # LINE_INTERVAL seconds (0 here: one per step) with the steps so far, the subset size and
     # J; -q and --no-progress silence it, and other methods print nothing
-    import stablefs._progress as progress_mod
+    import stablefs._runtime.progress as progress_mod
 
     monkeypatch.setattr(progress_mod, "LINE_INTERVAL", 0.0)
     data = toy(tmp_path / "toy.csv")

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stablefs._cli_terms import cli_terms
 from stablefs.cli import main
+from stablefs.cli._terms import cli_terms
 
 
 def _raw_file(tmp: Path, n=40, p=150, seed=0) -> Path:

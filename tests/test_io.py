@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from stablefs._io import atomic_path, atomic_write_bytes, atomic_write_text
+from stablefs._runtime.io import atomic_path, atomic_write_bytes, atomic_write_text
 
 
 def _names(folder):

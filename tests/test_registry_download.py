@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from stablefs import StablefsError
-from stablefs._pandas_compat import EXACT_FLOATS
+from stablefs._runtime.pandas_compat import EXACT_FLOATS
 from stablefs.cli import main
 from stablefs.datasets import _registry as reg
 from stablefs.datasets import load

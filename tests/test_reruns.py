@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from cli_helpers import run, snapshot, write_toy
-from stablefs._rundir import RunFolder
+from stablefs._runtime.rundir import RunFolder
 from stablefs.cli import main
 from stablefs.evaluation import runner as runner_mod
 

@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stablefs import StablefsError
-from stablefs._escape import (
+from stablefs._runtime.escape import (
     FORMULA_TRIGGERS,
     escape_cell,
     escape_frame,

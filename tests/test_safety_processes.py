@@ -144,7 +144,7 @@ print(" ".join(str(int(r["pid"][1])) for r in out), os.getpid())
 
 def test_reproduce_units_watch_their_parent_and_warn_in_one_line(tmp_path):
     """The experiments' units run as compare's fits do: in workers that end with their parent
-    (stablefs._processes.worker_setup), and a warning inside a unit is one
+    (stablefs._runtime.processes.worker_setup), and a warning inside a unit is one
     'stablefs: warning:' line, not Python's two lines with the source path."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run([sys.executable, "-c", _UNITS_SCRIPT], env=env, cwd=tmp_path,

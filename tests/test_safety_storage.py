@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from cli_helpers import run, write_toy
 from stablefs._errors import StablefsError
-from stablefs._stored import StoredFileError, read_arrays, write_arrays
+from stablefs._runtime.stored import StoredFileError, read_arrays, write_arrays
 from stablefs.cli import main
 from stablefs.evaluation import runner as runner_mod
 from stablefs.evaluation.outputs import read_selections
@@ -568,7 +568,7 @@ def test_removing_partial_never_follows_a_link_nor_deletes_foreign_files(tmp_pat
     stablefs does not write stays, and a ``.partial`` that is itself a link is left alone."""
     import logging
 
-    from stablefs._rundir import RunFolder
+    from stablefs._runtime.rundir import RunFolder
 
     user = tmp_path / "user"
     user.mkdir()
@@ -603,7 +603,7 @@ def test_removing_partial_never_follows_a_link_nor_deletes_foreign_files(tmp_pat
                                          (errno.EACCES, "permission denied (EACCES)")])
 def test_write_failure_is_one_line_and_the_rerun_resumes(tmp_path, capsys, monkeypatch,
                                                          code_, words):
-    from stablefs import _io
+    from stablefs._runtime import io as _io
 
     data = write_toy(tmp_path / "toy.csv")
     out = tmp_path / "run"
@@ -668,7 +668,7 @@ def test_a_real_file_size_limit_gives_one_line_and_the_rerun_completes(tmp_path)
 
 def test_os_errors_outside_a_run_folder_are_one_line(tmp_path, capsys, monkeypatch):
     import stablefs.cli as cli_mod
-    from stablefs import _io
+    from stablefs._runtime import io as _io
 
     data = write_toy(tmp_path / "toy.csv")
     real = _io._final_mode

@@ -1,4 +1,4 @@
-"""``stablefs._shell``: commands shown to users are one shell word per argument, readable."""
+"""``stablefs.cli._shell``: commands shown to users are one shell word per argument, readable."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shlex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stablefs._shell import shell_join, shell_quote
+from stablefs.cli._shell import shell_join, shell_quote
 
 
 @given(st.lists(st.text(min_size=0, max_size=30), max_size=5))

@@ -173,7 +173,7 @@ def test_measure_interval_errors():
 
 
 def test_measures_do_not_import_selectors():
-    code = ("import sys; from stablefs.stability import *; "  # every name (stablefs._lazy)
+    code = ("import sys; from stablefs.stability import *; "  # every name (stablefs._runtime.lazy)
             "print(any(m.startswith('stablefs.selectors') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

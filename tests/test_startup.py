@@ -1,6 +1,6 @@
 """Start-up: ``stablefs compare`` checks every option and prints its first line with NumPy alone
 (scikit-learn, SciPy, pandas and Numba come with the work), and the lazily filled package
-namespaces (:mod:`stablefs._lazy`) hold the same names as eager imports did."""
+namespaces (:mod:`stablefs._runtime.lazy`) hold the same names as eager imports did."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from hypothesis.extra.numpy import arrays
 from scipy import stats
 
 from stablefs._errors import StablefsError
-from stablefs._rundir import RUN_FILES
+from stablefs._runtime.rundir import RUN_FILES
 from stablefs.evaluation import (
     COMPARISON_COLUMNS,
     Resample,

@@ -1,4 +1,5 @@
-"""``stablefs._threads``: the cached ``threadpoolctl`` controller and :func:`limit_threads`."""
+"""``stablefs._runtime.threads``: the cached ``threadpoolctl`` controller and
+:func:`limit_threads`."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 import scipy.linalg  # noqa: F401  (loads SciPy's own BLAS before the controller is built)
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from stablefs import _threads
-from stablefs._threads import limit_threads, thread_controller
+from stablefs._runtime import threads as _threads
+from stablefs._runtime.threads import limit_threads, thread_controller
 
 
 def _threads_by_lib():

@@ -342,7 +342,7 @@ def test_cli_refuses_bad_trust_options(tmp_path, capsys):
 
 
 def test_progress_lines_every_tenth(capsys):
-    from stablefs._progress import make_progress
+    from stablefs._runtime.progress import make_progress
 
     bar = make_progress("lines", total=20, desc="compare")
     for _ in range(20):
@@ -395,7 +395,7 @@ def test_accuracy_plots_draw_the_baseline():
 
 
 def test_announce_estimates_and_names_prefilter_when_long(capsys, monkeypatch):
-    from stablefs import _trust
+    from stablefs.comparison import _trust
     from stablefs.evaluation.preprocessing import Preprocessing
 
     X, y = _data()
@@ -464,7 +464,7 @@ def test_refits_build_the_selector_as_the_comparison_did(monkeypatch):
     (stablefs.methods.build_selector), so they neither search further nor differ from the
     fits whose accuracy they are compared with."""
     import stablefs.methods as methods
-    from stablefs._trust import pilot_times
+    from stablefs.comparison._trust import pilot_times
     from stablefs.evaluation.preprocessing import Preprocessing
 
     assert methods.build_selector("sfs", 0, [2, 5]).max_features == 5

@@ -30,7 +30,7 @@ import zlib
 from pathlib import Path
 
 from stablefs._errors import StablefsError
-from stablefs._memory import MEMORY_LIMIT_ENV, available_memory, format_bytes
+from stablefs._runtime.memory import MEMORY_LIMIT_ENV, available_memory, format_bytes
 
 __all__ = ["MEMORY_LIMIT_ENV", "available_memory", "check_fits", "format_bytes",
            "scan_text_values"]

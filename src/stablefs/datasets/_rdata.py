@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from stablefs._errors import StablefsError
-from stablefs._io import atomic_path
+from stablefs._runtime.io import atomic_path
 
 __all__ = ["RDataSet", "convert_rdata", "read_rdata", "write_csv_gz"]
 
@@ -204,7 +204,7 @@ def write_csv_gz(
 ) -> str:
     """Write ``data`` as ``label`` + features gzip CSV at ``path``, atomically.
 
-    The file appears complete or not at all (``stablefs._io.atomic_path``), so processes
+    The file appears complete or not at all (``stablefs._runtime.io.atomic_path``), so processes
     converting the same set at the same time each rename a whole file into place.
 
     Parameters

@@ -32,7 +32,7 @@ first folder holding either wins; a corrupt file there is an error, never skippe
   mirror, or a loopback server in tests).
 
 Every check is remembered per (path, size, mtime) for the life of the process. Files reach
-their final name only complete (pooch and :func:`stablefs._io.atomic_path` write to a
+their final name only complete (pooch and :func:`stablefs._runtime.io.atomic_path` write to a
 temporary file and rename it), so processes fetching the same set at the same time each
 rename a whole, identical file into place; nothing is ever half-written under a final name.
 

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs._pandas_compat import EXACT_FLOATS
+from stablefs._runtime.pandas_compat import EXACT_FLOATS
 from stablefs.datasets._dataset import Dataset
 from stablefs.datasets._finish import (
     NA_TOKENS,

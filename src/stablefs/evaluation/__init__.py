@@ -1,10 +1,10 @@
 """Resampling protocols, classifiers, the experiment runner, statistics, bias–variance and
 CRIDD."""
 
-from stablefs import _lazy
+from stablefs._runtime import lazy as _lazy
 
 # {submodule: its public names}: each submodule is imported when one of its names is first
-# used (stablefs._lazy), so that the command line's checks need none of scikit-learn, SciPy
+# used (stablefs._runtime.lazy), so that the command line's checks need none of scikit-learn, SciPy
 # and pandas before its first line
 _EXPORTS = {
     "bias_variance": ("bias_variance", "bias_variance_path"),

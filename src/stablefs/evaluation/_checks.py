@@ -16,7 +16,6 @@ import time
 
 import numpy as np
 
-from stablefs._cli_options import SCHEDULER_TIMEOUT as DEFAULT_SCHEDULER_TIMEOUT
 from stablefs._errors import StablefsError
 from stablefs.evaluation.protocols import Protocol, Resample
 from stablefs.methods import validate_method
@@ -55,7 +54,7 @@ def check_n_jobs(n_jobs, n_tasks: int | None = None) -> int:
 
 
 #: seconds a Dask scheduler gets to complete its handshake (CLI ``--scheduler-timeout``)
-SCHEDULER_TIMEOUT = DEFAULT_SCHEDULER_TIMEOUT
+SCHEDULER_TIMEOUT = 30.0
 
 #: the largest first message accepted from a scheduler before the Dask handshake (a Dask
 #: handshake is a few hundred bytes; an HTTP or other server's first bytes read as a length of

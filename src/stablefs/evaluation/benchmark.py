@@ -560,7 +560,7 @@ def run_benchmark(sets: Sequence[BenchmarkSet], methods: Sequence[str], *, proto
         cells.append(cell_table(b.name, result, classifiers,
                                 *split_sizes(protocol, ds.y, seed)))
         if cache_dir is not None:
-            from stablefs._io import atomic_write_text
+            from stablefs._runtime.io import atomic_write_text
 
             marker = Path(cache_dir) / "done" / f"{b.name}.json"
             marker.parent.mkdir(parents=True, exist_ok=True)

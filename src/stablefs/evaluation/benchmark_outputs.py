@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from stablefs._io import atomic_write_text
+from stablefs._runtime.io import atomic_write_text
 from stablefs.evaluation.benchmark import ALPHA, MEASURES, BenchmarkResult, BenchmarkSet
 from stablefs.evaluation.outputs import read_csv, write_csv
 
@@ -120,7 +120,7 @@ def write_benchmark(bres: BenchmarkResult, out_dir, run_info: dict, *, methods: 
                                    methods=ran, measures=measures, links=links, alpha=ALPHA,
                                    pairwise_pvalues=nemenyi_pvalues))
     paths["run.json"] = out_dir / "run.json"
-    from stablefs._rundir import TOOL, manifest
+    from stablefs._runtime.rundir import TOOL, manifest
 
     info = {"tool": TOOL, **run_info, "files": manifest(out_dir, [*written, *paths.values()])}
     atomic_write_text(out_dir / "run.json", json.dumps(info, indent=2, default=str))

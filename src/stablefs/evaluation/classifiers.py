@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from stablefs._errors import StablefsError
-from stablefs._threads import limit_threads
+from stablefs._runtime.threads import limit_threads
 
 CLASSIFIERS = {
     "svm": "linear support vector machine, C = 1 (features min-max scaled, as Weka's SMO)",

@@ -130,7 +130,7 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
     -------
     NestedEstimate
     """
-    from stablefs._progress import make_progress
+    from stablefs._runtime.progress import make_progress
     from stablefs.evaluation.protocols import Protocol
     from stablefs.evaluation.runner import derive_seed, run_experiment
     from stablefs.stability import nogueira

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stablefs._escape import csv_text
-from stablefs._io import atomic_path, atomic_write_text
-from stablefs._pandas_compat import EXACT_FLOATS
+from stablefs._runtime.escape import csv_text
+from stablefs._runtime.io import atomic_path, atomic_write_text
+from stablefs._runtime.pandas_compat import EXACT_FLOATS
 from stablefs.evaluation.runner import ExperimentResult
 
 
@@ -42,7 +42,7 @@ def read_selections(out_dir) -> pd.DataFrame:
             df[col] = df[col].map(np.asarray)
         return df
     from stablefs._errors import StablefsError
-    from stablefs._stored import StoredFileError, read_arrays
+    from stablefs._runtime.stored import StoredFileError, read_arrays
 
     path = out_dir / "selections.npz"
     try:
@@ -63,14 +63,15 @@ def read_selections(out_dir) -> pd.DataFrame:
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
     """Write a tidy table; floats keep their shortest round-trip repr (``repr``), so
     :func:`read_csv` gives back the same numbers bit for bit. Text cells a spreadsheet would run
-    as a formula are escaped (:func:`stablefs._escape.escape_frame`)."""
+    as a formula are escaped (:func:`stablefs._runtime.escape.escape_frame`)."""
     atomic_write_text(path, csv_text(df, lineterminator="\n"))
     return path
 
 
 def read_csv(path) -> pd.DataFrame:
     """Read a table written by :func:`write_csv`. The float parser is pinned to the correctly
-    rounded one (:data:`stablefs._pandas_compat.EXACT_FLOATS`) so the numbers are identical on
+    rounded one (:data:`stablefs._runtime.pandas_compat.EXACT_FLOATS`) so the numbers are
+    identical on
     every supported pandas version."""
     return pd.read_csv(path, **EXACT_FLOATS)
 
@@ -144,8 +145,8 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
                                   signature=signature, baseline=result.baseline))
     paths.update(extra_paths or {})
     # run.json last: its presence (with "finished") marks a complete run; it names stablefs
-    # and lists every file written, the files --force may delete (stablefs._rundir)
-    from stablefs._rundir import TOOL, manifest
+    # and lists every file written, the files --force may delete (stablefs._runtime.rundir)
+    from stablefs._runtime.rundir import TOOL, manifest
 
     paths["run.json"] = out_dir / "run.json"
     info = {"tool": TOOL, **run_info, "files": manifest(out_dir, paths.values())}

@@ -217,7 +217,7 @@ def _unit(b, name, template, X, y, perm, resamples, k, classifiers, metric, prep
     """Permutation b: refit the selector on each resample's permuted training labels and
     score the top-k subset on the permuted test labels. b = -1 is the identity (real
     labels). The selector is built as the comparison built it (``sizes``: its ``-k``)."""
-    from stablefs._threads import limit_threads
+    from stablefs._runtime.threads import limit_threads
     from stablefs.evaluation.classifiers import balanced_accuracy, make_classifier
     from stablefs.evaluation.preprocessing import expand_ranking
     from stablefs.evaluation.runner import task_seed
@@ -277,7 +277,7 @@ class _UnitCache:
     def save(self, b: int, values, fit_time: float) -> None:
         if self.dir is None:
             return
-        from stablefs._io import atomic_write_text
+        from stablefs._runtime.io import atomic_write_text
 
         self.dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.dir / f"{b:05d}.json",
@@ -323,7 +323,7 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
         As for :func:`~stablefs.evaluation.runner.run_experiment`; the cache holds one JSON
         file per permutation.
     progress : None, "bar" or "lines"
-        Progress on stderr (:mod:`stablefs._progress`).
+        Progress on stderr (:mod:`stablefs._runtime.progress`).
     sizes : sequence of int, optional
         The comparison's subset sizes, so that each refit is built as its fits were (a
         forward wrapper searches up to ``max(sizes)``; :func:`stablefs.methods.build_selector`).
@@ -334,7 +334,7 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
     PermutationTest
     """
     from stablefs import __version__
-    from stablefs._progress import make_progress
+    from stablefs._runtime.progress import make_progress
     from stablefs.evaluation.classifiers import check_classifiers
     from stablefs.evaluation.preprocessing import Preprocessing
     from stablefs.evaluation.runner import (

@@ -13,7 +13,7 @@ run seed, the resample index and the method string only, so results do not depen
 Resumption: with a ``cache_dir``, each finished task is stored at once (written atomically)
 under a subfolder keyed by everything that decides a fit; rerunning with the same folder reuses
 them and computes only what is missing. ``stablefs compare`` keeps them in ``<out>/.partial``
-and removes it when the run completes (:mod:`stablefs._rundir`).
+and removes it when the run completes (:mod:`stablefs._runtime.rundir`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs._processes import worker_setup
+from stablefs._runtime.processes import worker_setup
 from stablefs._validation import check_sizes
 from stablefs.evaluation._checks import (  # noqa: F401 (re-exported: the runner's checks)
     _MAX_HANDSHAKE_BYTES,
@@ -195,7 +195,7 @@ class _FitCache:
     stablefs version); each file is one (method, resample). Fits of different configurations
     can therefore never mix, and adding a method to a run reuses the fits of the others.
 
-    Each fit is an ``.npz`` of plain arrays (:mod:`stablefs._stored`; never a pickle, so a
+    Each fit is an ``.npz`` of plain arrays (:mod:`stablefs._runtime.stored`; never a pickle, so a
     planted file cannot run code): the ranking, the scores, the fit time, the metrics as a
     ``k x metric`` table, and the method and resample it belongs to. A file that does not parse,
     or whose content does not match the fit the run expects (members, dtypes, shapes, method,
@@ -234,7 +234,7 @@ class _FitCache:
         path = self._path(method_key, resample.index)
         if not path.is_file():
             return None
-        from stablefs._stored import StoredFileError, read_arrays
+        from stablefs._runtime.stored import StoredFileError, read_arrays
 
         n_sizes = len(self.sizes) if len(resample.test) else 0
         try:
@@ -245,7 +245,7 @@ class _FitCache:
             return None
 
     def _decode(self, z: dict, method_key: str, resample: int) -> dict:
-        from stablefs._stored import StoredFileError
+        from stablefs._runtime.stored import StoredFileError
 
         def fail(why):
             raise StoredFileError(why)
@@ -276,7 +276,7 @@ class _FitCache:
     def save(self, method_key: str, resample: int, result: dict) -> None:
         if self.dir is None:
             return
-        from stablefs._stored import write_arrays
+        from stablefs._runtime.stored import write_arrays
 
         metrics = result["metrics"]
         names = list(next(iter(metrics.values()))) if metrics else []
@@ -311,7 +311,8 @@ def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
     if backend == "loky":
         if n_jobs == 1:
             return nullcontext()
-        # every loky worker ends when this process dies, even by SIGKILL (stablefs._processes)
+        # every loky worker ends when this process dies, even by SIGKILL
+        # (stablefs._runtime.processes)
         return joblib.parallel_config(backend="loky", initializer=worker_setup,
                                       initargs=(os.getpid(),))
     from dask.distributed import Client
@@ -426,7 +427,7 @@ def run_experiment(
         (column ``train_samples``).
     progress : bool or {"bar", "lines"}
         Progress on stderr: a bar (True or ``"bar"``), or a line at every tenth of the fits
-        (``"lines"``, for logs; :mod:`stablefs._progress`).
+        (``"lines"``, for logs; :mod:`stablefs._runtime.progress`).
     alpha : float
         1 − confidence level of the stability intervals.
     compare_pairs : bool
@@ -505,7 +506,7 @@ def run_experiment(
                 todo.append((name, res))
     cache.warn()
 
-    from stablefs._progress import make_progress
+    from stablefs._runtime.progress import make_progress
 
     bar = make_progress(progress, total=len(resamples) * len(names), initial=len(done))
     try:
@@ -548,7 +549,7 @@ def run_experiment(
 
 
 def _run_one(name, selector, X, y, res, sizes, classifiers, prep=None, parent=None):
-    worker_setup(parent)  # parent watch, one-line warnings (stablefs._processes)
+    worker_setup(parent)  # parent watch, one-line warnings (stablefs._runtime.processes)
     return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers, prep, name)
 
 

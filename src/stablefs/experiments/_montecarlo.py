@@ -124,7 +124,7 @@ def top_k_scores(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
 class TaskCache:
     """Finished units on disk: one ``.npz`` of named arrays per unit.
 
-    The files hold plain arrays only and are read with :func:`stablefs._stored.read_arrays`
+    The files hold plain arrays only and are read with :func:`stablefs._runtime.stored.read_arrays`
     (never unpickled, headers checked before allocation), so a planted file cannot run code.
     Each file also records the unit it belongs to (member ``__unit__``, ``"study:key"``); a file
     that does not parse or belongs to another unit is recomputed, and :meth:`warn` says so in
@@ -156,7 +156,7 @@ class TaskCache:
     def load(self, study: str, key: Sequence[int]) -> dict[str, np.ndarray] | None:
         """The saved result of a unit, or ``None`` (missing, or not usable: then recorded in
         :attr:`rejected`)."""
-        from stablefs._stored import StoredFileError, read_arrays
+        from stablefs._runtime.stored import StoredFileError, read_arrays
 
         path = self._path(study, key)
         if not path.is_file():
@@ -176,7 +176,7 @@ class TaskCache:
 
     def save(self, study: str, key: Sequence[int], result: dict[str, np.ndarray]) -> None:
         """Save a unit's result atomically (a crash never leaves a truncated file)."""
-        from stablefs._stored import write_arrays
+        from stablefs._runtime.stored import write_arrays
 
         if self._UNIT in result:
             raise ValueError(f"{self._UNIT!r} is reserved for the unit's identity")
@@ -321,7 +321,7 @@ def run_units(
 
 
 def _indexed(fn, i, key, common, parent=None):
-    from stablefs._processes import worker_setup
+    from stablefs._runtime.processes import worker_setup
 
     worker_setup(parent)  # a worker ends with its parent; one-line warnings
     return i, fn(key, **common)

@@ -9,7 +9,7 @@
       figures/*.png, *.svg
       report.md, report.html
 
-Every file is written atomically (:mod:`stablefs._io`). ``run.json`` is written last and
+Every file is written atomically (:mod:`stablefs._runtime.io`). ``run.json`` is written last and
 carries the configuration key, so a folder with a ``run.json`` holds a finished run.
 """
 
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from stablefs._escape import csv_text
-from stablefs._io import atomic_write_bytes, atomic_write_text
+from stablefs._runtime.escape import csv_text
+from stablefs._runtime.io import atomic_write_bytes, atomic_write_text
 from stablefs.experiments._base import VERDICTS, Claim, Experiment, Outcome
 
 __all__ = ["CLAIM_COLUMNS", "SMOKE_TEST", "claims_frame", "default_out", "summary_text",

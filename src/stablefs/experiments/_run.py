@@ -36,19 +36,19 @@ class RunSummary:
 
 def _run_folder(path: Path, config: dict, force: bool):
     """The output folder's reuse / refuse / replace / resume logic and lock."""
-    from stablefs._rundir import RunFolder
+    from stablefs._runtime.rundir import RunFolder
 
     return RunFolder(path, config, force=force)
 
 
 def versions() -> dict:
-    """The command line's versions (:func:`stablefs._cli_common._versions`) and matplotlib's,
-    which draws the experiments' figures."""
+    """The package versions of ``run.json`` (:func:`stablefs._runtime.versions.package_versions`)
+    and matplotlib's, which draws the experiments' figures."""
     import matplotlib
 
-    from stablefs._cli_common import _versions
+    from stablefs._runtime.versions import package_versions
 
-    return {**_versions(), "matplotlib": matplotlib.__version__}
+    return {**package_versions(), "matplotlib": matplotlib.__version__}
 
 
 def check_n_jobs(n_jobs) -> int:

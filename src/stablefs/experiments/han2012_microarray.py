@@ -224,7 +224,7 @@ def _prefiltered(X: np.ndarray, y: np.ndarray, keep: int) -> np.ndarray:
 def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training part: every method fitted (CPU time recorded), the top genes kept, and
     the classifiers scored on the held-out samples (accuracy for CV, AUC for splits)."""
-    from stablefs._threads import limit_threads
+    from stablefs._runtime.threads import limit_threads
 
     study, d = key[0], key[1]
     name = cfg["datasets"][d]

@@ -29,7 +29,7 @@ def npogr_unit(key, *, cfg: dict, seed: int, data: dict, orders: dict,
     """nPOGR of every method at one (data set, k) over the splits' subsets (eq. 5.8); E(O)
     is estimated once (its random subset pairs depend on the data set and k only) and
     shared by the methods. ``key`` is ``(study, data set, index of k)``."""
-    from stablefs._threads import limit_threads
+    from stablefs._runtime.threads import limit_threads
     from stablefs.stability.correlated import _npogr_pairs
 
     _, d, a = key

@@ -263,7 +263,7 @@ def _sizes_for(cv_sizes, p: int) -> list[int]:
 def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training set: every method fitted, its full rankings kept (one row per ensemble
     size); for a CV fold also the held-out accuracy on the top k features."""
-    from stablefs._threads import limit_threads
+    from stablefs._runtime.threads import limit_threads
     from stablefs.methods import make_selector
 
     study, d = key[0], key[1]

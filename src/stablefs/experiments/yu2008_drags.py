@@ -176,7 +176,7 @@ def _folds(y: np.ndarray, n_folds: int, seed: int, d: int, partition: int) -> np
 def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
     """One training part (key ``(_FOLD, d, partition, fold)``) or the full data of data set
     ``d`` (key ``(_REF, d)``): every method fitted, accuracies on the held-out fold."""
-    from stablefs._threads import limit_threads
+    from stablefs._runtime.threads import limit_threads
 
     study, d = key[0], key[1]
     X, y = data[cfg["datasets"][d]]

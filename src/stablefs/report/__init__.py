@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stablefs._io import atomic_write_bytes, atomic_write_text
+from stablefs._runtime.io import atomic_write_bytes, atomic_write_text
 from stablefs._version import __version__
 from stablefs.report import figures as _fig
 from stablefs.report import summary as _sum

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stablefs._io import atomic_write_bytes, atomic_write_text
+from stablefs._runtime.io import atomic_write_bytes, atomic_write_text
 from stablefs.report import figures as _fig
 
 __all__ = ["MEASURE_LABELS", "plot_cd_diagram", "plot_planes", "write_leaderboard"]

@@ -23,8 +23,8 @@ import pandas as pd
 from scipy import stats
 
 from stablefs._errors import StablefsError
-from stablefs._escape import csv_text, escape_cell
-from stablefs._io import atomic_write_text
+from stablefs._runtime.escape import csv_text, escape_cell
+from stablefs._runtime.io import atomic_write_text
 from stablefs.stability.frequency import in_consensus
 
 __all__ = ["SIGNATURE_COLUMNS", "add_symbols", "bh_fdr", "feature_statistics",
@@ -216,7 +216,7 @@ def signature_gmt(signature: pd.DataFrame, *, data_name: str | None = None) -> s
     match) and the description lists the probe IDs beside them.
 
     A field that a spreadsheet would run as a formula (a gene named ``=cmd()``) gets a leading
-    ``'`` (:func:`stablefs._escape.escape_cell`); the raw names stay in the data file."""
+    ``'`` (:func:`stablefs._runtime.escape.escape_cell`); the raw names stay in the data file."""
     lines = []
     for (method, k), d in signature.groupby(["method", "k"], sort=False):
         kk = f"{float(k):g}"
@@ -240,7 +240,7 @@ def write_signature(out_dir, signature: pd.DataFrame, *, data_name: str | None =
                     ) -> dict[str, Path]:
     """Write a :func:`signature_table` as ``signature.csv`` and ``signature.gmt`` into
     ``out_dir`` (atomically). Text cells that a spreadsheet would run as a formula are escaped
-    with a leading ``'`` (OWASP; :mod:`stablefs._escape`).
+    with a leading ``'`` (OWASP; :mod:`stablefs._runtime.escape`).
 
     Returns ``{"signature.csv": Path, "signature.gmt": Path}``.
     """

@@ -77,7 +77,7 @@ from sklearn.base import _fit_context, clone
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from stablefs._errors import StablefsError
-from stablefs._threads import limit_threads
+from stablefs._runtime.threads import limit_threads
 from stablefs._validation import check_n_features_to_select
 from stablefs.selectors import _mean_shift as _ms
 from stablefs.selectors._base import BaseSelector

@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from stablefs._errors import StablefsError
-from stablefs._threads import limit_threads
+from stablefs._runtime.threads import limit_threads
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods, StrOptions, whole
 from stablefs.selectors._feature_space import feature_space, group_ranking

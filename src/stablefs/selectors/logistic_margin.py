@@ -21,7 +21,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
-from stablefs._threads import limit_threads
+from stablefs._runtime.threads import limit_threads
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import number, whole
 from stablefs.selectors._neighbors import (

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, log_expit, logsumexp, softmax
 
-from stablefs._threads import limit_threads
+from stablefs._runtime.threads import limit_threads
 from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import number, whole

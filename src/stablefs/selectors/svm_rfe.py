@@ -45,7 +45,7 @@ from sklearn.utils._param_validation import RealNotInt
 from sklearn.utils.validation import check_is_fitted
 
 from stablefs._errors import StablefsError
-from stablefs._threads import limit_threads
+from stablefs._runtime.threads import limit_threads
 from stablefs._validation import check_n_features_to_select
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import NumberInterval, StrOptions, number, whole

@@ -33,10 +33,10 @@ This package never imports :mod:`stablefs.selectors` (measures are independent o
 subsets were produced).
 """
 
-from stablefs import _lazy
+from stablefs._runtime import lazy as _lazy
 
 # {submodule: its public names}: each submodule is imported when one of its names is first
-# used (stablefs._lazy), so that the command line's checks need none of scikit-learn, SciPy
+# used (stablefs._runtime.lazy), so that the command line's checks need none of scikit-learn, SciPy
 # and pandas before its first line
 _EXPORTS = {
     "_inputs": ("subsets_from_cv_results", "top_k_subsets"),

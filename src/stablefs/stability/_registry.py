@@ -28,13 +28,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from stablefs._errors import StablefsError
-from stablefs._lazy import submodule
+from stablefs._runtime.lazy import submodule
 from stablefs.stability import correlated
 from stablefs.stability import subsets as sub
 from stablefs.stability._common import jackknife_variance, normal_interval
 from stablefs.stability._inputs import as_subsets, check_alpha, listing, named, plain
 
-# the package attributes nogueira and somol are the functions of those names (stablefs._lazy):
+# the package attributes nogueira and somol are the functions of those names
+# (stablefs._runtime.lazy):
 # the submodules come from the import system
 nogueira = submodule("stablefs.stability.nogueira")
 somol = submodule("stablefs.stability.somol")

@@ -150,7 +150,7 @@ _UNION_MAX = 4000
 # ------------------------------------------------------------------------------ nPOGR
 def _critical_r(alpha, n: int):
     """Smallest r whose one-sided Pearson test (H1: ρ > 0, n − 2 df) has p <= alpha."""
-    from scipy import stats  # on first use (stablefs._lazy)
+    from scipy import stats  # on first use (stablefs._runtime.lazy)
 
     t = stats.t.isf(alpha, n - 2)
     return t / np.sqrt(n - 2 + t * t)

@@ -229,7 +229,7 @@ def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
 
 
 def _pvalue(z: float, alternative: str) -> float:
-    from scipy import stats  # on first use (stablefs._lazy)
+    from scipy import stats  # on first use (stablefs._runtime.lazy)
 
     if alternative == "greater":
         return float(stats.norm.sf(z))

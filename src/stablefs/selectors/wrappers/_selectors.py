@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils._param_validation import HasMethods
 
-from stablefs._threads import limit_threads
+from stablefs._runtime.threads import limit_threads
 from stablefs._validation import check_n_features_to_select
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import StrOptions, number, whole

@@ -11,7 +11,7 @@ style globs do not pick them up) and ending in the final suffix (so writers that
 format from the extension, such as ``Figure.savefig`` or ``numpy.savez``, behave as for
 the final path).
 
-Inside a run folder (:class:`stablefs._rundir.RunFolder`) every write is first shown to the
+Inside a run folder (:class:`stablefs._runtime.rundir.RunFolder`) every write is first shown to the
 folder's guard (:func:`set_write_guard`), which refuses a path that leaves the folder through a
 symbolic link or that would replace a file stablefs did not write, and records the files the
 run creates. A write that fails with an ``OSError`` (disk full, file-size limit, permission)

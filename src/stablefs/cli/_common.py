@@ -1,18 +1,19 @@
 """Helpers the commands share: lists and sizes from the command line, loading DATA with the
 data options, the seed check, verbosity, the versions and the command line for ``run.json``.
 
-They live below :mod:`stablefs.cli` and :mod:`stablefs._benchmark_cli` so that neither command
+They live below :mod:`stablefs.cli` and :mod:`stablefs.cli.benchmark` so that neither command
 module imports the other for them.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 
 from stablefs._errors import StablefsError
-from stablefs._shell import shell_join
+from stablefs._runtime.versions import package_versions as _versions  # noqa: F401
+from stablefs._runtime.versions import stablefs_version as _stablefs_version  # noqa: F401
+from stablefs.cli._shell import shell_join
 
 #: the subset sizes of ``compare`` and ``select`` without ``-k``
 DEFAULT_SIZES = (10, 20, 30, 40, 50)
@@ -115,7 +116,7 @@ def _annotate(ds, opts: dict):
 def _input_fingerprints(ds, opts: dict) -> dict:
     """sha256 of every input file (the data file and a sample sheet): a changed input is a
     changed configuration."""
-    from stablefs._rundir import file_sha256
+    from stablefs._runtime.rundir import file_sha256
 
     files = {}
     if ds.source and Path(ds.source).is_file():
@@ -129,26 +130,6 @@ def _input_fingerprints(ds, opts: dict) -> dict:
         if path.is_file():
             files[str(path.resolve())] = file_sha256(path)
     return files
-
-
-def _stablefs_version() -> str:
-    """The version (:mod:`stablefs._version`)."""
-    from stablefs._version import __version__
-
-    return __version__
-
-
-def _versions() -> dict:
-    import joblib
-    import numpy
-    import pandas
-    import scipy
-    import sklearn
-
-    return {"stablefs": _stablefs_version(), "python": sys.version.split()[0],
-            "numpy": numpy.__version__, "scipy": scipy.__version__,
-            "scikit-learn": sklearn.__version__, "pandas": pandas.__version__,
-            "joblib": joblib.__version__}
 
 
 def _set_verbosity(quiet: bool, verbose: int) -> None:

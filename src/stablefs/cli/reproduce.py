@@ -13,8 +13,8 @@ import textwrap
 
 import click
 
-from stablefs._cli_options import scheduler_options
-from stablefs._shell import shell_join
+from stablefs.cli._options import scheduler_options
+from stablefs.cli._shell import shell_join
 
 #: runs expected to take longer than this get a line on how to shorten them
 _LONG_RUN_SECONDS = 12 * 3600

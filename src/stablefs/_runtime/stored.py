@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import numpy.lib.format as npy_format
 
-from stablefs._memory import available_memory
+from stablefs._runtime.memory import available_memory
 
 __all__ = ["StoredFileError", "read_arrays", "write_arrays"]
 
@@ -120,11 +120,11 @@ def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray
 
 
 def write_arrays(path, arrays: Mapping[str, np.ndarray], *, compress: bool = False) -> Path:
-    """Write ``arrays`` as an ``.npz`` atomically (:func:`stablefs._io.atomic_path`).
+    """Write ``arrays`` as an ``.npz`` atomically (:func:`stablefs._runtime.io.atomic_path`).
 
     Object arrays are refused (they would need a pickle to be read back).
     """
-    from stablefs._io import atomic_path
+    from stablefs._runtime.io import atomic_path
 
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
     for name, a in arrays.items():

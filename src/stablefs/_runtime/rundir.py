@@ -32,7 +32,7 @@ before any work, also with ``--force``. ``run.json`` lists every file the run wr
 without that list: the fixed names of :data:`RUN_FILES` and the report's figures), and first
 checks every one of them (inside the folder after resolving symbolic links, a file, its folder
 writable): if any check fails nothing is deleted. While a run writes, every write into the
-folder (:func:`stablefs._io.atomic_path`) is checked the same way: a path that leads out of
+folder (:func:`stablefs._runtime.io.atomic_path`) is checked the same way: a path that leads out of
 the folder through a symbolic link, or that would replace a file stablefs did not write, is
 refused in one line. A failed run removes the files it wrote (never anything else) and keeps
 its finished fits for the rerun. A failure to write (disk full, file-size limit, permission)
@@ -202,7 +202,7 @@ _LEGACY_FIT = re.compile(r"[0-9a-f]{12}-\d{5}\.pkl")
 def _is_stored_state(name: str) -> bool:
     """A file name stablefs writes into ``.partial``: ``*.npz``, ``*.json``, the hidden
     temporaries of interrupted writes of them (``.<name>.<hex>.tmp<suffix>`` keeps the
-    suffix, :mod:`stablefs._io`), and the ``<slug>-<resample>.pkl`` fits that earlier
+    suffix, :mod:`stablefs._runtime.io`), and the ``<slug>-<resample>.pkl`` fits that earlier
     versions left there."""
     return name.endswith(STORED_STATE_SUFFIXES) or bool(_LEGACY_FIT.fullmatch(name))
 
@@ -504,7 +504,7 @@ class RunFolder:
     def __enter__(self) -> RunFolder:
         from filelock import FileLock, Timeout
 
-        from stablefs import _io
+        from stablefs._runtime import io as _io
 
         if self.state is None:
             self.check()
@@ -548,7 +548,7 @@ class RunFolder:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        from stablefs import _io
+        from stablefs._runtime import io as _io
 
         if self._guard_token is not None:
             _io.reset_write_guard(self._guard_token)
@@ -583,7 +583,7 @@ class RunFolder:
         return self.path / ".partial"
 
     def _before_write(self, final: Path) -> None:
-        """Called by :func:`stablefs._io.atomic_path` before it writes ``final``: refuse a
+        """Called by :func:`stablefs._runtime.io.atomic_path` before it writes ``final``: refuse a
         path that leaves the folder through a symbolic link or that would replace a file
         stablefs did not write; record the files and folders this run creates."""
         target = Path(os.path.abspath(final))
@@ -617,7 +617,7 @@ class RunFolder:
         self._write_journal()
 
     def _write_journal(self) -> None:
-        from stablefs._io import atomic_write_text
+        from stablefs._runtime.io import atomic_write_text
 
         atomic_write_text(self.partial / JOURNAL, json.dumps(self._journal, indent=1),
                           fsync=False)
@@ -658,7 +658,8 @@ class RunFolder:
         ``.partial`` holds the resume state, every file of it written by stablefs's writers
         as ``.npz`` (fits, Monte-Carlo units) or ``.json`` (permutations, the journal, the
         benchmark's markers), plus the hidden temporaries of an interrupted atomic write
-        (:mod:`stablefs._io`). A ``.partial`` that is a symbolic link, or that resolves outside
+        (:mod:`stablefs._runtime.io`). A ``.partial`` that is a symbolic link, or that resolves
+        outside
         the run folder, is left alone; below it, links are never followed nor removed, only
         regular files of those kinds are deleted, and a folder is removed only once empty
         (something else inside keeps it, and is named in one warning line).

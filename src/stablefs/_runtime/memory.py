@@ -4,7 +4,8 @@
 still allows, or ``os.sysconf`` where there is no ``/proc``; the environment variable
 ``STABLEFS_MEMORY_LIMIT`` (bytes, or with a suffix: ``512M``, ``8G``) replaces it. The data
 readers' size checks (:mod:`stablefs.datasets._limits`) and the stored-state reader
-(:mod:`stablefs._stored`) both refuse against this one number (``docs/security.md``, "Limits").
+(:mod:`stablefs._runtime.stored`) both refuse against this one number (``docs/security.md``,
+"Limits").
 """
 
 from __future__ import annotations

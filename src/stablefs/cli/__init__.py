@@ -16,7 +16,9 @@ from pathlib import Path
 
 import click
 
-from stablefs._cli_common import (  # noqa: F401 (names of this module before the move)
+from stablefs._errors import StablefsError
+from stablefs._runtime.escape import printable
+from stablefs.cli._common import (  # noqa: F401 (names of this module before the move)
     DEFAULT_SIZES,
     _annotate,
     _check_seed,
@@ -32,9 +34,7 @@ from stablefs._cli_common import (  # noqa: F401 (names of this module before th
     set_command_args,
     split_list,
 )
-from stablefs._cli_options import scheduler_options
-from stablefs._errors import StablefsError
-from stablefs._escape import printable
+from stablefs.cli._options import scheduler_options
 
 DEFAULT_DATA = "synthetic:han2012"
 DEFAULT_METHODS = "relieff,iw-relieff,en-relieff"
@@ -186,7 +186,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     """
     # the checks and the first line need NumPy alone (tests/test_startup.py): scikit-learn,
     # SciPy, pandas and Numba are imported by the work that follows
-    from stablefs._rundir import RunFolder
+    from stablefs._runtime.rundir import RunFolder
     from stablefs.evaluation._checks import (
         _method_templates,
         _protocol_resamples,
@@ -261,8 +261,8 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         click.echo(printable(_summary_table(finished)))
         click.echo(printable(_verdict_text(finished, folder.run_info.get("trust") or {})))
         return
-    from stablefs import _trust
-    from stablefs._progress import progress_mode
+    from stablefs._runtime.progress import progress_mode
+    from stablefs.comparison import _trust
 
     progress = progress_mode(progress, quiet)
     started = _dt.datetime.now().astimezone()
@@ -372,7 +372,7 @@ def _summary_table(result) -> str:
 
 def _trust_settings(permutations: int, permutation_resamples: int, nested: str):
     """--permutations, --permutation-resamples and --nested, checked before any work."""
-    from stablefs._trust import TrustSettings
+    from stablefs.comparison._trust import TrustSettings
 
     if permutations < 0:
         raise StablefsError(f"--permutations must be 0 (no test) or more, not {permutations}.")
@@ -433,8 +433,8 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     import numpy as np
     import pandas as pd
 
-    from stablefs._escape import csv_text
-    from stablefs._io import atomic_write_text
+    from stablefs._runtime.escape import csv_text
+    from stablefs._runtime.io import atomic_write_text
     from stablefs._validation import check_n_features_to_select
     from stablefs.evaluation.runner import check_n_jobs
     from stablefs.methods import check_method_sizes, make_selector
@@ -464,7 +464,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
         from stablefs.evaluation.protocols import Protocol
 
         Protocol("split", resamples).resamples(ds.y, seed)  # classes big enough?
-    from stablefs._progress import progress_mode
+    from stablefs._runtime.progress import progress_mode
 
     steps = progress_mode(progress, quiet)  # a search's steps: a bar, or lines in a log
     if progress is None:
@@ -515,7 +515,7 @@ def _search_progress(mode: str | None, method: str):
     if mode is None:
         yield
         return
-    from stablefs._progress import make_progress
+    from stablefs._runtime.progress import make_progress
     from stablefs.selectors.wrappers._search import observe_steps
 
     bar = None
@@ -603,7 +603,7 @@ class _OneLine(logging.Formatter):
     """``stablefs: warning: ...`` on one line, never a source line."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from stablefs._cli_terms import cli_terms
+        from stablefs.cli._terms import cli_terms
 
         msg = printable(cli_terms(record.getMessage()), keep_newlines=False)
         if record.levelno >= logging.WARNING:
@@ -629,12 +629,12 @@ def _setup_logging() -> logging.Handler:
     return handler
 
 
-from stablefs.experiments._commands import experiments, reproduce  # noqa: E402
+from stablefs.cli.reproduce import experiments, reproduce  # noqa: E402
 
 cli.add_command(reproduce)
 cli.add_command(experiments)
 
-from stablefs._benchmark_cli import benchmark  # noqa: E402
+from stablefs.cli.benchmark import benchmark  # noqa: E402
 
 cli.add_command(benchmark)
 
@@ -651,7 +651,7 @@ def main(argv=None) -> int:
     try:
         cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
     except StablefsError as exc:
-        from stablefs._cli_terms import cli_terms
+        from stablefs.cli._terms import cli_terms
 
         click.echo(f"stablefs: error: {printable(cli_terms(exc), keep_newlines=False)}",
                    err=True)
@@ -661,7 +661,7 @@ def main(argv=None) -> int:
         return 2
     except (click.exceptions.Abort, KeyboardInterrupt):
         _stop_workers()
-        from stablefs._cli_common import interrupted_line
+        from stablefs.cli._common import interrupted_line
 
         click.echo(interrupted_line(), err=True)
         return 130
@@ -701,7 +701,7 @@ def _restore_file_size_signal(previous) -> None:
 
 def _os_error_line(exc: OSError) -> str:
     """One line for an ``OSError``: what failed, on which file, why."""
-    from stablefs._rundir import describe_os_error
+    from stablefs._runtime.rundir import describe_os_error
 
     cause, fix = describe_os_error(exc)
     target = getattr(exc, "stablefs_target", None)
@@ -738,7 +738,7 @@ def _restore_sigterm(previous) -> None:
 def _stop_workers() -> None:
     """End the worker processes of joblib's reusable loky executor at once (an interrupted
     run leaves no process behind). Nothing happens when no executor was started."""
-    from stablefs._processes import kill_loky_workers
+    from stablefs._runtime.processes import kill_loky_workers
 
     kill_loky_workers()
 

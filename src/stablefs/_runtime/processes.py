@@ -92,7 +92,7 @@ def worker_setup(parent_pid: int | None) -> None:
         return
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
-        from stablefs._escape import printable
+        from stablefs._runtime.escape import printable
 
         text = printable(" ".join(str(message).split()), keep_newlines=False)
         print(f"stablefs: warning: {text}", file=sys.stderr, flush=True)

@@ -66,7 +66,7 @@ def limit_threads(limits: int = 1, user_api: str | None = None):
     Examples
     --------
     >>> import numpy as np
-    >>> from stablefs._threads import limit_threads
+    >>> from stablefs._runtime.threads import limit_threads
     >>> with limit_threads(1, user_api="blas"):
     ...     x = np.ones((50, 50)) @ np.ones(50)
     """

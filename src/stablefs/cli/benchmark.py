@@ -14,21 +14,21 @@ from pathlib import Path
 
 import click
 
-from stablefs._cli_options import scheduler_options
 from stablefs._errors import StablefsError
+from stablefs.cli._options import scheduler_options
 
 __all__ = ["benchmark"]
 
 
 def _fmt_seconds(seconds: float) -> str:
     """``~12 s``, ``~4 min``, ``~1.5 h``: compare's duration format, as an estimate."""
-    from stablefs._trust import _fmt_s
+    from stablefs.comparison._trust import _fmt_s
 
     return "~" + _fmt_s(max(1.0, seconds))
 
 
 def _sources(sets_opt: str | None, files, quick: bool, n_quick: int):
-    from stablefs._cli_common import split_list
+    from stablefs.cli._common import split_list
     from stablefs.datasets._registry import entries, entry_for, search_dirs
     from stablefs.evaluation.benchmark import local_registry_sets, smallest_sets
 
@@ -71,7 +71,7 @@ def _load_one(source, entry, seed, _load, load, inputs):
     ds = _load(source, {}, seed)
     name = set_key(Path(source).name.split(".")[0] if Path(source).exists() else source)
     if Path(source).is_file():
-        from stablefs._rundir import file_sha256
+        from stablefs._runtime.rundir import file_sha256
 
         inputs[str(Path(source).resolve())] = file_sha256(source)
     return ds, name, ds.name
@@ -80,7 +80,7 @@ def _load_one(source, entry, seed, _load, load, inputs):
 def _load_sets(sources, *, seed: int):
     """``(name, label, source, dataset or None, reason, inputs)`` per source; a named set that
     cannot be loaded raises, a discovered one is returned with its reason."""
-    from stablefs._cli_common import _load
+    from stablefs.cli._common import _load
     from stablefs.datasets import REGISTRY, load
     from stablefs.datasets._scale import raw_hint_off
     from stablefs.evaluation.benchmark import set_key
@@ -251,7 +251,8 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     FILEs are data files or synthetic specs, as for 'stablefs compare'.
     """
     from stablefs import __version__
-    from stablefs._cli_common import (
+    from stablefs._runtime.rundir import RunFolder
+    from stablefs.cli._common import (
         _check_seed,
         _command_line,
         _set_verbosity,
@@ -259,7 +260,6 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
         parse_sizes,
         split_list,
     )
-    from stablefs._rundir import RunFolder
     from stablefs.evaluation import benchmark as bm
     from stablefs.evaluation.classifiers import check_classifiers
     from stablefs.evaluation.protocols import Protocol
@@ -370,7 +370,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
 
     from contextlib import nullcontext
 
-    from stablefs._trust import set_signal
+    from stablefs.comparison._trust import set_signal
     from stablefs.evaluation.permutation import DEFAULT_PERMUTATION_RESAMPLES
 
     with folder:

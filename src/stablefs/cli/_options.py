@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import click
 
-#: default of ``--scheduler-timeout`` and of the Python functions' ``scheduler_timeout``
-#: (seconds; :data:`stablefs.evaluation.runner.SCHEDULER_TIMEOUT` is this value)
-SCHEDULER_TIMEOUT = 30.0
+from stablefs.evaluation._checks import SCHEDULER_TIMEOUT  # the Python functions' default
 
 
 def scheduler_options(local: str):

@@ -1,0 +1,1 @@
+"""The main job from Python: :func:`stablefs.compare` and its :class:`Comparison`."""
