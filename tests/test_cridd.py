@@ -203,7 +203,7 @@ def test_experiment_units_use_mu_other():
     import dataclasses
 
     from stablefs.experiments import get_experiment
-    from stablefs.experiments.xiao2007_cridd import MU_OTHER, Xiao2007Config, _unit, cells
+    from stablefs.experiments.xiao2007_cridd.protocol import MU_OTHER, Xiao2007Config, _unit, cells
 
     config = Xiao2007Config(models=("equal",), sample_sizes=(50,), classifiers=("lda",),
                             cvs=("cv10",), selectors=("ttest",), n_runs=20, runs_per_unit=20)
@@ -248,7 +248,7 @@ def test_mu_best_default_reproduces_table1_var_dEb():
     and Dougherty (2007): the pooled Var(dE_b) of LDA, CV10, N = 50 is 17.48e-4. A small run
     reproduces it within its Monte-Carlo error; with the same draws (common random numbers) the
     earlier reading 0.3 gives a larger variance."""
-    from stablefs.experiments.xiao2007_cridd import (
+    from stablefs.experiments.xiao2007_cridd.protocol import (
         CALIBRATION_TARGET,
         MU_BEST,
         Xiao2007Config,
@@ -267,7 +267,7 @@ def test_experiment_units_use_mu_best():
     height separates the classes more, so the best features' true error E_b falls."""
     import dataclasses
 
-    from stablefs.experiments.xiao2007_cridd import Xiao2007Config, _unit, cells
+    from stablefs.experiments.xiao2007_cridd.protocol import Xiao2007Config, _unit, cells
 
     config = Xiao2007Config(models=("equal",), sample_sizes=(30,), classifiers=("lda",),
                             cvs=("cv10",), selectors=("ttest",), n_runs=4, runs_per_unit=4)
@@ -290,7 +290,7 @@ def test_experiment_units_use_the_svm_penalty():
     import dataclasses
 
     from stablefs.experiments import get_experiment
-    from stablefs.experiments.xiao2007_cridd import Xiao2007Config, _unit, cells
+    from stablefs.experiments.xiao2007_cridd.protocol import Xiao2007Config, _unit, cells
 
     config = Xiao2007Config(models=("equal",), sample_sizes=(30,), classifiers=("lda", "svm"),
                             cvs=("cv10",), selectors=("ttest",), n_runs=3, runs_per_unit=3)
@@ -360,7 +360,7 @@ def test_3nn_wrapper_matches_a_slow_sklearn_search(seed):
 def test_wrapper_choice_counts_the_best_features():
     """wrapper_choice (the 3NN investigation of docs/experiments.md): its t-test share equals
     one computed with SciPy's t-test on the same samples, and every share is a fraction."""
-    from stablefs.experiments.xiao2007_cridd import base_mu, wrapper_choice
+    from stablefs.experiments.xiao2007_cridd.protocol import base_mu, wrapper_choice
 
     out = wrapper_choice("equal", n_samples=30, mu_best=0.315, n_sets=2, seed=40)
     found = []

@@ -30,7 +30,7 @@ from stablefs.experiments._stats import (
     verdict_positive,
     weight_error_boot,
 )
-from stablefs.experiments.han2012_synthetic import (
+from stablefs.experiments.han2012_synthetic.protocol import (
     METHODS,
     Han2012Config,
     linear_svm_accuracy,

@@ -10,11 +10,11 @@ import pytest
 
 from stablefs._errors import StablefsError
 from stablefs.experiments._base import VERDICTS, parse_overrides
-from stablefs.experiments.han2012_microarray import (
+from stablefs.experiments.han2012_microarray.experiment import Han2012Microarray
+from stablefs.experiments.han2012_microarray.protocol import (
     _CV,
     _SPLIT,
     METHODS,
-    Han2012Microarray,
     Han2012MicroarrayConfig,
     _cv_folds,
     _npogr_data,
@@ -207,7 +207,7 @@ def test_controls_are_the_printed_weights_and_the_small_penalty():
     from sklearn.preprocessing import minmax_scale
     from sklearn.svm import SVC
 
-    from stablefs.experiments.han2012_microarray import _make
+    from stablefs.experiments.han2012_microarray.protocol import _make
     from stablefs.stabilizers import margin_instance_weights
 
     rng = np.random.default_rng(3)

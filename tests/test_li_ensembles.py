@@ -13,8 +13,8 @@ from scipy import stats
 from stablefs._errors import StablefsError
 from stablefs.experiments import EXPERIMENTS
 from stablefs.experiments._base import VERDICTS, parse_overrides
-from stablefs.experiments.li_ensembles import (
-    LiEnsembles,
+from stablefs.experiments.li_ensembles.experiment import LiEnsembles
+from stablefs.experiments.li_ensembles.protocol import (
     LiEnsemblesConfig,
     prefix_ranking,
     spearman_pairs,
@@ -162,7 +162,7 @@ def test_stability_is_recomputable_from_the_public_classes(quick_runs, shared_da
     """E3.1 for REn at the largest m on Sonar, recomputed by hand with separate fits."""
     from stablefs.experiments._base import load_dataset
     from stablefs.experiments._montecarlo import unit_seed
-    from stablefs.experiments.li_ensembles import _STAB, _subsample
+    from stablefs.experiments.li_ensembles.protocol import _STAB, _subsample
     from stablefs.methods import make_selector
     from stablefs.stability import spearman
 

@@ -528,7 +528,7 @@ def test_legacy_run_without_manifest_force_deletes_fixed_names_only(tmp_path, ca
 
 def test_reproduce_refuses_a_foreign_folder_and_marks_its_own(tmp_path, capsys):
     from stablefs.experiments import get_experiment, reproduce
-    from stablefs.experiments.han2012_synthetic import Han2012Config
+    from stablefs.experiments.han2012_synthetic.protocol import Han2012Config
 
     user = _user_folder(tmp_path / "project")
     before = snapshot(user)

@@ -15,7 +15,7 @@ from stablefs.experiments import EXPERIMENTS, reproduce
 from stablefs.experiments._base import VERDICTS, parse_overrides
 from stablefs.experiments._output import CLAIM_COLUMNS
 from stablefs.experiments._stats import bootstrap_counts, kuncheva_boot, kuncheva_path
-from stablefs.experiments.simba_liw import (
+from stablefs.experiments.simba_liw.protocol import (
     PUBLISHED,
     READINGS,
     RELIEFF_READINGS,

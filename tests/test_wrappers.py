@@ -565,7 +565,7 @@ def test_reproduce_wrapper_stability_tiny_configuration(tmp_path):
 
 @pytest.mark.parametrize("n", [32, 64, 128, 256])
 def test_corral_generator_size_and_the_c_bit(n):
-    from stablefs.experiments.wrapper_stability import corral
+    from stablefs.experiments.wrapper_stability.protocol import corral
 
     X, y = corral(n)
     assert X.shape == (n, 6) and y.shape == (n,)
@@ -586,7 +586,7 @@ def test_corral_generator_size_and_the_c_bit(n):
 def test_corral_and_anticorral_sizes_are_checked():
     from stablefs.experiments import get_experiment
     from stablefs.experiments._base import config_from
-    from stablefs.experiments.wrapper_stability import anticorral
+    from stablefs.experiments.wrapper_stability.protocol import anticorral
 
     X, y = anticorral(300)
     assert X.shape == (300, 11) and np.array_equal(np.bincount(y), [100, 100, 100])
@@ -598,7 +598,7 @@ def test_corral_and_anticorral_sizes_are_checked():
 
 
 def test_other_inducers_run_only_on_their_data_sets():
-    from stablefs.experiments.wrapper_stability import WrapperStabilityConfig, _pairs
+    from stablefs.experiments.wrapper_stability.protocol import WrapperStabilityConfig, _pairs
 
     c = WrapperStabilityConfig(datasets=("corral", "diabetes", "sonar"),
                                inducers=("1nn", "lda"), other_inducer_datasets=("diabetes",))
@@ -612,7 +612,7 @@ def test_stability_is_resampled_over_outer_runs_on_a_hand_case():
     # three outer runs, p = 4: the baseline returns the same path every time (index 1 at
     # every k), the modified one ({0},{1},{2}; {0,1},{0,1},{2,3}; {0,1,2},{0,1,2},{0,2,3}):
     # Kuncheva -1/3, -1/3, 1/9 at k = 1, 2, 3 (thesis eq. 2.34), mean -5/27
-    from stablefs.experiments.wrapper_stability import stability_over_runs
+    from stablefs.experiments.wrapper_stability.protocol import stability_over_runs
 
     base = np.array([[0, 1, 2, 3]] * 3)
     mod = np.array([[0, 1, 2, 3], [1, 0, 2, 3], [2, 3, 0, 1]])
@@ -647,7 +647,7 @@ def _fake_runs(n_runs, p=6, seed=0):
 
 @pytest.mark.parametrize("repeats", [5, 2])
 def test_comparisons_are_judged_over_the_outer_runs(repeats):
-    from stablefs.experiments.wrapper_stability import (
+    from stablefs.experiments.wrapper_stability.protocol import (
         DATASETS,
         WrapperStabilityConfig,
         _Analysis,

@@ -10,10 +10,10 @@ import pytest
 
 from stablefs._errors import StablefsError
 from stablefs.experiments._base import VERDICTS, parse_overrides
-from stablefs.experiments.yu2008_drags import (
+from stablefs.experiments.yu2008_drags.experiment import Yu2008Drags
+from stablefs.experiments.yu2008_drags.protocol import (
     _FOLD,
     Yu2008Config,
-    Yu2008Drags,
     _folds,
     _unit,
     published_table2,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from threadpoolctl import ThreadpoolController
 
-__all__ = ["limit_threads", "thread_controller"]
+__all__ = ["limit_threads", "pool_map", "thread_controller"]
 
 #: the cached controller and the (process id, number of imported modules) it was built for
 _CACHE: dict = {"key": None, "controller": None}
@@ -71,3 +71,14 @@ def limit_threads(limits: int = 1, user_api: str | None = None):
     ...     x = np.ones((50, 50)) @ np.ones(50)
     """
     return thread_controller().limit(limits=limits, user_api=user_api)
+
+
+def pool_map(fn, items: list, n_jobs: int) -> list:
+    """``[fn(x) for x in items]``, in ``n_jobs`` threads when that is more than one (the
+    results in the order of ``items``)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if n_jobs <= 1 or len(items) <= 1:
+        return [fn(it) for it in items]
+    with ThreadPoolExecutor(max_workers=min(n_jobs, len(items))) as ex:
+        return list(ex.map(fn, items))

@@ -6,13 +6,13 @@ import difflib
 
 from stablefs._errors import StablefsError
 from stablefs.experiments._base import Experiment
-from stablefs.experiments.han2012_microarray import Han2012Microarray
-from stablefs.experiments.han2012_synthetic import Han2012Synthetic
-from stablefs.experiments.li_ensembles import LiEnsembles
-from stablefs.experiments.simba_liw import SimbaLiw
-from stablefs.experiments.wrapper_stability import WrapperStability
-from stablefs.experiments.xiao2007_cridd import Xiao2007Cridd
-from stablefs.experiments.yu2008_drags import Yu2008Drags
+from stablefs.experiments.han2012_microarray.experiment import Han2012Microarray
+from stablefs.experiments.han2012_synthetic.experiment import Han2012Synthetic
+from stablefs.experiments.li_ensembles.experiment import LiEnsembles
+from stablefs.experiments.simba_liw.experiment import SimbaLiw
+from stablefs.experiments.wrapper_stability.experiment import WrapperStability
+from stablefs.experiments.xiao2007_cridd.experiment import Xiao2007Cridd
+from stablefs.experiments.yu2008_drags.experiment import Yu2008Drags
 
 __all__ = ["EXPERIMENTS", "get_experiment"]
 

@@ -248,7 +248,7 @@ def knn_distances(Q: np.ndarray, Fa: np.ndarray, n_neighbors: int, *,
     -------
     ndarray of shape (m, n_neighbors)
     """
-    from stablefs.selectors._mean_shift import pool_map
+    from stablefs._runtime.threads import pool_map
 
     m, p = Q.shape[0], Fa.shape[0]
     K = int(n_neighbors)

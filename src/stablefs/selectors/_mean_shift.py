@@ -27,11 +27,11 @@ share of all features) and the seeds that move have large windows.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
 
+from stablefs._runtime.threads import pool_map
 from stablefs.selectors._feature_space import block_rows, shifted_gram
 
 #: windows holding more than 1/DENSE_SHARE of the points (on average over a block) are summed
@@ -119,14 +119,6 @@ class _Scratch(threading.local):
             arr = np.empty(shape)
             setattr(self, name, arr)
         return arr
-
-
-def pool_map(fn, items: list, n_jobs: int) -> list:
-    """``[fn(x) for x in items]``, in ``n_jobs`` threads when that is more than one."""
-    if n_jobs <= 1 or len(items) <= 1:
-        return [fn(it) for it in items]
-    with ThreadPoolExecutor(max_workers=min(n_jobs, len(items))) as ex:
-        return list(ex.map(fn, items))
 
 
 def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",

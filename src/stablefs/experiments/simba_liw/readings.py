@@ -11,7 +11,8 @@ sets the controls of :data:`CONTROLS` vary one thing of a fit each
 (:func:`control_orders`, :func:`control_tables`).
 
 The protocol itself (configuration, Monte-Carlo units, main tables and claims) is in
-:mod:`stablefs.experiments.simba_liw`, which runs these pieces inside its units and analysis.
+:mod:`stablefs.experiments.simba_liw.protocol`, which runs these pieces inside its units and
+analysis.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from stablefs.experiments._stats import (
     verdict_positive,
 )
 from stablefs.experiments._stats import fmt_interval as _ci
+from stablefs.experiments.simba_liw.precision import top_k_precision
 
 __all__ = [
     "CONTROLS",
@@ -69,8 +71,6 @@ RELIEFF_READINGS = {f"{'scaled' if sc else 'unscaled'}/{mt}": (sc, mt)
 
 
 def _precision(orders, relevant, k):
-    from stablefs.experiments.simba_liw import top_k_precision
-
     return top_k_precision(orders, relevant, k)
 
 

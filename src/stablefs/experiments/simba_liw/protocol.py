@@ -73,7 +73,8 @@ from stablefs.experiments._stats import (
 )
 from stablefs.experiments._stats import fmt_interval as _ci
 from stablefs.experiments._stats import fmt_value as _fmt
-from stablefs.experiments.simba_liw_readings import (
+from stablefs.experiments.simba_liw.precision import top_k_precision
+from stablefs.experiments.simba_liw.readings import (
     CONTROLS,
     OUR_READING,
     READINGS,
@@ -84,15 +85,15 @@ from stablefs.experiments.simba_liw_readings import (
     reading_orders,
     reading_tables,
 )
-from stablefs.experiments.simba_liw_readings import weight_diagnostics as _weight_diagnostics
-from stablefs.experiments.simba_liw_xor import weight_angle, xor_claims, xor_data, xor_study
+from stablefs.experiments.simba_liw.readings import weight_diagnostics as _weight_diagnostics
+from stablefs.experiments.simba_liw.xor import weight_angle, xor_claims, xor_data, xor_study
 
 __all__ = [
     "CONTROLS",
     "OUR_READING",
     "READINGS",
     "RELIEFF_READINGS",
-    "SimbaLiw",
+    "SimbaLiwProtocol",
     "SimbaLiwConfig",
     "top_k_precision",
     "weight_angle",
@@ -204,31 +205,6 @@ class SimbaLiwConfig:
 # ------------------------------------------------------------------------ helpers
 
 
-def top_k_precision(orders: np.ndarray, relevant, k: int) -> np.ndarray:
-    """Share of relevant features among the top ``k`` of each ranking (thesis sec. 8.4.1).
-
-    Precision = true positives / (true positives + false positives) (thesis footnote to
-    sec. 8.4.1) of the subset of the ``k`` best-ranked features. With ``k`` equal to the
-    number of relevant features it is also the recall.
-
-    Parameters
-    ----------
-    orders : int ndarray of shape (m, K), K >= k
-        Row i lists the features of training set i from the best down.
-    relevant : array-like of int
-        Indices of the relevant features.
-    k : int
-
-    Returns
-    -------
-    ndarray of shape (m,)
-    """
-    orders = np.asarray(orders)
-    if not 1 <= k <= orders.shape[1]:
-        raise ValueError(f"k = {k} must lie in [1, {orders.shape[1]}]")
-    return np.isin(orders[:, :k], np.asarray(relevant)).mean(axis=1)
-
-
 # ------------------------------------------------------------------------ units
 
 
@@ -317,7 +293,7 @@ def _xor_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
 # ------------------------------------------------------------------------ the experiment
 
 
-class SimbaLiw(Experiment):
+class SimbaLiwProtocol(Experiment):
     """The 2019 stability thesis, sec. 8.4.1: Simba, SimbaLIW and SimbaMIW on synthetic data."""
 
     name = "simba-liw"
@@ -396,7 +372,6 @@ class SimbaLiw(Experiment):
     # -- run ------------------------------------------------------------------------------
     def run(self, config: SimbaLiwConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.experiments.simba_liw_report import SimbaLiwReport
 
         common = {"cfg": dataclasses.asdict(config), "seed": seed}
         clock = Stopwatch()
@@ -410,7 +385,7 @@ class SimbaLiw(Experiment):
                             cache=cache, desc="Fig. 8.4 (XOR)")
         with clock("analysis"):
             rng = np.random.default_rng(unit_seed(seed, _BOOT))
-            outcome = SimbaLiwReport(config, sets, xor, rng).outcome()
+            outcome = self.report_type(config, sets, xor, rng).outcome()
         outcome.timings = clock.timings
         return outcome
 
@@ -424,7 +399,7 @@ def _p(p: float) -> str:
 
 class _Analysis(Analysis):
     """Tables and claims from the units' results (the figures, notes and published numbers:
-    :class:`~stablefs.experiments.simba_liw_report.SimbaLiwReport`)."""
+    :class:`~stablefs.experiments.simba_liw.report.SimbaLiwReport`)."""
 
     def __init__(self, config: SimbaLiwConfig, sets, xor, rng):
         c = self.c = config

@@ -2,8 +2,8 @@
 wrapper-stability``: its 1NN rows of Tables 6.2-6.5 and 7.1-7.2 (error, subset size, Kuncheva's
 index and the p-values of its tests) and its counts of significant rows over them.
 
-The claims of :mod:`stablefs.experiments.wrapper_stability` compare with these rows; the
-report (:mod:`stablefs.experiments.wrapper_stability_report`) shows them beside ours.
+The claims of :mod:`stablefs.experiments.wrapper_stability.protocol` compare with these rows; the
+report (:mod:`stablefs.experiments.wrapper_stability.report`) shows them beside ours.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ on a training part (or the full data), their groups stored as flat arrays, and t
 the classifiers on the top k features.
 
 The unit itself (which training part, which seed) is
-:func:`stablefs.experiments.yu2008_drags._unit`.
+:func:`stablefs.experiments.yu2008_drags.protocol._unit`.
 """
 
 from __future__ import annotations

@@ -77,18 +77,18 @@ from stablefs.experiments._stats import (
     verdict_at_least,
     verdict_positive,
 )
-from stablefs.experiments.han2012_microarray_npogr import (  # noqa: F401 (tests import it)
+from stablefs.experiments.han2012_microarray.npogr import (  # noqa: F401 (tests import it)
     npogr_data as _npogr_data,
 )
-from stablefs.experiments.han2012_microarray_npogr import npogr_study
-from stablefs.experiments.han2012_microarray_published import (
+from stablefs.experiments.han2012_microarray.npogr import npogr_study
+from stablefs.experiments.han2012_microarray.published import (
     CV_SIZES,
     SPLIT_SIZES,
     published_consensus,
     published_tables,
 )
 
-__all__ = ["CV_SIZES", "SPLIT_SIZES", "Han2012Microarray", "Han2012MicroarrayConfig",
+__all__ = ["CV_SIZES", "SPLIT_SIZES", "Han2012MicroarrayProtocol", "Han2012MicroarrayConfig",
            "pair_mean_boot", "published_consensus", "published_tables"]
 
 DATASETS = ("colon", "leukemia", "prostate", "lung")
@@ -260,7 +260,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
 # ------------------------------------------------------------------------ the experiment
 
 
-class Han2012Microarray(Experiment):
+class Han2012MicroarrayProtocol(Experiment):
     """Han 2012, ch. 7: plain, ensemble and instance-weighted SVM-RFE and ReliefF."""
 
     name = "han2012-microarray"
@@ -346,7 +346,6 @@ class Han2012Microarray(Experiment):
 
     def run(self, config: Han2012MicroarrayConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.experiments.han2012_microarray_report import Han2012MicroarrayReport
 
         cfg = dataclasses.asdict(config)
         clock = Stopwatch()
@@ -362,7 +361,7 @@ class Han2012Microarray(Experiment):
                                 n_jobs=n_jobs, progress=progress, cache=cache,
                                 desc="training parts")
         with clock("analysis"):
-            analysis = Han2012MicroarrayReport(
+            analysis = self.report_type(
                 config, data, dict(zip(keys, results, strict=True)), seed, n_jobs=n_jobs,
                 progress=progress, cache=cache)
             outcome = analysis.outcome()
@@ -375,7 +374,7 @@ class Han2012Microarray(Experiment):
 
 class _Analysis(Analysis):
     """Tables and claims from the units' results (the figures, notes and published numbers:
-    :class:`~stablefs.experiments.han2012_microarray_report.Han2012MicroarrayReport`)."""
+    :class:`~stablefs.experiments.han2012_microarray.report.Han2012MicroarrayReport`)."""
 
     def __init__(self, config: Han2012MicroarrayConfig, data: dict, by_key: dict, seed: int,
                  *, n_jobs: int = 1, progress: bool = False, cache=None):

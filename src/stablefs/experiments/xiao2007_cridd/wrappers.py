@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from stablefs.experiments.xiao2007_cridd_calibration import MU_BEST, base_mu
+from stablefs.experiments.xiao2007_cridd.calibration import MU_BEST, base_mu
 
 __all__ = ["held_out_class_error", "wrapper_choice"]
 

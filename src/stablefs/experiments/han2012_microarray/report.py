@@ -3,7 +3,7 @@ figures (Han 2012, Figs. 7.3-7.7), the thesis' Tables 7.2-7.6 beside ours, the r
 where the thesis is silent, what the controls of the instance weighting show, and the summary.
 
 :class:`Han2012MicroarrayReport` extends the analysis of
-:mod:`stablefs.experiments.han2012_microarray` (which holds the protocol: configuration,
+:mod:`stablefs.experiments.han2012_microarray.protocol` (which holds the protocol: configuration,
 Monte-Carlo units, tables and claims).
 """
 
@@ -15,7 +15,7 @@ import pandas as pd
 from stablefs.experiments._base import Claim, FigureSpec
 from stablefs.experiments._published import PublishedTable
 from stablefs.experiments._stats import claims_overview
-from stablefs.experiments.han2012_microarray import (
+from stablefs.experiments.han2012_microarray.protocol import (
     CLASSIFIER_LABEL,
     CONTROLS,
     FAMILIES,
@@ -24,7 +24,7 @@ from stablefs.experiments.han2012_microarray import (
     PAPER_LABEL,
     _Analysis,
 )
-from stablefs.experiments.han2012_microarray_published import (
+from stablefs.experiments.han2012_microarray.published import (
     published_consensus,
     published_tables,
 )

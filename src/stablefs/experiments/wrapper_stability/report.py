@@ -3,7 +3,7 @@ thesis' 1NN numbers beside ours (the 2019 stability thesis, Tables 6.2-6.5 and 7
 readings chosen where the thesis is silent, and the summary.
 
 :class:`WrapperStabilityReport` extends the analysis of
-:mod:`stablefs.experiments.wrapper_stability` (which holds the protocol: configuration,
+:mod:`stablefs.experiments.wrapper_stability.protocol` (which holds the protocol: configuration,
 Monte-Carlo unit, tables and claims). The experiment draws no figures.
 """
 
@@ -15,7 +15,7 @@ from stablefs.experiments._base import Claim
 from stablefs.experiments._claims import coverage
 from stablefs.experiments._published import PublishedTable
 from stablefs.experiments._stats import MARGINS, claims_overview
-from stablefs.experiments.wrapper_stability import LABEL, PUBLISHED, SYNTHETIC, _Analysis
+from stablefs.experiments.wrapper_stability.protocol import LABEL, PUBLISHED, SYNTHETIC, _Analysis
 
 __all__ = ["WrapperStabilityReport"]
 

@@ -68,7 +68,7 @@ from stablefs.experiments._stats import (
 )
 from stablefs.experiments._stats import fmt_interval as _ci
 from stablefs.experiments._stats import fmt_value as _fmt
-from stablefs.experiments.han2012_synthetic_methods import (
+from stablefs.experiments.han2012_synthetic.methods import (
     IW,
     METHODS,
     PLAIN,
@@ -78,7 +78,8 @@ from stablefs.experiments.han2012_synthetic_methods import (
     rfe_stages,
 )
 
-__all__ = ["METHODS", "Han2012Config", "Han2012Synthetic", "linear_svm_accuracy", "rfe_stages"]
+__all__ = ["METHODS", "Han2012Config", "Han2012SyntheticProtocol", "linear_svm_accuracy",
+           "rfe_stages"]
 
 #: study numbers in the units' random-stream keys
 _TEST, _ITER, _SIZE, _BOOT = 0, 1, 2, 9
@@ -213,7 +214,7 @@ def _size_unit(key, *, cfg: dict, seed: int, X_test, y_test) -> dict[str, np.nda
 # ------------------------------------------------------------------------ the experiment
 
 
-class Han2012Synthetic(Experiment):
+class Han2012SyntheticProtocol(Experiment):
     """Han 2012, ch. 6: bias, variance, stability and accuracy of SVM-RFE vs IW SVM-RFE."""
 
     name = "han2012-synthetic"
@@ -299,7 +300,6 @@ class Han2012Synthetic(Experiment):
     # -- run ------------------------------------------------------------------------------
     def run(self, config: Han2012Config, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.experiments.han2012_synthetic_report import Han2012SyntheticReport
 
         cfg = dataclasses.asdict(config)
         clock = Stopwatch()
@@ -319,7 +319,7 @@ class Han2012Synthetic(Experiment):
                                  desc="Figs. 6.3-6.4")
         with clock("analysis"):
             rng = np.random.default_rng(unit_seed(seed, _BOOT))
-            analysis = Han2012SyntheticReport(config, relevance, iter_res, size_res, rng)
+            analysis = self.report_type(config, relevance, iter_res, size_res, rng)
             outcome = analysis.outcome()
         outcome.timings = clock.timings
         return outcome
@@ -330,7 +330,7 @@ class Han2012Synthetic(Experiment):
 
 class _Analysis(Analysis):
     """Tables and claims from the units' results (the figures, notes and published numbers:
-    :class:`~stablefs.experiments.han2012_synthetic_report.Han2012SyntheticReport`)."""
+    :class:`~stablefs.experiments.han2012_synthetic.report.Han2012SyntheticReport`)."""
 
     def __init__(self, config: Han2012Config, relevance, iter_res, size_res, rng):
         from stablefs.evaluation import bias_variance, bias_variance_path

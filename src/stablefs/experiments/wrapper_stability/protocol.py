@@ -75,10 +75,10 @@ from stablefs.experiments._base import (
 )
 from stablefs.experiments._claims import coverage
 from stablefs.experiments._montecarlo import run_units, unit_seed
-from stablefs.experiments.wrapper_stability_data import anticorral, bss_wss, corral
-from stablefs.experiments.wrapper_stability_published import PUBLISHED, THESIS_COUNTS_1NN
+from stablefs.experiments.wrapper_stability.data import anticorral, bss_wss, corral
+from stablefs.experiments.wrapper_stability.published import PUBLISHED, THESIS_COUNTS_1NN
 
-__all__ = ["WrapperStability", "WrapperStabilityConfig", "anticorral", "corral",
+__all__ = ["WrapperStabilityProtocol", "WrapperStabilityConfig", "anticorral", "corral",
            "stability_over_runs"]
 
 MICROARRAY = ("colon", "leukemia", "lung", "prostate")
@@ -215,7 +215,7 @@ def _pairs(config) -> list[tuple[str, str]]:
             if j == 0 or d in config.other_inducer_datasets]
 
 
-class WrapperStability(Experiment):
+class WrapperStabilityProtocol(Experiment):
     """The 2019 stability thesis, ch. 6-7: RSA and SBG+ against SFG and SBG."""
 
     name = "wrapper-stability"
@@ -284,7 +284,6 @@ class WrapperStability(Experiment):
 
     def run(self, config: WrapperStabilityConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.experiments.wrapper_stability_report import WrapperStabilityReport
 
         cfg = dataclasses.asdict(config)
         keys = [(DATASETS.index(d), config.inducers.index(i), r, h)
@@ -295,7 +294,7 @@ class WrapperStability(Experiment):
             res = run_units(_unit, keys, study="wrappers", common={"cfg": cfg, "seed": seed},
                             n_jobs=n_jobs, progress=progress, cache=cache, desc="outer runs")
         with clock("analysis"):
-            outcome = WrapperStabilityReport(config, keys, res, seed).outcome()
+            outcome = self.report_type(config, keys, res, seed).outcome()
         outcome.timings = clock.timings
         return outcome
 
@@ -365,7 +364,7 @@ def _quiet():
 
 class _Analysis(Analysis):
     """Tables and claims of a ``wrapper-stability`` run from its outer runs (the report's
-    parts: :class:`~stablefs.experiments.wrapper_stability_report.WrapperStabilityReport`).
+    parts: :class:`~stablefs.experiments.wrapper_stability.report.WrapperStabilityReport`).
 
     Per (data set, inducer) the outer runs are resampled once (``N_BOOT`` bootstrap draws,
     seeded by the run's seed, the data set and the inducer) and every comparison of two

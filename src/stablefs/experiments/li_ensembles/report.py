@@ -2,7 +2,7 @@
 (Li, Huang, Chen and Si 2013, Figs. 1-3), the paper's data sets beside ours, the readings
 chosen where the paper is silent, and the summary.
 
-:class:`LiEnsemblesReport` extends the analysis of :mod:`stablefs.experiments.li_ensembles`
+:class:`LiEnsemblesReport` extends the analysis of :mod:`stablefs.experiments.li_ensembles.protocol`
 (which holds the protocol: configuration, Monte-Carlo unit, tables and claims).
 """
 
@@ -14,7 +14,7 @@ from stablefs.experiments._base import Claim, FigureSpec
 from stablefs.experiments._claims import coverage
 from stablefs.experiments._published import PublishedTable
 from stablefs.experiments._stats import claims_overview
-from stablefs.experiments.li_ensembles import (
+from stablefs.experiments.li_ensembles.protocol import (
     CLASSIFIER_LABEL,
     ENSEMBLES,
     METHODS,

@@ -4,8 +4,8 @@ Tishby (2004), the angle of a weight vector to the correct one, the tables of th
 of their convergence, and claims 10a and 10b.
 
 The Monte-Carlo unit that fits the methods on each XOR data set is
-:func:`stablefs.experiments.simba_liw._xor_unit`; the functions below take the method
-tables of :mod:`stablefs.experiments.simba_liw` as arguments.
+:func:`stablefs.experiments.simba_liw.protocol._xor_unit`; the functions below take the method
+tables of :mod:`stablefs.experiments.simba_liw.protocol` as arguments.
 """
 
 from __future__ import annotations

@@ -69,10 +69,10 @@ from stablefs.experiments._stats import (
     verdict_within,
 )
 from stablefs.experiments._stats import fmt_fixed as _fmt
-from stablefs.experiments.yu2008_drags_fits import fit_methods as _fit_all
-from stablefs.experiments.yu2008_drags_fits import top_k_accuracy as _accuracy
-from stablefs.experiments.yu2008_drags_fits import unpack_groups as _unpack
-from stablefs.experiments.yu2008_drags_published import (
+from stablefs.experiments.yu2008_drags.fits import fit_methods as _fit_all
+from stablefs.experiments.yu2008_drags.fits import top_k_accuracy as _accuracy
+from stablefs.experiments.yu2008_drags.fits import unpack_groups as _unpack
+from stablefs.experiments.yu2008_drags.published import (
     PAPER_LABEL,
     PAPER_METHOD,
     TABLE2,
@@ -82,10 +82,10 @@ from stablefs.experiments.yu2008_drags_published import (
 )
 
 __all__ = ["PAPER_LABEL", "PAPER_METHOD", "TABLE2", "TABLE2_SIZES", "Yu2008Config",
-           "Yu2008Drags", "published_table2"]
+           "Yu2008DragsProtocol", "published_table2"]
 
 #: the six data sets, as registry names (their row labels in the paper's Table 2:
-#: :data:`~stablefs.experiments.yu2008_drags_published.PAPER_LABEL`)
+#: :data:`~stablefs.experiments.yu2008_drags.published.PAPER_LABEL`)
 DATASETS = ("colon", "leukemia", "lung", "prostate", "srbct", "dlbcl")
 #: methods of Table 2 and Fig. 3 (key -> label); Fig. 2 compares DGF with K-means
 METHODS = {"drags": "DRAGS", "kmeans": "K-means", "rfe": "SVM-RFE"}
@@ -198,7 +198,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
 # ------------------------------------------------------------------------ the experiment
 
 
-class Yu2008Drags(Experiment):
+class Yu2008DragsProtocol(Experiment):
     """Yu, Ding and Loscalzo 2008, sec. 6: DGF, DRAGS, K-means and SVM-RFE on six sets."""
 
     name = "yu2008-drags"
@@ -269,7 +269,6 @@ class Yu2008Drags(Experiment):
     # -- run ------------------------------------------------------------------------------
     def run(self, config: Yu2008Config, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.experiments.yu2008_drags_report import Yu2008Report
 
         cfg = dataclasses.asdict(config)
         clock = Stopwatch()
@@ -286,7 +285,7 @@ class Yu2008Drags(Experiment):
         with clock("analysis"):
             by_key = dict(zip(keys, results, strict=True))
             rng = np.random.default_rng(unit_seed(seed, _BOOT))
-            outcome = Yu2008Report(config, data, by_key, rng).outcome()
+            outcome = self.report_type(config, data, by_key, rng).outcome()
         outcome.timings = clock.timings
         return outcome
 
@@ -300,7 +299,7 @@ _NO_CASES = "no cases in this run"
 
 class _Analysis(Analysis):
     """Tables and claims from the units' results (the figures, notes and published numbers:
-    :class:`~stablefs.experiments.yu2008_drags_report.Yu2008Report`)."""
+    :class:`~stablefs.experiments.yu2008_drags.report.Yu2008Report`)."""
 
     def __init__(self, config: Yu2008Config, data: dict, by_key: dict, rng):
         from stablefs.stability import matching_similarity

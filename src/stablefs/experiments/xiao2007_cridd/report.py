@@ -3,8 +3,9 @@ Tables 1-3 and 5-7 beside ours, the figures (kappa against the paper's, the devi
 of Xiao, Hua and Dougherty 2007, Fig. 3), the readings chosen where the paper is silent, and the
 summary.
 
-:class:`Xiao2007CriddReport` extends the analysis of :mod:`stablefs.experiments.xiao2007_cridd`
-(which holds the protocol: configuration, cells, Monte-Carlo unit, table and claims).
+:class:`Xiao2007CriddReport` extends the analysis of
+:mod:`stablefs.experiments.xiao2007_cridd.protocol` (which holds the protocol: configuration,
+cells, Monte-Carlo unit, table and claims).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pandas as pd
 from stablefs.experiments._base import Claim, FigureSpec
 from stablefs.experiments._claims import coverage
 from stablefs.experiments._published import PublishedTable
-from stablefs.experiments.xiao2007_cridd import (
+from stablefs.experiments.xiao2007_cridd.protocol import (
     CLASSIFIERS,
     CLF_LABEL,
     MU_OTHER,
@@ -23,7 +24,7 @@ from stablefs.experiments.xiao2007_cridd import (
     SELECTORS,
     _Analysis,
 )
-from stablefs.experiments.xiao2007_cridd_published import PUBLISHED, TABLE_OF
+from stablefs.experiments.xiao2007_cridd.published import PUBLISHED, TABLE_OF
 
 __all__ = ["Xiao2007CriddReport"]
 

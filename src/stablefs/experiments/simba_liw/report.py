@@ -2,8 +2,8 @@
 (the 2019 stability thesis, Figs. 8.2-8.4), the thesis' numbers beside ours, the readings
 chosen where the thesis is silent, what the controls show, and the summary.
 
-:class:`SimbaLiwReport` extends the analysis of :mod:`stablefs.experiments.simba_liw` (which
-holds the protocol: configuration, Monte-Carlo units, tables and claims).
+:class:`SimbaLiwReport` extends the analysis of :mod:`stablefs.experiments.simba_liw.protocol`
+(which holds the protocol: configuration, Monte-Carlo units, tables and claims).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from stablefs.experiments._claims import claims_line, coverage
 from stablefs.experiments._published import PublishedTable
 from stablefs.experiments._stats import count_verdicts
 from stablefs.experiments._stats import fmt_interval as _ci
-from stablefs.experiments.simba_liw import (
+from stablefs.experiments.simba_liw.protocol import (
     CONTROLS,
     LIW,
     METHODS,
@@ -28,7 +28,7 @@ from stablefs.experiments.simba_liw import (
     _Analysis,
     _p,
 )
-from stablefs.experiments.simba_liw_readings import which_reading
+from stablefs.experiments.simba_liw.readings import which_reading
 
 __all__ = ["SimbaLiwReport"]
 

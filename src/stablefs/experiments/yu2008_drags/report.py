@@ -2,8 +2,8 @@
 (Yu, Ding and Loscalzo 2008, Figs. 2-3 and Table 2), the paper's numbers beside ours, where
 they part, the readings chosen where the paper is silent, and the summary.
 
-:class:`Yu2008Report` extends the analysis of :mod:`stablefs.experiments.yu2008_drags` (which
-holds the protocol: configuration, Monte-Carlo unit, tables and claims).
+:class:`Yu2008Report` extends the analysis of :mod:`stablefs.experiments.yu2008_drags.protocol`
+(which holds the protocol: configuration, Monte-Carlo unit, tables and claims).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from stablefs.experiments._claims import claims_line, coverage, size_list
 from stablefs.experiments._published import PublishedTable
 from stablefs.experiments._stats import count_verdicts
 from stablefs.experiments._stats import fmt_fixed as _fmt
-from stablefs.experiments.yu2008_drags import (
+from stablefs.experiments.yu2008_drags.fits import unpack_groups as _unpack
+from stablefs.experiments.yu2008_drags.protocol import (
     _REF,
     CLASSIFIER_LABEL,
     MEASURES,
@@ -26,7 +27,6 @@ from stablefs.experiments.yu2008_drags import (
     _Analysis,
     published_table2,
 )
-from stablefs.experiments.yu2008_drags_fits import unpack_groups as _unpack
 
 __all__ = ["Yu2008Report"]
 

@@ -3,8 +3,9 @@ generated corrAl and antiCorrAl of the 2019 stability thesis (sec. 6.1, Table 6.
 BSS/WSS ratio (Dudoit, Fridlyand and Speed 2002) by which each microarray set is reduced to
 its top genes on the selection half of an outer run.
 
-The UCI and microarray sets are read by :func:`~stablefs.experiments._base.load_dataset`; the
-Monte-Carlo unit that uses all three is :func:`stablefs.experiments.wrapper_stability._unit`.
+The UCI and microarray sets are read by :func:`~stablefs.experiments._base.load_dataset`;
+the Monte-Carlo unit that uses all three is
+:func:`stablefs.experiments.wrapper_stability.protocol._unit`.
 """
 
 from __future__ import annotations

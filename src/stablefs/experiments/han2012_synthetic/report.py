@@ -3,7 +3,7 @@ figures (Han 2012, Figs. 6.1-6.4), the paper's numbers and settings beside ours,
 chosen where the paper is ambiguous, and the summary.
 
 :class:`Han2012SyntheticReport` extends the analysis of
-:mod:`stablefs.experiments.han2012_synthetic` (which holds the protocol: configuration,
+:mod:`stablefs.experiments.han2012_synthetic.protocol` (which holds the protocol: configuration,
 Monte-Carlo units, tables and claims).
 """
 
@@ -17,8 +17,8 @@ from stablefs.experiments._claims import claims_line, coverage
 from stablefs.experiments._published import PublishedTable
 from stablefs.experiments._stats import count_verdicts
 from stablefs.experiments._stats import fmt_value as _fmt
-from stablefs.experiments.han2012_synthetic import _Analysis
-from stablefs.experiments.han2012_synthetic_methods import METHODS, PLAIN, PRINTED, SMALL_C
+from stablefs.experiments.han2012_synthetic.methods import METHODS, PLAIN, PRINTED, SMALL_C
+from stablefs.experiments.han2012_synthetic.protocol import _Analysis
 
 __all__ = ["Han2012SyntheticReport"]
 

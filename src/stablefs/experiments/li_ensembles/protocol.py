@@ -82,7 +82,7 @@ from stablefs.experiments._stats import (
     verdict_positive,
 )
 
-__all__ = ["LiEnsembles", "LiEnsemblesConfig", "prefix_ranking", "spearman_pairs"]
+__all__ = ["LiEnsemblesProtocol", "LiEnsemblesConfig", "prefix_ranking", "spearman_pairs"]
 
 DATASETS = ("sonar", "ionosphere", "colon", "lung")
 PAPER_LABEL = {"sonar": "Sonar", "ionosphere": "Ionosphere", "colon": "Colon", "lung": "Lung"}
@@ -320,7 +320,7 @@ def _unit(key, *, cfg: dict, seed: int, data: dict) -> dict[str, np.ndarray]:
 # ------------------------------------------------------------------------ the experiment
 
 
-class LiEnsembles(Experiment):
+class LiEnsemblesProtocol(Experiment):
     """Li et al. 2013, sec. 4: WEn and REn against En-Relief and instance weighting."""
 
     name = "li-ensembles"
@@ -402,7 +402,6 @@ class LiEnsembles(Experiment):
 
     def run(self, config: LiEnsemblesConfig, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.experiments.li_ensembles_report import LiEnsemblesReport
 
         cfg = dataclasses.asdict(config)
         clock = Stopwatch()
@@ -418,7 +417,7 @@ class LiEnsembles(Experiment):
                                 desc="training sets")
         with clock("analysis"):
             by_key = dict(zip(keys, results, strict=True))
-            outcome = LiEnsemblesReport(config, data, by_key, seed).outcome()
+            outcome = self.report_type(config, data, by_key, seed).outcome()
         outcome.timings = clock.timings
         return outcome
 
@@ -434,7 +433,7 @@ def _on_substitute(claim: Claim, other: str) -> Claim:
 
 class _Analysis(Analysis):
     """Tables and claims from the units' results (the figures, notes and published numbers:
-    :class:`~stablefs.experiments.li_ensembles_report.LiEnsemblesReport`)."""
+    :class:`~stablefs.experiments.li_ensembles.report.LiEnsemblesReport`)."""
 
     def __init__(self, config: LiEnsemblesConfig, data: dict, by_key: dict, seed: int):
         c = config

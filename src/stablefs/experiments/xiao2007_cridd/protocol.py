@@ -64,7 +64,7 @@ from stablefs.experiments._stats import (
     t_interval,
     verdict_positive,
 )
-from stablefs.experiments.xiao2007_cridd_calibration import (
+from stablefs.experiments.xiao2007_cridd.calibration import (
     CALIBRATION_TARGET,
     MU_BEST,
     MU_OTHER,
@@ -72,11 +72,11 @@ from stablefs.experiments.xiao2007_cridd_calibration import (
     calibrate_mu_best,
     var_dEb_lda_cv10,
 )
-from stablefs.experiments.xiao2007_cridd_published import PUBLISHED
-from stablefs.experiments.xiao2007_cridd_wrappers import held_out_class_error, wrapper_choice
+from stablefs.experiments.xiao2007_cridd.published import PUBLISHED
+from stablefs.experiments.xiao2007_cridd.wrappers import held_out_class_error, wrapper_choice
 
 __all__ = ["CALIBRATION_TARGET", "MU_BEST", "MU_OTHER", "PUBLISHED", "Xiao2007Config",
-           "Xiao2007Cridd", "base_mu", "calibrate_mu_best", "held_out_class_error",
+           "Xiao2007CriddProtocol", "base_mu", "calibrate_mu_best", "held_out_class_error",
            "var_dEb_lda_cv10", "wrapper_choice"]
 
 MODELS = ("equal", "unequal", "bimodal")
@@ -266,7 +266,7 @@ _FOLD_COST = {"lda": 0.0004, "3nn": 0.0003, "svm": 0.0004}
 _SEL_EXPONENT = {"lda": 1.2, "3nn": 1.75, "svm": 1.0}
 
 
-class Xiao2007Cridd(Experiment):
+class Xiao2007CriddProtocol(Experiment):
     """Xiao, Hua and Dougherty 2007: how much feature selection inflates CV variance."""
 
     name = "xiao2007-cridd"
@@ -386,7 +386,6 @@ class Xiao2007Cridd(Experiment):
     # -- run ------------------------------------------------------------------------------
     def run(self, config: Xiao2007Config, *, seed: int, n_jobs: int = 1,
             progress: bool = False, cache=None) -> Outcome:
-        from stablefs.experiments.xiao2007_cridd_report import Xiao2007CriddReport
 
         cfg = dataclasses.asdict(config)
         cs = cells(config)
@@ -411,7 +410,7 @@ class Xiao2007Cridd(Experiment):
         for ck, d in samples.items():
             samples[ck] = {k: np.concatenate(v) for k, v in d.items()}
         with clock("analysis"):
-            outcome = Xiao2007CriddReport(config, cs, samples,
+            outcome = self.report_type(config, cs, samples,
                                           np.random.default_rng(unit_seed(seed, 99))).outcome()
         outcome.timings = clock.timings
         return outcome
@@ -432,7 +431,7 @@ def _v(x: float) -> str:
 class _Analysis(Analysis):
     """The table (pooled variances, kappa with its bootstrap interval, squared biases) and the
     claims of a run (the figures, notes and published numbers:
-    :class:`~stablefs.experiments.xiao2007_cridd_report.Xiao2007CriddReport`)."""
+    :class:`~stablefs.experiments.xiao2007_cridd.report.Xiao2007CriddReport`)."""
 
     def __init__(self, config: Xiao2007Config, cs, samples, rng):
         from stablefs.evaluation.cridd import kappa

@@ -4,7 +4,7 @@ by stage through the elimination (:func:`rfe_stages`), and the linear SVM that s
 subsets on the test set (:func:`linear_svm_accuracy`).
 
 The protocol (configuration, Monte-Carlo units, tables, claims) is in
-:mod:`stablefs.experiments.han2012_synthetic`.
+:mod:`stablefs.experiments.han2012_synthetic.protocol`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ __all__ = ["IW", "METHODS", "PLAIN", "PRINTED", "SMALL_C", "linear_svm_accuracy"
 
 #: the methods this experiment can run: config name -> label in tables and figures.
 #: "iw-svm-rfe-printed" and "svm-rfe-small-c" are the paper's literal weights and their
-#: control (see :class:`~stablefs.experiments.han2012_synthetic.Han2012Config`, ``methods``).
+#: control (see :class:`~stablefs.experiments.han2012_synthetic.protocol.Han2012Config`,
+#: ``methods``).
 METHODS = {
     "svm-rfe": "SVM-RFE",
     "iw-svm-rfe": "IW SVM-RFE",
