@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from cli_helpers import run, snapshot
+from stablefs._errors import EXIT_DATA
 from stablefs.datasets import load
 from stablefs.evaluation import benchmark as bm
 from stablefs.evaluation import runner as runner_mod
@@ -207,7 +208,7 @@ def test_bad_options_one_line_nothing_written(tmp_path, sets, capsys, extra, mes
 def test_missing_file_and_no_local_set(tmp_path, capsys, monkeypatch):
     code, _, err = run(["benchmark", str(tmp_path / "nothere.csv"), "--out",
                         str(tmp_path / "o")], capsys)
-    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "o").exists()
+    assert code == EXIT_DATA and err.count("\n") == 1 and not (tmp_path / "o").exists()
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.setenv("STABLEFS_DATA", str(empty))

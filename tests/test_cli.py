@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from stablefs._errors import EXIT_DATA, EXIT_USAGE
 from stablefs.cli import main, parse_sizes, split_list
 
 
@@ -108,12 +109,18 @@ def bad_files(tmp_path):
     return cases
 
 
+#: data that cannot be read or used (also: classes too small for the protocol) exit with 3
+#: (EXIT_DATA); an option the data cannot meet (k) or an unknown method with 2
+DATA_ERRORS = {"missing values", "non-numeric column", "single class", "missing label column",
+               "empty file", "unreadable file", "missing file", "class too small"}
+
+
 def test_every_bad_input_gives_one_line(tmp_path, capsys):
     for what, args in bad_files(tmp_path).items():
         code, out, err = run(["compare", *args, "--repeats", "3", "--no-progress",
                               "--out", str(tmp_path / "o")], capsys)
         lines = [ln for ln in err.strip().splitlines() if ln.startswith("stablefs: error:")]
-        assert code == 2, (what, err)
+        assert code == (EXIT_DATA if what in DATA_ERRORS else EXIT_USAGE), (what, code, err)
         assert len(lines) == 1 and "Traceback" not in err, (what, err)
 
 
@@ -126,7 +133,7 @@ def test_unknown_method_suggests(tmp_path, capsys):
 def test_console_script_exit_code_and_no_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "stablefs", "compare", str(tmp_path / "x.csv")],
                           capture_output=True, text=True)
-    assert proc.returncode == 2
+    assert proc.returncode == EXIT_DATA  # a data file that is not there
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("stablefs: error:")
     assert "Traceback" not in proc.stderr
 

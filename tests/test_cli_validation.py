@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from stablefs._errors import EXIT_DATA, EXIT_RESOURCE
 from stablefs.cli import main
 from stablefs.evaluation.runner import check_n_jobs
 
@@ -104,7 +105,8 @@ def test_unreachable_scheduler_fails_fast(tmp_path, capsys):
                  "--scheduler", f"tcp://127.0.0.1:{closed_port()}", "--out", str(out)])
     elapsed = time.perf_counter() - t0
     err = capsys.readouterr().err
-    assert code == 2 and "cannot be reached" in err and len(err.strip().splitlines()) == 1
+    assert code == EXIT_RESOURCE and "cannot be reached" in err
+    assert len(err.strip().splitlines()) == 1
     assert elapsed < 10
     assert not out.exists()
 
@@ -120,7 +122,7 @@ def test_bad_data_is_one_line_and_writes_nothing(which, needle, tmp_path, capsys
     out = tmp_path / "out"
     code = main(["compare", str(files[which]), "-m", "ttest", "--out", str(out)])
     err = capsys.readouterr().err
-    assert code == 2, err
+    assert code == EXIT_DATA, err
     assert len(err.strip().splitlines()) == 1 and err.startswith("stablefs: error: ")
     assert needle in err and "np.str_" not in err
     assert not out.exists()
@@ -139,7 +141,7 @@ def test_select_refuses_a_one_sample_file(tmp_path, capsys):
     files = bad_files(tmp_path)
     code = main(["select", str(files["one"]), "-m", "ttest", "-k", "2"])
     err = capsys.readouterr().err
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "sample" in err
+    assert code == EXIT_DATA and len(err.strip().splitlines()) == 1 and "sample" in err
 
 
 def test_select_refuses_one_resample(tmp_path, capsys):

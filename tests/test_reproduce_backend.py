@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from stablefs._errors import EXIT_RESOURCE, EXIT_USAGE
 from stablefs.cli import main
 
 
@@ -84,6 +85,6 @@ def test_bad_backend_options_fail_in_one_line_before_any_work(tmp_path, capsys, 
     out = tmp_path / "run"
     code = main(["reproduce", "xiao2007-cridd", "--quick", "--out", str(out), *args])
     err = capsys.readouterr().err
-    assert code == 2
+    assert code == (EXIT_RESOURCE if message == "cannot be reached" else EXIT_USAGE)
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()

@@ -24,6 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stablefs import StablefsError
+from stablefs._errors import EXIT_DATA, EXIT_RESOURCE
 from stablefs._runtime.escape import (
     FORMULA_TRIGGERS,
     escape_cell,
@@ -155,7 +156,7 @@ def test_select_out_is_escaped_and_terminal_output_printable(formula_data, tmp_p
 
 def test_error_lines_escape_control_characters(tmp_path, capsys):
     name = tmp_path / "evil\x1b[2J\rname.csv"
-    assert main(["compare", str(name), "--out", str(tmp_path / "o")]) == 2
+    assert main(["compare", str(name), "--out", str(tmp_path / "o")]) == EXIT_DATA
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\r" not in err and "evil\\x1b[2J" in err
     assert err.count("\n") == 1
@@ -518,7 +519,7 @@ def test_cli_scheduler_timeout_option(command, silent_server, tmp_path, capsys):
     t0 = time.perf_counter()
     code = main([*command, "--backend", "dask", "--scheduler", silent_server,
                  "--scheduler-timeout", "1", "--out", str(out)])
-    assert code == 2 and time.perf_counter() - t0 < 5
+    assert code == EXIT_RESOURCE and time.perf_counter() - t0 < 5
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and silent_server in err and "within 1 s" in err
     assert not out.exists()

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli_helpers import run, write_toy
-from stablefs._errors import StablefsError
+from stablefs._errors import EXIT_RESOURCE, StablefsError
 from stablefs._runtime.stored import StoredFileError, read_arrays, write_arrays
 from stablefs.cli import main
 from stablefs.evaluation import runner as runner_mod
@@ -617,7 +617,7 @@ def test_write_failure_is_one_line_and_the_rerun_resumes(tmp_path, capsys, monke
 
     monkeypatch.setattr(_io, "_final_mode", failing)
     code, _, err = run(args, capsys)
-    assert code == 2 and one_error(err), err
+    assert code == EXIT_RESOURCE and one_error(err), err
     line = err.strip().splitlines()[-1]
     assert str(out) in line and words in line, err
     assert not (out / "run.json").exists() and not (out / "results.csv").exists()
@@ -633,12 +633,15 @@ def test_pyarrow_style_error_without_errno_is_named(tmp_path, capsys, monkeypatc
     data = write_toy(tmp_path / "toy.csv")
     out = tmp_path / "run"
 
-    def full(self, *a, **k):
+    def full(*a, **k):
         raise OSError("Error writing bytes to file. Detail: [errno 28] No space left on device")
 
+    import pyarrow.parquet as pq
+
     monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    monkeypatch.setattr(pq, "write_table", full)
     code, _, err = run(["compare", data, *FAST, "--out", out], capsys)
-    assert code == 2 and one_error(err) and "ENOSPC" in err, err
+    assert code == EXIT_RESOURCE and one_error(err) and "ENOSPC" in err, err
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_FSIZE on Linux")
@@ -657,7 +660,7 @@ def test_a_real_file_size_limit_gives_one_line_and_the_rerun_completes(tmp_path)
 
     proc = subprocess.run(cmd, env=env, preexec_fn=limited, capture_output=True, text=True,
                           timeout=300)
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == EXIT_RESOURCE, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "EFBIG" in lines[0] and str(out) in lines[0], proc.stderr
     assert not (out / "run.json").exists()
@@ -667,7 +670,7 @@ def test_a_real_file_size_limit_gives_one_line_and_the_rerun_completes(tmp_path)
 
 
 def test_os_errors_outside_a_run_folder_are_one_line(tmp_path, capsys, monkeypatch):
-    import stablefs.cli as cli_mod
+    import stablefs.comparison._compare as compare_mod
     from stablefs._runtime import io as _io
 
     data = write_toy(tmp_path / "toy.csv")
@@ -679,7 +682,7 @@ def test_os_errors_outside_a_run_folder_are_one_line(tmp_path, capsys, monkeypat
     monkeypatch.setattr(_io, "_final_mode", full)
     code, _, err = run(["select", data, "-m", "ttest", "-k", "3", "--out",
                         tmp_path / "ranking.csv"], capsys)
-    assert code == 2 and err.count("\n") == 1, err
+    assert code == EXIT_RESOURCE and err.count("\n") == 1, err
     assert f"writing {tmp_path / 'ranking.csv'} failed: the disk is full (ENOSPC)" in err
     assert not (tmp_path / "ranking.csv").exists()
     monkeypatch.setattr(_io, "_final_mode", real)
@@ -687,7 +690,7 @@ def test_os_errors_outside_a_run_folder_are_one_line(tmp_path, capsys, monkeypat
     def broken(*a, **k):
         raise OSError(errno.EIO, os.strerror(errno.EIO), "/mnt/data/toy.csv")
 
-    monkeypatch.setattr(cli_mod, "_load", broken)
+    monkeypatch.setattr(compare_mod, "load_data", broken)
     code, _, err = run(["compare", data, *FAST, "--out", tmp_path / "o"], capsys)
-    assert code == 2 and err.count("\n") == 1, err
+    assert code == EXIT_RESOURCE and err.count("\n") == 1, err
     assert "input/output error of the device (EIO) (/mnt/data/toy.csv)" in err

@@ -1,11 +1,24 @@
 """stablefs: stable feature selection for high-dimensional, small-sample data.
 
-The package follows the data flow of ``docs/DESIGN.md``: :mod:`stablefs.datasets` →
-:mod:`stablefs.selectors` (optionally wrapped by :mod:`stablefs.stabilizers`) →
-:mod:`stablefs.evaluation` → :mod:`stablefs.stability` → :mod:`stablefs.report`.
+The main job is :func:`compare`: every method on the same resamples of the data, stability and
+accuracy side by side, a recommended (method, k) with its checks. The package follows the data
+flow of ``docs/DESIGN.md``: :mod:`stablefs.datasets` → :mod:`stablefs.selectors` (optionally
+wrapped by :mod:`stablefs.stabilizers`) → :mod:`stablefs.evaluation` →
+:mod:`stablefs.stability` → :mod:`stablefs.report`, composed by :mod:`stablefs.comparison`
+and the command line (:mod:`stablefs.cli`).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from stablefs.comparison._anndata import annotate
+    from stablefs.comparison._compare import compare
+    from stablefs.comparison._result import Comparison, read_comparison
+    from stablefs.datasets._load import load
 
 
 def make_selector(spec: str, **overrides):
@@ -18,13 +31,34 @@ def make_selector(spec: str, **overrides):
     return _make(spec, **overrides)
 
 
+_LAZY = {
+    "compare": "stablefs.comparison._compare",
+    "Comparison": "stablefs.comparison._result",
+    "read_comparison": "stablefs.comparison._result",
+    "annotate": "stablefs.comparison._anndata",
+    "load": "stablefs.datasets._load",
+}
+
+
 def __getattr__(name: str):
-    """``stablefs.__version__``, from :mod:`stablefs._version` on first use."""
+    """``stablefs.__version__`` and the API's names, loaded on first use (so that the command
+    line does not import pandas and scikit-learn before its first line)."""
     if name == "__version__":
         from stablefs._version import __version__
 
         return __version__
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'stablefs' has no attribute {name!r}")
 
 
-__all__ = ["StablefsError", "__version__", "make_selector"]
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+__all__ = ["Comparison", "StablefsError", "__version__", "annotate", "compare", "load",
+           "make_selector", "read_comparison"]

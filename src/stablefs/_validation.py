@@ -101,3 +101,39 @@ def ranking_from_order(order: np.ndarray) -> np.ndarray:
     ranking = np.empty(order.size, dtype=np.int64)
     ranking[order] = np.arange(1, order.size + 1)
     return ranking
+
+
+def refuse_anndata(X, what: str = "X") -> None:
+    """One line for an ``anndata.AnnData`` passed where a data matrix is expected (instead of
+    NumPy's or scikit-learn's message about array conversion)."""
+    import sys
+
+    module = sys.modules.get("anndata")
+    if module is not None and isinstance(X, module.AnnData):
+        raise StablefsError(
+            f"{what} is an AnnData: pass its matrix and labels (adata.X, adata.obs['group']), "
+            "or give the AnnData to stablefs.compare(adata, label='group') or "
+            "stablefs.datasets.load(adata, label='group')."
+        )
+
+
+def dense_matrix(X, what: str = "X") -> np.ndarray:
+    """``X`` as a C-contiguous float64 array; an AnnData or a sparse matrix is refused in one
+    line (a sparse one with the memory its dense form would take: never densified
+    silently)."""
+    refuse_anndata(X, what)
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        n, p = X.shape
+        raise StablefsError(
+            f"{what} is a sparse {n} x {p} matrix; stablefs needs dense values "
+            f"({_mib(n * p * 8)} as float64): pass {what}.toarray() if that fits "
+            "in memory, or an AnnData to stablefs.compare, which checks the memory first."
+        )
+    try:
+        return np.ascontiguousarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise StablefsError(f"{what} cannot be read as a numeric matrix ({exc}).") from None
+
+
+def _mib(nbytes: float) -> str:
+    return f"{nbytes / 2**20:,.1f} MiB" if nbytes < 10 * 2**20 else f"{nbytes / 2**20:,.0f} MiB"

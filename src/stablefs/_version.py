@@ -3,4 +3,4 @@
 search of the installed distributions took about a tenth of a second of the command line's
 start-up (``benchmarks/README.md``, issue 19)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

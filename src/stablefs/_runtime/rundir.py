@@ -51,7 +51,7 @@ import re
 import stat
 from pathlib import Path, PurePosixPath
 
-from stablefs._errors import StablefsError
+from stablefs._errors import ResourceError, StablefsError
 
 #: files and folders that runs of earlier versions wrote (runs without a ``"files"`` list in
 #: ``run.json``); ``--force`` deletes only the files among them, never a whole folder
@@ -147,14 +147,14 @@ def describe_os_error(exc: OSError) -> tuple[str, str]:
     return cause, fix
 
 
-def write_failure(folder, exc: OSError, option: str = "--out") -> StablefsError:
+def write_failure(folder, exc: OSError, option: str = "--out") -> ResourceError:
     """One line for a failed write into a run folder: the folder, the cause, what to do.
 
     Finished fits stay in ``.partial`` and the failed file never replaced anything (atomic
     writes), so the message says that the same command resumes.
     """
     cause, fix = describe_os_error(exc)
-    return StablefsError(
+    return ResourceError(
         f"writing to {folder} failed: {cause}. {fix[0].upper()}{fix[1:]} or choose another "
         f"{option} folder; the same command then resumes (finished work is kept)."
     )

@@ -32,6 +32,8 @@ _RULES: list[tuple[re.Pattern, str]] = [
     (re.compile(r"\blabels=(?=[\s,.;:)]|$)"), "--labels"),
     (re.compile(r"\blabel=(?=[\s,.;:)]|$)"), "--label"),
     (re.compile(r"\bprefilter = "), "--prefilter "),
+    (re.compile(r"^(seed|repeats|permutations|permutation_resamples|scale) = '?([^':]*)'?:"),
+     lambda m: f"--{m.group(1).replace('_', '-')} {m.group(2)}:"),
     (re.compile(r"\bn_jobs = "), "--n-jobs "),
     # sizes from -k
     (re.compile(r"\bk = (-?\d+) features to select, but the data has only (\d+) features: "

@@ -1,8 +1,9 @@
 """The ``stablefs benchmark`` command (registered on the main group in :mod:`stablefs.cli`).
 
 Every option is checked, and every data set loaded, before the output folder is touched;
-bad input raises :class:`~stablefs.StablefsError` (one line, exit status 2). The grid itself
-is :mod:`stablefs.evaluation.benchmark`, its files :mod:`stablefs.evaluation.benchmark_outputs`.
+bad input raises :class:`~stablefs.StablefsError` (one line; exit status 2, or 3 for data). The
+grid itself is :mod:`stablefs.evaluation.benchmark`, its files
+:mod:`stablefs.evaluation.benchmark_outputs`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pathlib import Path
 import click
 
 from stablefs._errors import StablefsError
-from stablefs.cli._options import scheduler_options
+from stablefs.cli._common import echo_json
+from stablefs.cli._options import json_option, scheduler_options
 
 __all__ = ["benchmark"]
 
@@ -73,7 +75,7 @@ def _load_one(source, entry, seed, _load, load, inputs):
     if Path(source).is_file():
         from stablefs._runtime.rundir import file_sha256
 
-        inputs[str(Path(source).resolve())] = file_sha256(source)
+        inputs[name] = file_sha256(source)  # by content: the same file elsewhere is reused
     return ds, name, ds.name
 
 
@@ -240,9 +242,10 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
               help="Progress bar [default: when stderr is a terminal].")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors and the results.")
 @click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")
+@json_option
 def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classifiers, prefilter,
               out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, permutations,
-              no_report, dry_run, progress, quiet, verbose):
+              no_report, dry_run, progress, quiet, verbose, as_json):
     """Rank feature-selection methods over many data sets: stability and accuracy of every
     method on every set under one protocol, with Friedman and post-hoc tests (Demšar 2006).
 
@@ -326,7 +329,9 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
                        "nothing refitted; add --force to recompute.", err=True)
         t = read_benchmark(out_dir)
         click.echo(summary_text(t["cells"], t["ranks"], t["friedman"], method_list,
-                                size_list))
+                                size_list), err=as_json)
+        if as_json:
+            echo_json(_json_summary(out_dir, t, reused=True))
         return
     if progress is None:
         progress = sys.stderr.isatty() and not quiet
@@ -425,13 +430,30 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
                                 seed=seed, written=written)
         folder.complete()
     t = read_benchmark(out_dir)
-    click.echo(summary_text(t["cells"], t["ranks"], t["friedman"], method_list, size_list))
+    click.echo(summary_text(t["cells"], t["ranks"], t["friedman"], method_list, size_list),
+               err=as_json)
+    if as_json:
+        echo_json(_json_summary(out_dir, t, reused=False))
     reused = bres.info["fits_reused"]
     note = f" (resumed: {reused} fits reused)" if reused else ""
     echo(f"\nwall time {time.perf_counter() - t_start:.1f} s (pilot fits {pilot_s:.1f} s, "
          f"sets {elapsed:.1f} s){note}; wrote "
          + ", ".join(sorted(Path(p).name for k, p in paths.items() if not isinstance(p, list)))
          + f", figures/, cells/ in {out_dir}/")
+
+
+def _json_summary(out_dir: Path, tables: dict, *, reused: bool) -> dict:
+    """What ``--json`` prints: the folder and its files, the sets and methods, and the mean
+    ranks per measure at every k (1 = best)."""
+    import json
+
+    info = json.loads((out_dir / "run.json").read_text(encoding="utf-8"))
+    ranks = tables["ranks"]
+    return {"status": "ok", "exit_code": 0, "out": str(out_dir), "reused": reused,
+            "files": info.get("files", []),
+            "sets": [s["name"] for s in info.get("sets", []) if not s.get("excluded")],
+            "methods": info.get("methods", []),
+            "ranks": ranks.to_dict(orient="records") if ranks is not None else []}
 
 
 def pd_unique(values):

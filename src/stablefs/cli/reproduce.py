@@ -2,7 +2,7 @@
 
 Registered on the main group in :mod:`stablefs.cli`. Every option is checked before any work
 and before the output folder is touched; bad input raises :class:`~stablefs.StablefsError`
-(one line, exit status 2).
+(one line; exit status 2, or 4 for an unreachable scheduler).
 """
 
 from __future__ import annotations

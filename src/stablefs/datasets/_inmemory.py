@@ -7,14 +7,17 @@ samples.
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import numpy as np
 import pandas as pd
 
-from stablefs._errors import StablefsError
+from stablefs._errors import ResourceError, StablefsError
 from stablefs.datasets._dataset import Dataset
 from stablefs.datasets._finish import check_labels, check_unique, finish, name_list, show, warn
+
+logger = logging.getLogger("stablefs")
 
 #: Default ceiling on the dense float64 matrix made from a sparse (or non-float64) AnnData ``X``.
 DEFAULT_MAX_DENSE_BYTES = 4 * 2**30
@@ -182,8 +185,24 @@ def read_anndata(adata, options, *, where: str = "the AnnData", name: str = "Ann
                 f"{options.max_dense_bytes} ({options.max_dense_bytes / 2**30:.1f} GiB): select "
                 "fewer features first (e.g. highly variable genes), or raise max_dense_bytes."
             )
-    X = matrix.toarray() if hasattr(matrix, "toarray") else np.asarray(matrix)
-    X = np.array(X, dtype=np.float64, copy=True)
+        from stablefs._runtime.memory import available_memory
+
+        free = available_memory()
+        if free is not None and need > free:
+            raise ResourceError(
+                f"{where}: its {'sparse ' if sparse else ''}{n} × {p} matrix would need "
+                f"{need / 2**30:.1f} GiB as dense float64, more than the "
+                f"{free / 2**30:.1f} GiB of memory available: select fewer features first "
+                "(e.g. highly variable genes).")
+        if sparse:
+            nnz = getattr(matrix, "nnz", None)
+            share = f", {100 * nnz / max(1, n * p):.1f}% non-zero" if nnz is not None else ""
+            logger.warning(f"{where}: its sparse {n} × {p} matrix{share} is made dense for "
+                           f"the selectors: {need / 2**20:,.0f} MiB as float64.")
+    if sparse:
+        X = matrix.astype(np.float64).toarray()  # one dense copy, never two
+    else:
+        X = np.array(matrix, dtype=np.float64, copy=True)
     if options.feature_names is None:
         feature_names = [str(v) for v in adata.var_names]
     else:

@@ -33,6 +33,8 @@ RAW_SKEWNESS = 2.0
 #: fewer features than this is not an expression profile: a table of a few clinical
 #: variables in different units (UCI diabetes: insulin up to 846) is not judged
 RAW_MIN_FEATURES = 100
+#: larger matrices are judged on a fixed sample of this many values (:func:`value_scale`)
+SAMPLE_VALUES = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,12 @@ def value_scale(X) -> ValueScale:
     and DLBCL (6.4, 16774) raw, and SRBCT (-0.02, 1.6) log-scale; log2(x + 1) of Colon has
     skewness 0.23 and is not called raw.
 
+    On matrices of more than :data:`SAMPLE_VALUES` values (4 million: every shared microarray
+    set is below it) the quantiles, skewness and fractions are those of every ``s``-th value
+    in memory order (``s`` the smallest step that keeps at most 4 million), a fixed,
+    deterministic sample: on a 5000 x 20000 matrix the check then costs a fraction of a
+    second instead of sorting 100 million values; the minimum and maximum stay exact.
+
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
@@ -103,10 +111,15 @@ def value_scale(X) -> ValueScale:
     ValueScale
     """
     X = np.asarray(X, dtype=np.float64)
-    values = X[np.isfinite(X)]
+    flat = X.reshape(-1)
+    step = -(-flat.size // SAMPLE_VALUES)  # ceil: every step-th value, at most SAMPLE_VALUES
+    values = flat[::step] if step > 1 else flat
+    values = values[np.isfinite(values)]
     if values.size == 0:
         nan = float("nan")
         return ValueScale(nan, nan, nan, nan, nan, 0.0, 0.0, X.shape[-1], False)
+    lo, hi = (float(values.min()), float(values.max())) if step == 1 else (
+        float(np.nanmin(X)), float(np.nanmax(X)))
     q50, q99 = np.percentile(values, [50, 99])
     centred = values - values.mean()
     sd = np.sqrt(np.mean(centred**2))
@@ -114,8 +127,8 @@ def value_scale(X) -> ValueScale:
     n_features = X.shape[1] if X.ndim == 2 else values.size
     raw = bool(n_features >= RAW_MIN_FEATURES and q99 > RAW_HIGH_QUANTILE
                and skew > RAW_SKEWNESS)
-    return ValueScale(float(values.min()), float(q50), float(values.max()), float(q99), skew,
-                      float(np.mean(values == 0)), float(np.mean(values < 0)), n_features, raw)
+    return ValueScale(lo, float(q50), hi, float(q99), skew, float(np.mean(values == 0)),
+                      float(np.mean(values < 0)), n_features, raw)
 
 
 def looks_raw(X) -> bool:

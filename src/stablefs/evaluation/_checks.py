@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from stablefs._errors import StablefsError
+from stablefs._errors import ResourceError, StablefsError
 from stablefs.evaluation.protocols import Protocol, Resample
 from stablefs.methods import validate_method
 
@@ -101,15 +101,15 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
     def left() -> float:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise StablefsError(silent)
+            raise ResourceError(silent)
         return remaining
 
     try:
         sock = socket.create_connection((host, port), timeout=left())
     except TimeoutError:
-        raise StablefsError(silent) from None
+        raise ResourceError(silent) from None
     except OSError as exc:
-        raise StablefsError(
+        raise ResourceError(
             f"the Dask scheduler at {address} cannot be reached ({exc.strerror or exc}): start "
             "it, or drop --scheduler to run on a local cluster."
         ) from None
@@ -119,7 +119,7 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
                 head = _recv_exactly(sock, 8, left)
                 (size,) = struct.unpack("<Q", head)
                 if not 8 <= size <= _MAX_HANDSHAKE_BYTES:
-                    raise StablefsError(
+                    raise ResourceError(
                         f"{address} answered, but not as a Dask scheduler (its first bytes "
                         f"{head!r} are not a Dask handshake): give the scheduler's address "
                         "(tcp://HOST:8786 by default)."
@@ -127,8 +127,8 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
                 _recv_exactly(sock, size, left)
             except (TimeoutError, ConnectionError, OSError) as exc:
                 if isinstance(exc, TimeoutError) or deadline <= time.monotonic():
-                    raise StablefsError(silent) from None
-                raise StablefsError(
+                    raise ResourceError(silent) from None
+                raise ResourceError(
                     f"the Dask scheduler at {address} closed the connection during the "
                     f"handshake ({exc.strerror or exc}): check that it is a Dask scheduler."
                 ) from None

@@ -19,13 +19,49 @@ from stablefs._runtime.io import atomic_path, atomic_write_text
 from stablefs._runtime.pandas_compat import EXACT_FLOATS
 from stablefs.evaluation.runner import ExperimentResult
 
+#: the Parquet key-value metadata entry of ``selections.parquet`` that names the features
+#: (a JSON list, in the order of every ranking)
+FEATURE_NAMES_KEY = b"stablefs.feature_names"
 
-def write_selections(selections: pd.DataFrame, out_dir: Path) -> Path:
-    """Store every (method, resample) ranking, scores and training indices as Parquet."""
+
+def write_selections(selections: pd.DataFrame, out_dir: Path, feature_names=None) -> Path:
+    """Store every (method, resample) ranking, scores and training indices as Parquet; the
+    feature names, when given, go into the file's metadata (:data:`FEATURE_NAMES_KEY`)."""
     path = out_dir / "selections.parquet"
     with atomic_path(path) as tmp:
-        selections.to_parquet(tmp, index=False)
+        if feature_names is None:
+            selections.to_parquet(tmp, index=False)
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(selections, preserve_index=False)
+            names = json.dumps([str(f) for f in feature_names]).encode()
+            table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                                   FEATURE_NAMES_KEY: names})
+            pq.write_table(table, tmp)
     return path
+
+
+def read_feature_names(out_dir) -> list[str] | None:
+    """The feature names stored with ``selections.parquet`` (None when absent or not a list
+    of strings: the metadata is read as JSON, nothing else)."""
+    path = Path(out_dir) / "selections.parquet"
+    if not path.is_file():
+        return None
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    raw = meta.get(FEATURE_NAMES_KEY)
+    if raw is None:
+        return None
+    try:
+        names = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    return names
 
 
 def read_selections(out_dir) -> pd.DataFrame:
@@ -93,24 +129,41 @@ def read_result(out_dir) -> ExperimentResult:
     )
 
 
+def signature_for(frequencies: pd.DataFrame, X, y, feature_names, selections, *,
+                  signal: str | None = None, symbols=None) -> pd.DataFrame:
+    """The consensus signatures of a comparison (:func:`stablefs.report.signature.
+    signature_table`), with the verdict on evidence of signal on every row when there is one
+    and the gene symbols beside the features when ``symbols`` are given."""
+    from stablefs.report.signature import add_symbols, signature_table
+
+    signature = signature_table(frequencies, X, y, feature_names, selections)
+    if signal:  # "no evidence of signal", or the evidence, on every row
+        signature["signal"] = signal
+    if symbols is not None:
+        signature = add_symbols(signature, feature_names, symbols)
+    return signature
+
+
 def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
                 report: bool = True, X=None, y=None, feature_names=None,
-                symbols=None, extra_paths: dict | None = None) -> dict[str, Path]:
+                symbols=None, extra_paths: dict | None = None,
+                signature: pd.DataFrame | None = None) -> dict[str, Path]:
     """Write every output file of a comparison into ``out_dir``; return their paths.
 
     ``extra_paths`` are files the caller already wrote into ``out_dir`` for this run (the
     checks of the recommendation: ``permutation.csv``, ``nested.csv``); they enter the manifest
     of ``run.json`` like the files written here.
 
-    With the whole data (``X``, ``y``, ``feature_names``) the consensus signatures are also
-    written, as ``signature.csv`` and ``signature.gmt``
-    (:func:`stablefs.report.signature.write_signature`); ``symbols`` (one gene symbol per
-    feature, ``--annotation``) adds a ``symbol`` column beside ``feature`` there.
+    The consensus signatures are written as ``signature.csv`` and ``signature.gmt``
+    (:func:`stablefs.report.signature.write_signature`): ``signature`` when given, else
+    computed from the whole data (``X``, ``y``, ``feature_names``; :func:`signature_for`);
+    ``symbols`` (one gene symbol per feature, ``--annotation``) adds a ``symbol`` column
+    beside ``feature`` there.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
-        "selections": write_selections(result.selections, out_dir),
+        "selections": write_selections(result.selections, out_dir, feature_names),
         "results.csv": write_csv(result.results, out_dir / "results.csv"),
         "stability.csv": write_csv(result.stability, out_dir / "stability.csv"),
         "frequencies.csv": write_csv(result.frequencies, out_dir / "frequencies.csv"),
@@ -123,19 +176,16 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
     paths["comparisons.csv"] = write_csv(comparisons, out_dir / "comparisons.csv")
     if result.baseline is not None and len(result.baseline.columns):
         paths["baseline.csv"] = write_csv(result.baseline, out_dir / "baseline.csv")
-    signature = None
-    if X is not None and y is not None and feature_names is not None:
-        from stablefs.report.signature import signature_table, write_signature
+    if signature is None and X is not None and y is not None and feature_names is not None:
+        signature = signature_for(result.frequencies, X, y, feature_names, result.selections,
+                                  signal=(run_info.get("trust") or {}).get("signal"),
+                                  symbols=symbols)
+    if signature is not None and len(signature.columns):
+        from stablefs.report.signature import write_signature
 
-        signature = signature_table(result.frequencies, X, y, feature_names, result.selections)
-        signal = (run_info.get("trust") or {}).get("signal")
-        if signal:  # "no evidence of signal", or the evidence, on every row
-            signature["signal"] = signal
-        if symbols is not None:
-            from stablefs.report.signature import add_symbols
-
-            signature = add_symbols(signature, feature_names, symbols)
         paths.update(write_signature(out_dir, signature, data_name=run_info.get("data")))
+    else:
+        signature = None
     if report:
         from stablefs.report import write_report
 

@@ -33,7 +33,7 @@ import pandas as pd
 
 from stablefs._errors import StablefsError
 from stablefs._runtime.processes import worker_setup
-from stablefs._validation import check_sizes
+from stablefs._validation import check_sizes, dense_matrix
 from stablefs.evaluation._checks import (  # noqa: F401 (re-exported: the runner's checks)
     _MAX_HANDSHAKE_BYTES,
     SCHEDULER_TIMEOUT,
@@ -441,7 +441,12 @@ def run_experiment(
     )
     from stablefs.stability import available_measures
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    if feature_names is None and hasattr(X, "columns") and hasattr(X, "iloc"):
+        feature_names = [str(c) for c in X.columns]  # a DataFrame keeps its gene names
+    if sample_names is None and hasattr(X, "index") and hasattr(X, "iloc") and not (
+            isinstance(X.index, range) or type(X.index).__name__ == "RangeIndex"):
+        sample_names = [str(s) for s in X.index]
+    X = dense_matrix(X)
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise StablefsError(

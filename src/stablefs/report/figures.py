@@ -93,8 +93,22 @@ def _style() -> Iterator[None]:
         yield
 
 
+class ReportFigure(Figure):
+    """A report figure that shows itself inline in Jupyter (``_repr_png_``) without pyplot:
+    the figures of :class:`stablefs.Comparison` (``plot_stability()``, ...) are built on the
+    Agg canvas, never registered with pyplot, so that drawing them in a script or a worker
+    opens no window and leaks no global state."""
+
+    def _repr_png_(self) -> bytes:
+        buf = io.BytesIO()
+        with _style():
+            FigureCanvasAgg(self)
+            self.savefig(buf, format="png", dpi=100)
+        return buf.getvalue()
+
+
 def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
+    fig = ReportFigure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 

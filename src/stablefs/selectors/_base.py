@@ -26,7 +26,12 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from stablefs._validation import check_classes, check_n_features_to_select, rank_from_scores
+from stablefs._validation import (
+    check_classes,
+    check_n_features_to_select,
+    rank_from_scores,
+    refuse_anndata,
+)
 from stablefs.selectors._constraints import check_parameters, fraction, whole
 
 
@@ -93,6 +98,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         -------
         self
         """
+        refuse_anndata(X)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2,
                              ensure_all_finite=not self._checks_finite)
         check_classification_targets(y)

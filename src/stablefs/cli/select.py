@@ -1,0 +1,168 @@
+"""``stablefs select``: fit one method on all of the data and list the ranked features (with
+``--resamples``, how often each is selected over random subsamples)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+
+import click
+
+from stablefs._errors import StablefsError
+from stablefs._runtime.escape import printable
+from stablefs.cli._common import _check_seed, _load, _set_verbosity, echo_json
+from stablefs.cli._options import (
+    data_option_values,
+    json_option,
+    verbosity_options,
+    with_data_options,
+)
+
+__all__ = ["select"]
+
+
+@click.command()
+@click.argument("data")
+@click.option("-m", "--method", required=True, help="One method string, e.g. iw-relieff.")
+@click.option("-k", "--size", "k", type=int, required=True, help="Number of features to select.")
+@click.option("--resamples", type=int, default=0, show_default=True,
+              help="Also fit on R random stratified 2/3 subsamples (R >= 2) and report each "
+                   "feature's selection frequency in their top-k.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="CSV file for the full ranking [default: print the top k].")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the subsamples, randomised methods and synthetic data.")
+@click.option("--n-jobs", type=int, default=1, show_default=True,
+              help="Parallel fits (-1 = all cores); results do not depend on it.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar [default: when stderr is a terminal; otherwise a line "
+                   "every 30 s of a long wrapper search].")
+@with_data_options
+@json_option
+@verbosity_options
+def select(data, method, k, resamples, out, seed, n_jobs, progress, label, labels, transpose,
+           layer, missing, drop_missing, drop_nominal, encode_nominal, scale, log2, annotation,
+           as_json, quiet, verbose):
+    """Fit METHOD on all of DATA and list the ranked features with their scores."""
+    import numpy as np
+    import pandas as pd
+
+    from stablefs._runtime.escape import csv_text
+    from stablefs._runtime.io import atomic_write_text
+    from stablefs._validation import check_n_features_to_select
+    from stablefs.evaluation.runner import check_n_jobs
+    from stablefs.methods import check_method_sizes, make_selector
+
+    _set_verbosity(quiet, verbose)
+    _check_seed(seed)
+    opts = data_option_values(label, labels, transpose, layer, missing, drop_missing,
+                              drop_nominal, encode_nominal, scale, log2, annotation)
+    if annotation is not None:
+        from stablefs.datasets._annotation import read_annotation
+
+        read_annotation(annotation)  # a missing or unreadable table: refused before any work
+    if resamples < 0 or resamples == 1:
+        raise StablefsError(f"--resamples must be 0 (none) or at least 2, not {resamples}.")
+    check_n_jobs(n_jobs)
+    selector = make_selector(method, random_state=seed, n_jobs=n_jobs)
+    if out is not None:
+        target = Path(out)
+        if target.is_dir():
+            raise StablefsError(f"--out {out} is a folder: give a file name such as ranking.csv.")
+        parent = target.absolute().parent
+        if not parent.is_dir():
+            raise StablefsError(f"--out {out}: the folder {parent} does not exist.")
+    ds = _load(data, opts, seed)
+    if ds.meta.get("missing") == "impute":
+        raise StablefsError("select fits on all samples: --missing impute applies only to "
+                            "compare; use --missing drop-samples or drop-features.")
+    check_n_features_to_select(k, ds.n_features)
+    check_method_sizes([method], ds.n_features)
+    if resamples:
+        from stablefs.evaluation.protocols import Protocol
+
+        Protocol("split", resamples).resamples(ds.y, seed)  # classes big enough?
+    from stablefs._runtime.progress import progress_mode
+
+    steps = progress_mode(progress, quiet)  # a search's steps: a bar, or lines in a log
+    if progress is None:
+        progress = sys.stderr.isatty() and not quiet
+    selector.set_params(n_features_to_select=k)
+    if progress:
+        click.echo(f"fitting {method} on {ds.n_samples} x {ds.n_features} ...", err=True)
+    with _search_progress(steps, method):
+        selector.fit(ds.X, ds.y)
+    if getattr(selector, "error_bound_", None) is not None and not quiet:
+        click.echo(f"stability selection: {selector.stable_set_.size} features with selection "
+                   f"probability >= {selector.threshold:g} (q = {selector.q_:.1f} of "
+                   f"{ds.n_features}; expected false selections <= "
+                   f"{selector.error_bound_:.3g}, Meinshausen and Buhlmann 2010)", err=True)
+    table = pd.DataFrame({"rank": selector.ranking_, "feature": ds.feature_names,
+                          "score": selector.scores_, "selected": selector.support_})
+    if ds.symbols is not None:
+        table.insert(2, "symbol", ds.symbols)
+    if resamples:
+        from stablefs.evaluation.protocols import Protocol
+        from stablefs.evaluation.runner import run_experiment
+
+        res = run_experiment(ds.X, ds.y, [method], [k], protocol=Protocol("split", resamples),
+                             classifiers=["1nn"], measures=["kuncheva"],
+                             feature_names=ds.feature_names, random_state=seed, n_jobs=n_jobs,
+                             progress=progress)
+        rankings = np.stack(res.selections["ranking"].to_list())
+        freq = (rankings <= k).mean(axis=0)
+        table["frequency"] = freq
+        kun = res.stability["estimate"].iloc[0]
+        click.echo(f"Kuncheva stability of the top {k} over {resamples} subsamples: {kun:.3f}",
+                   err=True)
+    table = table.sort_values("rank").reset_index(drop=True)
+    if out:
+        atomic_write_text(Path(out), csv_text(table))
+        if not quiet:
+            click.echo(f"wrote {len(table)} ranked features to {printable(out)}", err=True)
+    elif as_json:
+        click.echo(printable(table.head(k).to_string(index=False)), err=True)
+    else:
+        click.echo(printable(table.head(k).to_string(index=False)))
+    if as_json:
+        top = table.head(k)
+        payload = {"status": "ok", "exit_code": 0, "method": method, "k": k,
+                   "out": None if out is None else str(out),
+                   "features": [str(f) for f in top["feature"]],
+                   "scores": [float(s) for s in top["score"]]}
+        if "symbol" in top:
+            payload["symbols"] = [str(s) for s in top["symbol"]]
+        if resamples:
+            payload["frequency"] = [float(f) for f in top["frequency"]]
+            payload["stability"] = {"measure": "kuncheva", "estimate": float(kun),
+                                    "resamples": resamples}
+        echo_json(payload)
+
+
+@contextlib.contextmanager
+def _search_progress(mode: str | None, method: str):
+    """The steps of a sequential search (wrappers: SFS, SBS, RSA, ...) that the fit inside
+    runs, with the subset size and its criterion value: a bar (``mode="bar"``), or in a log
+    (``"lines"``) a line every half minute of a long search; other methods show nothing
+    more."""
+    if mode is None:
+        yield
+        return
+    from stablefs._runtime.progress import make_progress
+    from stablefs.selectors.wrappers._search import observe_steps
+
+    bar = None
+
+    def step(size: int, error: float) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = make_progress(mode, total=None, desc=method, unit="step")
+        bar.update(1, text=f"{size} feature{'' if size == 1 else 's'}, J = {error:.4f}")
+
+    try:
+        with observe_steps(step):
+            yield
+    finally:
+        if bar is not None:
+            bar.close()

@@ -1,0 +1,429 @@
+"""The main job: :func:`compare` runs every method on the same resamples of the data, measures
+stability and accuracy, recommends a (method, k), checks the recommendation (baseline,
+permutation test, nested estimate) and, with ``out=``, keeps it all in a run folder.
+
+It runs in two steps that the command line also uses, so that it can speak between them:
+:func:`prepare` checks every option, reads the data and decides what an output folder holds
+(nothing is computed, nothing written); :func:`execute` does the work.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stablefs.comparison._inputs import (
+    data_digest,
+    input_fingerprints,
+    load_data,
+    parse_sizes,
+)
+from stablefs.comparison._options import DEFAULT_DATA, CompareOptions
+
+log = logging.getLogger("stablefs")
+
+
+def default_out(name: str) -> Path:
+    """``./stablefs-<name>``: the output folder of ``stablefs compare`` without ``--out``."""
+    return Path("stablefs-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-"))
+
+
+@dataclass
+class Plan:
+    """A checked comparison, ready to run: the options, the data as analysed, the sizes, the
+    configuration that keys a run folder, and the folder (``None``: in memory)."""
+
+    options: CompareOptions
+    dataset: object
+    sizes: list[int]
+    config: dict
+    out: Path | None = None
+    folder: object = None
+    command: str = ""
+    state: str = "new"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def reusable(self) -> bool:
+        """Whether the output folder holds this finished run (same configuration)."""
+        return self.state == "reuse"
+
+    def describe(self) -> str:
+        """The two lines printed before the work: the data, then the protocol, methods, sizes
+        and output folder."""
+        o = self.options
+        proto = o.protocol_
+        what = proto.describe() if hasattr(proto, "describe") else repr(proto)
+        where = f"; output {self.out}" if self.out is not None else ""
+        return (f"{self.dataset!r}\n{what}; methods {', '.join(o.method_names)}; "
+                f"k = {', '.join(map(str, self.sizes))}{where}")
+
+
+def prepare(data=DEFAULT_DATA, options: CompareOptions | None = None, *, out=None,
+            force: bool = False, default_folder: bool = False, command: str = "") -> Plan:
+    """Check every option, read the data and find what ``out`` holds; nothing is computed.
+
+    Every option is refused in one line before the data are read, and the data before the
+    output folder is touched.
+    """
+    from stablefs._runtime.rundir import RunFolder
+    from stablefs.evaluation._checks import check_measures_defined
+    from stablefs.evaluation.preprocessing import Preprocessing
+    from stablefs.methods import check_method_sizes
+
+    options = (options or CompareOptions()).check()
+    if out is not None:
+        RunFolder(out, {}).check_path()  # a file, an unwritable place: refused before any work
+    options.check_backend()
+    ds = load_data(data, options.data_options(), options.seed)
+    sizes = parse_sizes(options.sizes, ds.n_features)
+    check_method_sizes(options.methods, ds.n_features)
+    check_measures_defined(options.measures, sizes, ds.n_features)
+    _check_resamples(options, ds)
+    Preprocessing(standardize=options.standardize, prefilter=options.prefilter).check(
+        ds.n_features, sizes)
+    config = _configuration(options, ds, sizes)
+    out_dir = Path(out) if out is not None else (default_out(ds.name) if default_folder
+                                                 else None)
+    plan = Plan(options, ds, sizes, config, out_dir, command=command)
+    if out_dir is not None:
+        plan.folder = RunFolder(out_dir, config, force=force)
+        plan.state = plan.folder.check() or "new"
+    return plan
+
+
+def _check_resamples(options: CompareOptions, ds) -> None:
+    """A single class, or a class too small for the protocol, fails here, before any fit
+    (a data error: exit status 3)."""
+    from stablefs._errors import StablefsError, as_data_error
+    from stablefs.evaluation._checks import _protocol_resamples
+
+    try:
+        _protocol_resamples(options.protocol_, None, ds.X, ds.y, options.seed)
+    except StablefsError as exc:
+        raise as_data_error(exc) from None
+
+
+def _protocol_config(proto) -> dict:
+    return dict(proto.__dict__) if hasattr(proto, "describe") else {"splitter": repr(proto)}
+
+
+def _method_config(methods) -> list:
+    return [m.strip() if isinstance(m, str) else repr(m) for m in methods]
+
+
+def _configuration(options: CompareOptions, ds, sizes: list[int]) -> dict:
+    """What keys a finished run: a changed item is a changed configuration. Input files enter
+    by their content (sha256), not their path."""
+    from stablefs._runtime.versions import stablefs_version
+
+    impute = "median" if ds.meta.get("missing") == "impute" else None
+    config = {
+        "data": ds.name, "data_digest": data_digest(ds),
+        "inputs": input_fingerprints(ds, options.data_options()),
+        "data_options": options.recorded_data_options(),
+        "n_samples": ds.n_samples, "n_features": ds.n_features,
+        "methods": _method_config(options.methods), "sizes": sizes,
+        "protocol": _protocol_config(options.protocol_),
+        "classifiers": _method_config(options.classifiers), "measures": options.measures,
+        "seed": options.seed, "impute": impute, "report": bool(options.report),
+        "stablefs": stablefs_version(),
+    }
+    if options.standardize or options.prefilter:  # absent when unused (earlier runs' keys)
+        config.update(standardize=options.standardize, prefilter=options.prefilter)
+    config.update(options.trust_settings().config())
+    return config
+
+
+def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = True):
+    """Run a prepared comparison (or read back the finished run its folder holds).
+
+    Parameters
+    ----------
+    plan : Plan
+        From :func:`prepare`.
+    progress : bool, str or None
+        A progress bar (``True`` or ``"bar"``), a line per tenth in a log (``"lines"``), or
+        nothing.
+    verbose : int
+        1: the options, resample sizes and each method's fit times in the log; 2: also every
+        resample's class counts.
+    announce : bool
+        Log the estimated wall time before the work (from one pilot fit per method).
+
+    Returns
+    -------
+    Comparison
+    """
+    from stablefs.comparison._result import Comparison, read_comparison
+
+    if plan.reusable:
+        comparison = read_comparison(plan.out)
+        comparison.dataset = plan.dataset
+        comparison.reused = True
+        return comparison
+    from stablefs.comparison import _trust
+    from stablefs.evaluation._checks import _protocol_resamples, check_n_jobs
+    from stablefs.evaluation.preprocessing import Preprocessing
+    from stablefs.evaluation.runner import run_experiment
+
+    o, ds = plan.options, plan.dataset
+    settings = o.trust_settings()
+    impute = plan.config["impute"]
+    started = _dt.datetime.now().astimezone()
+    t0 = time.perf_counter()
+    resamples = _protocol_resamples(o.protocol_, None, ds.X, ds.y, o.seed)[0]
+    workers = check_n_jobs(o.n_jobs, len(resamples) * len(o.methods))
+    log.info(f"options: classifiers {', '.join(plan.config['classifiers'])}; stability "
+             f"{', '.join(o.measures)}; seed {o.seed}; n_jobs {o.n_jobs} (workers {workers}); "
+             f"backend {o.backend}; standardize {o.standardize}; prefilter {o.prefilter}; "
+             f"missing values {impute or 'refused'}; permutations {settings.permutations} x "
+             f"{settings.permutation_resamples} resamples; nested {settings.nested_outer} x "
+             f"{settings.nested_inner}")
+    _trust.log_resamples(resamples, ds.y, verbose)
+    if announce:
+        _trust.announce(ds.X, ds.y, o.methods, resamples, seed=o.seed,
+                        prep=Preprocessing(impute=impute, standardize=o.standardize,
+                                           prefilter=o.prefilter),
+                        workers=workers, settings=settings, n_features=ds.n_features,
+                        prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers)
+    folder = plan.folder
+    cache = folder.partial if folder is not None else None
+    with folder if folder is not None else _nothing():
+        result = run_experiment(
+            ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
+            classifiers=o.classifiers, measures=o.measures, feature_names=ds.feature_names,
+            random_state=o.seed, n_jobs=o.n_jobs, backend=o.backend, scheduler=o.scheduler,
+            cache_dir=cache, impute=impute, standardize=o.standardize, prefilter=o.prefilter,
+            progress=progress, sample_names=getattr(ds, "sample_names", None))
+        if verbose:
+            ft = result.results[result.results["metric"] == "fit_time"].groupby(
+                "method", sort=False)["value"]
+            log.info("fit time per method: " + ", ".join(
+                f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
+        trust = _trust.assess(
+            result, ds.X, ds.y, o.methods, plan.sizes, resamples, settings=settings,
+            classifiers=o.classifiers, measures=o.measures, seed=o.seed, n_jobs=o.n_jobs,
+            backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
+            standardize=o.standardize, prefilter=o.prefilter, progress=progress)
+        run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
+        comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
+        if folder is not None:
+            comparison._write(plan.out, report=bool(o.report))
+            folder.complete()
+            comparison.folder = plan.out
+    comparison.wall_time = time.perf_counter() - t0  # with the files and the report
+    return comparison
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _run_info(plan: Plan, result, trust, started, elapsed: float) -> dict:
+    """``run.json``: the configuration and what happened."""
+    from stablefs._runtime.versions import package_versions
+
+    o, ds = plan.options, plan.dataset
+    proto = o.protocol_
+    return {
+        "command": plan.command,
+        "data": ds.name, "source": ds.source, "n_samples": ds.n_samples,
+        "n_features": ds.n_features, "classes": ds.class_counts(), "data_meta": ds.meta,
+        "methods": plan.config["methods"], "sizes": plan.sizes,
+        "protocol": proto.describe() if hasattr(proto, "describe") else repr(proto),
+        "protocol_config": _protocol_config(proto),
+        "classifiers": plan.config["classifiers"], "measures": o.measures,
+        "seed": o.seed, "n_jobs": o.n_jobs, "backend": o.backend,
+        "fits_reused": result.info["fits_reused"],
+        "fits_computed": result.info["fits_computed"],
+        "started": started.isoformat(timespec="seconds"),
+        "finished": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "wall_time_s": round(elapsed, 3), "versions": package_versions(),
+        "config": plan.config, "config_key": plan.folder.key if plan.folder else None,
+        "options": _jsonable(plan.extra.get("options") or plan.options.as_dict()),
+        "trust": trust.info,
+    }
+
+
+def _jsonable(options: dict) -> dict:
+    """The resolved options for ``run.json``: values JSON can hold, others as text."""
+    out = {}
+    for k, v in options.items():
+        if isinstance(v, (list, tuple)):
+            v = [x if isinstance(x, (str, int, float, bool)) or x is None else repr(x)
+                 for x in v]
+        elif not (isinstance(v, (str, int, float, bool)) or v is None):
+            v = repr(v)
+        out[k] = v
+    return out
+
+
+def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", repeats=None,
+            classifiers=None, measures=None, seed: int = 0, n_jobs: int = 1,
+            backend: str = "loky", scheduler: str | None = None,
+            scheduler_timeout: float = 30.0, permutations: int = 100,
+            permutation_resamples: int = 3, nested=(5, 3), standardize: bool = False,
+            prefilter: int | None = None, scale: str = "raw", label: str | None = None,
+            labels=None, layer: str | None = None, feature_names=None, transpose: bool = False,
+            missing: str | None = None, drop_nominal: bool = False,
+            encode_nominal: bool = False, annotation=None, out=None, force: bool = False,
+            report: bool = True, progress=False, verbose: int = 0):
+    """Compare the stability and accuracy of feature selection methods on one data set.
+
+    The same job as ``stablefs compare``, with the same defaults: every method is fitted on
+    the same resamples of the data and every selection recorded; the stability of the
+    selected subsets (Nogueira et al. 2018, with its confidence interval) and the held-out
+    accuracy of classifiers trained on them are measured at each subset size k; the most
+    stable (method, k) whose accuracy is tied with the best is recommended, and checked
+    against the majority-class baseline, by a permutation test that refits the selector on
+    permuted labels (Ambroise and McLachlan 2002) and by a nested estimate of the choice.
+
+    Parameters
+    ----------
+    data : str, path, DataFrame, AnnData or tuple, default "synthetic:han2012"
+        Anything :func:`stablefs.datasets.load` takes (a file, a registry name such as
+        ``"colon"``, a synthetic spec such as ``"synthetic:han2012?n_samples=200"``, a
+        ``pandas.DataFrame`` with a class column, an ``anndata.AnnData``), or ``(X, y)``:
+        arrays (name the columns with ``feature_names``) or a DataFrame and a Series.
+    methods : str or list, default "relieff,iw-relieff,en-relieff"
+        Method strings (``stablefs methods`` lists them; parameters in parentheses:
+        ``"en-relieff(n_estimators=40)"``), selector objects or ``(name, selector)`` pairs.
+    sizes : str or list of int, optional
+        Subset sizes k: ``[10, 20, 50]``, ``"10:50:10"``; default 10, 20, 30, 40, 50.
+    protocol : str, Protocol or scikit-learn splitter, default "split"
+        ``"split"`` (random stratified 2/3 splits), ``"cv"``, ``"holdout"``,
+        ``"subsample"``, ``"bootstrap"``, ``"5x2"``, ``"loo"`` (see ``stablefs compare
+        --help``), or a splitter such as ``RepeatedStratifiedKFold``.
+    repeats : int, optional
+        Number of splits or repeats (default: 20 splits, 10 cv repeats).
+    classifiers : str or list, default "svm,1nn"
+        Classifiers trained on each selected subset (``svm``, ``1nn``, ``3nn``, ``lda``).
+    measures : str or list, default "nogueira"
+        Stability measures (``stablefs measures``).
+    seed : int, default 0
+        Seeds the resamples, every randomised method and synthetic data.
+    n_jobs : int, default 1
+        Parallel fits (-1: all cores); the results do not depend on it.
+    backend : {"loky", "dask"}, default "loky"
+        Where parallel fits run; ``scheduler`` is a Dask scheduler's address (default: a
+        local cluster).
+    scheduler_timeout : float, default 30
+        Seconds a scheduler gets to answer before the run is refused.
+    permutations : int, default 100
+        Permutations of the recommendation's permutation test (0 skips it).
+    permutation_resamples : int, default 3
+        Resamples refitted per permutation.
+    nested : tuple or str, default (5, 3)
+        Outer resamples and inner splits of the nested estimate (0 skips it).
+    standardize : bool, default False
+        Centre and scale each feature on each training part before selection.
+    prefilter : int, optional
+        Keep the N features with the largest t-statistic on each training part.
+    scale : {"raw", "log2", "auto"}, default "raw"
+        Analyse the values as given, as log2(max(x, 0) + 1), or log2-transform them when they
+        look like raw intensities.
+    label, labels, layer, feature_names, transpose, missing, drop_nominal, encode_nominal
+        Data options, as :func:`stablefs.datasets.load` takes them; ``feature_names`` also
+        names the columns of ``(X, y)`` arrays.
+    annotation : path, optional
+        Probe -> gene symbol table: symbols beside probe IDs in the signature and report.
+    out : path, optional
+        A run folder: the files of ``stablefs compare --out`` are written there, a finished
+        run with the same configuration is read back instead of recomputed, and an
+        interrupted one resumes. Without it the comparison stays in memory
+        (:meth:`Comparison.save` writes the folder later).
+    force : bool, default False
+        Replace a finished run of another configuration in ``out``.
+    report : bool, default True
+        Write ``report.html`` and ``report.md`` into ``out``.
+    progress : bool or str, default False
+        A progress bar on stderr (``True``), or a line per tenth (``"lines"``).
+    verbose : int, default 0
+        More log messages (logger ``"stablefs"``).
+
+    Returns
+    -------
+    Comparison
+        Tidy tables, the recommendation, the evidence of signal, and figures.
+
+    Raises
+    ------
+    stablefs.StablefsError
+        One line naming a bad option or a problem with the data, before any work.
+
+    See Also
+    --------
+    stablefs.read_comparison : Read a run folder back.
+    stablefs.annotate : Write the results into an AnnData.
+
+    References
+    ----------
+    Nogueira, Sechidis and Brown 2018, "On the stability of feature selection algorithms",
+    JMLR 18, eq. 4 and Theorem 7 (the stability estimate and its interval). Ambroise and
+    McLachlan 2002, "Selection bias in gene extraction on the basis of microarray
+    gene-expression data", PNAS 99 (refitting the selector in every permutation). Han 2012,
+    "Stable feature selection: theory and algorithms", sec. 6.1 (the default synthetic data).
+
+    Examples
+    --------
+    >>> import stablefs
+    >>> result = stablefs.compare("synthetic:han2012?n_samples=60&n_features=200",
+    ...                           methods="ttest,relieff", sizes=[5, 10], repeats=5,
+    ...                           permutations=0, nested=0)
+    >>> sorted(result.stability["method"].unique())
+    ['relieff', 'ttest']
+    >>> result.recommendation.method in {"ttest", "relieff"}
+    True
+    """
+    options = CompareOptions(
+        methods=_default(methods, "relieff,iw-relieff,en-relieff"), sizes=sizes,
+        protocol=protocol, repeats=repeats, standardize=standardize, prefilter=prefilter,
+        classifiers=_default(classifiers, "svm,1nn"), measures=_default(measures, "nogueira"),
+        seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+        scheduler_timeout=scheduler_timeout, permutations=permutations,
+        permutation_resamples=permutation_resamples, nested=nested, report=report,
+        label=label, labels=labels, layer=layer, feature_names=feature_names,
+        transpose=transpose, missing=missing, drop_nominal=drop_nominal,
+        encode_nominal=encode_nominal, scale=scale, annotation=annotation)
+    plan = prepare(data, options, out=out, force=force,
+                   command=python_call(data, options, out))
+    if not plan.reusable:
+        log.info(plan.describe().replace("\n", "; "))
+    from stablefs._runtime.progress import progress_mode
+
+    mode = progress_mode(None if progress is None else bool(progress), False) \
+        if progress in (None, True, False) else progress
+    return execute(plan, progress=mode, verbose=verbose, announce=False)
+
+
+def _default(value, default: str):
+    return default if value is None else value
+
+
+def python_call(data, options: CompareOptions, out) -> str:
+    """The Python call that reruns a comparison, for the report's "Rerun with" box: the data
+    when it is a name or a path, and the options that differ from the defaults."""
+    defaults = CompareOptions()
+    what = repr(str(data)) if isinstance(data, (str, Path)) else "data"
+    parts = [what]
+    for name, value in options.as_dict().items():
+        if name == "methods":
+            value = ",".join(options.method_names)
+            if value == ",".join(defaults.methods):
+                continue
+        elif value == getattr(defaults, name):
+            continue
+        if isinstance(value, (str, int, float, bool, tuple, list)) or value is None:
+            parts.append(f"{name}={value!r}")
+    if out is not None:
+        parts.append(f"out={str(out)!r}")
+    return "stablefs.compare(" + ", ".join(parts) + ")"
