@@ -53,6 +53,9 @@ def test_compare_returns_tidy_tables_with_the_gene_names(result):
     assert not result.baseline.empty and not result.permutation.empty
     assert result.nested.empty  # nested=0
     assert result.folder is None and not result.reused
+    assert result.run_info["command"] == (  # the report's "Rerun with"
+        "stablefs.compare(data, methods='ttest,relieff', sizes=[3, 6], repeats=4, "
+        "classifiers='1nn', permutations=24, permutation_resamples=2, nested=0)")
 
 
 def test_recommendation_and_signal(result):

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stablefs.comparison._inputs import (
+    as_list,
     data_digest,
     input_fingerprints,
     load_data,
+    names_of,
     parse_sizes,
 )
 from stablefs.comparison._options import DEFAULT_DATA, CompareOptions
@@ -416,9 +418,9 @@ def python_call(data, options: CompareOptions, out) -> str:
     what = repr(str(data)) if isinstance(data, (str, Path)) else "data"
     parts = [what]
     for name, value in options.as_dict().items():
-        if name == "methods":
-            value = ",".join(options.method_names)
-            if value == ",".join(defaults.methods):
+        if name in ("methods", "classifiers", "measures"):
+            value = ",".join(names_of(as_list(value, name)))
+            if value == ",".join(getattr(defaults, name)):
                 continue
         elif value == getattr(defaults, name):
             continue
