@@ -195,7 +195,12 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
                         prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers)
     folder = plan.folder
     cache = folder.partial if folder is not None else None
-    with folder if folder is not None else _nothing():
+    from stablefs.evaluation.runner import backend_session
+
+    # one Dask client (a local cluster's worker processes) for the comparison, the
+    # permutation test and every outer resample of the nested estimate
+    with backend_session(o.backend, o.n_jobs, o.scheduler), \
+            (folder if folder is not None else _nothing()):
         result = run_experiment(
             ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
             classifiers=o.classifiers, measures=o.measures, feature_names=ds.feature_names,

@@ -18,6 +18,8 @@ and removes it when the run completes (:mod:`stablefs._runtime.rundir`).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -306,6 +308,41 @@ class _FitCache:
             f"recomputed: {path.name}: {why}{more}.")
 
 
+#: the Dask client of the running command (:func:`backend_session`), shared by its phases
+_SESSION: contextvars.ContextVar = contextvars.ContextVar("stablefs_dask_session", default=None)
+
+
+def _new_client(n_jobs: int, scheduler: str | None):
+    from dask.distributed import Client
+
+    if scheduler:
+        return Client(scheduler, timeout="10s")
+    return Client(processes=True, n_workers=max(1, n_jobs), threads_per_worker=1)
+
+
+@contextlib.contextmanager
+def backend_session(backend: str, n_jobs, scheduler: str | None = None):
+    """One Dask client for every phase of a command (the comparison, each outer resample of
+    the nested estimate, the permutation test; a benchmark's sets; an experiment's studies).
+
+    Inside, the phases' parallel sections reuse this client instead of starting and closing a
+    local cluster each (a cluster's start is seconds of worker processes importing the
+    numerical stack). With ``backend="loky"`` nothing is needed: joblib reuses its loky
+    executor across calls. Nested sessions reuse the outer one.
+    """
+    if backend != "dask" or _SESSION.get() is not None:
+        yield
+        return
+    check_backend(backend, scheduler)
+    client = _new_client(check_n_jobs(n_jobs), scheduler)
+    token = _SESSION.set(client)
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+        client.close()
+
+
 def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
     check_backend(backend, scheduler)
     if backend == "loky":
@@ -315,18 +352,16 @@ def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
         # (stablefs._runtime.processes)
         return joblib.parallel_config(backend="loky", initializer=worker_setup,
                                       initargs=(os.getpid(),))
-    from dask.distributed import Client
-
-    if scheduler:
-        client = Client(scheduler, timeout="10s")
-    else:
-        client = Client(processes=True, n_workers=max(1, n_jobs), threads_per_worker=1)
-    return _DaskContext(client)
+    session = _SESSION.get()
+    if session is not None:
+        return _DaskContext(session, close=False)
+    return _DaskContext(_new_client(n_jobs, scheduler))
 
 
 class _DaskContext:
-    def __init__(self, client):
+    def __init__(self, client, *, close: bool = True):
         self.client = client
+        self.close = close
         self.inner = joblib.parallel_config(backend="dask")
 
     def __enter__(self):
@@ -335,7 +370,8 @@ class _DaskContext:
 
     def __exit__(self, *exc):
         self.inner.__exit__(*exc)
-        self.client.close()
+        if self.close:
+            self.client.close()
 
 
 def _method_key(name: str, template) -> str:
