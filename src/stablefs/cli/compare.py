@@ -70,6 +70,8 @@ __all__ = ["compare"]
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar [default: when stderr is a terminal].")
 @click.option("--no-report", is_flag=True, help="Skip report.md / report.html.")
+@click.option("--svg", is_flag=True, help="Also write every figure of the report as SVG "
+              "(vector graphics, for papers) beside its PNG.")
 @click.option("--permutations", type=int, default=100, show_default=True, metavar="N",
               help="Permutation test of the recommended (method, k): N label permutations, "
                    "the selector refitted on each; p = (1 + exceedances) / (1 + N), so "
@@ -87,7 +89,7 @@ __all__ = ["compare"]
 @verbosity_options
 def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, classifiers, measures,
             out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, progress, no_report,
-            permutations, permutation_resamples, nested, label, labels, transpose, layer,
+            svg, permutations, permutation_resamples, nested, label, labels, transpose, layer,
             missing, drop_missing, drop_nominal, encode_nominal, scale, log2, annotation,
             as_json, print_config, quiet, verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
@@ -113,6 +115,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         measures=measures, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
         scheduler_timeout=scheduler_timeout, permutations=permutations,
         permutation_resamples=permutation_resamples, nested=nested, report=not no_report,
+        svg=svg,
         **data_option_values(label, labels, transpose, layer, missing, drop_missing,
                              drop_nominal, encode_nominal, scale, log2, annotation))
     plan = prepare(data, options, out=out, force=force, default_folder=True,

@@ -137,6 +137,8 @@ def _configuration(options: CompareOptions, ds, sizes: list[int]) -> dict:
     }
     if options.standardize or options.prefilter:  # absent when unused (earlier runs' keys)
         config.update(standardize=options.standardize, prefilter=options.prefilter)
+    if options.svg:
+        config["svg"] = True
     config.update(options.trust_settings().config())
     return config
 
@@ -220,7 +222,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
         run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
         comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
         if folder is not None:
-            comparison._write(plan.out, report=bool(o.report))
+            comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg))
             folder.complete()
             comparison.folder = plan.out
     comparison.wall_time = time.perf_counter() - t0  # with the files and the report
@@ -283,7 +285,7 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
             labels=None, layer: str | None = None, feature_names=None, transpose: bool = False,
             missing: str | None = None, drop_nominal: bool = False,
             encode_nominal: bool = False, annotation=None, out=None, force: bool = False,
-            report: bool = True, progress=False, verbose: int = 0):
+            report: bool = True, svg: bool = False, progress=False, verbose: int = 0):
     """Compare the stability and accuracy of feature selection methods on one data set.
 
     The same job as ``stablefs compare``, with the same defaults: every method is fitted on
@@ -352,6 +354,8 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
         Replace a finished run of another configuration in ``out``.
     report : bool, default True
         Write ``report.html`` and ``report.md`` into ``out``.
+    svg : bool, default False
+        Also write every figure of the report as SVG beside its PNG.
     progress : bool or str, default False
         A progress bar on stderr (``True``), or a line per tenth (``"lines"``).
     verbose : int, default 0
@@ -397,7 +401,7 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
         classifiers=_default(classifiers, "svm,1nn"), measures=_default(measures, "nogueira"),
         seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
         scheduler_timeout=scheduler_timeout, permutations=permutations,
-        permutation_resamples=permutation_resamples, nested=nested, report=report,
+        permutation_resamples=permutation_resamples, nested=nested, report=report, svg=svg,
         label=label, labels=labels, layer=layer, feature_names=feature_names,
         transpose=transpose, missing=missing, drop_nominal=drop_nominal,
         encode_nominal=encode_nominal, scale=scale, annotation=annotation)

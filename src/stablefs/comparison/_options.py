@@ -47,6 +47,7 @@ class CompareOptions:
     permutation_resamples: int = 3
     nested: object = (5, 3)
     report: bool = True
+    svg: bool = False
     # data options
     label: str | None = None
     labels: object = None

@@ -379,12 +379,12 @@ class Comparison:
             return Path(folder)
         with run:
             self._write(Path(folder), report=bool(config.get("report", True)),
-                        config_key=run.key, config=config)
+                        svg=bool(config.get("svg", False)), config_key=run.key, config=config)
             run.complete()
         return Path(folder)
 
-    def _write(self, out: Path, *, report: bool, config_key: str | None = None,
-               config: dict | None = None) -> dict:
+    def _write(self, out: Path, *, report: bool, svg: bool = False,
+               config_key: str | None = None, config: dict | None = None) -> dict:
         """Every file of the run folder (inside a locked :class:`RunFolder`)."""
         from stablefs.evaluation.outputs import save_result, write_csv
         from stablefs.evaluation.runner import ExperimentResult
@@ -404,8 +404,9 @@ class Comparison:
         result = ExperimentResult(self.selections, self.results, self.stability,
                                   self.frequencies, comparisons=self.comparisons,
                                   baseline=self.baseline)
-        paths = save_result(result, out, run_info, report=report, feature_names=self.feature_names,
-                            signature=self.signature, extra_paths=extra)
+        paths = save_result(result, out, run_info, report=report, svg=svg,
+                            feature_names=self.feature_names, signature=self.signature,
+                            extra_paths=extra)
         self.paths = paths
         return paths
 

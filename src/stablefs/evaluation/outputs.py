@@ -147,7 +147,7 @@ def signature_for(frequencies: pd.DataFrame, X, y, feature_names, selections, *,
 def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
                 report: bool = True, X=None, y=None, feature_names=None,
                 symbols=None, extra_paths: dict | None = None,
-                signature: pd.DataFrame | None = None) -> dict[str, Path]:
+                signature: pd.DataFrame | None = None, svg: bool = False) -> dict[str, Path]:
     """Write every output file of a comparison into ``out_dir``; return their paths.
 
     ``extra_paths`` are files the caller already wrote into ``out_dir`` for this run (the
@@ -192,7 +192,7 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
         paths.update(write_report(out_dir, run_info=run_info, results=result.results,
                                   stability=result.stability, frequencies=result.frequencies,
                                   selections=result.selections, feature_names=feature_names,
-                                  signature=signature, baseline=result.baseline))
+                                  signature=signature, baseline=result.baseline, svg=svg))
     paths.update(extra_paths or {})
     # run.json last: its presence (with "finished") marks a complete run; it names stablefs
     # and lists every file written, the files --force may delete (stablefs._runtime.rundir)
