@@ -237,11 +237,14 @@ class Comparison:
                       bool(v.tested), list(v.reasons), float(v.accuracy), float(v.baseline))
 
     def _verdict_lines(self) -> list[str]:
-        from stablefs.report.summary import verdict_lines
-        from stablefs.report.tables import baseline_means
+        if "verdict" not in self._cache:
+            from stablefs.report.summary import verdict_lines
+            from stablefs.report.tables import baseline_means
 
-        return verdict_lines(self.results, self.stability, self.frequencies,
-                             baseline=baseline_means(self.baseline) or None, trust=self.trust)
+            self._cache["verdict"] = verdict_lines(
+                self.results, self.stability, self.frequencies,
+                baseline=baseline_means(self.baseline) or None, trust=self.trust)
+        return list(self._cache["verdict"])
 
     def summary(self) -> str:
         """The text that ``stablefs compare`` prints: the stability and accuracy tables, the
