@@ -33,8 +33,8 @@ class PublishedTable:
     Examples
     --------
     >>> pub = PublishedTable("Han 2012, sec. 6.1")
-    >>> pub.setting("training sets", 500, 40).frame().iloc[0].tolist()
-    ['training sets (setting)', 500, 40, 'Han 2012, sec. 6.1']
+    >>> print(*pub.setting("training sets", 500, 40).frame().iloc[0], sep=" | ")
+    training sets (setting) | 500 | 40 | Han 2012, sec. 6.1
     """
 
     def __init__(self, source: str = "") -> None:
