@@ -1,11 +1,11 @@
 """Data sets: file readers, the registry of named microarray sets, synthetic generators.
 
 * :func:`load` reads a file (csv/tsv/txt[.gz], arff, npz, h5ad), a registry name (the 16
-  sets of the ``datamicroarray`` collection, ``"alon"`` ... ``"west"``, or the seed papers'
-  aliases ``"colon"``, ``"leukemia"``, ``"prostate"``, ``"lung"``, ``"srbct"``, ``"dlbcl"``) or
+  sets of the ``datamicroarray`` collection, ``"alon"`` ... ``"west"``, or the aliases the
+  papers use, ``"colon"``, ``"leukemia"``, ``"prostate"``, ``"lung"``, ``"srbct"``, ``"dlbcl"``) or
   a synthetic spec (``"synthetic:han2012?n_samples=200"``) into a :class:`Dataset`.
-* :func:`make_han2012` (seed 000 sec. 6.1) and :func:`make_xiao2007` (seed 004 sec. 2.2) generate
-  data with known relevant features.
+* :func:`make_han2012` (Han 2012, sec. 6.1) and :func:`make_xiao2007` (Xiao, Hua and Dougherty
+  2007, sec. 2.2) generate data with known relevant features.
 * :func:`registry_table` lists the named sets and where their files were found (the
   ``stablefs datasets`` command); :func:`fetch` returns a verified local ``.csv.gz`` of one,
   downloading the ``.RData`` and converting it (:func:`read_rdata`) when it is missing.

@@ -128,6 +128,53 @@ def load(
         missing from the sample sheet (or the reverse), continuous labels, fewer than 2
         samples, every feature constant, a sparse matrix too large to densify, checksum
         mismatch, a named set that cannot be found or downloaded, an invalid option value.
+
+    See Also
+    --------
+    stablefs.datasets.fetch : The verified local file of a registry name.
+    stablefs.datasets.make_han2012, stablefs.datasets.make_xiao2007 : The synthetic generators.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 6.1
+       (``"synthetic:han2012"``).
+    .. [2] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, sec. 2.2
+       (``"synthetic:xiao2007"``).
+    .. [3] J. A. Ramey, "datamicroarray: Collection of Data Sets for Classification", R package
+       version 0.2.3, 2016, https://github.com/ramhiser/datamicroarray (the registry names).
+
+    Examples
+    --------
+    A table in memory, one row per sample, its classes in the column ``label``:
+
+    >>> import pandas as pd
+    >>> from stablefs.datasets import load
+    >>> frame = pd.DataFrame({"label": ["t", "t", "n", "n"], "TP53": [1.2, 0.8, 2.5, 2.9],
+    ...                       "MYC": [0.3, 0.4, 0.2, 0.1]}, index=["p1", "p2", "p3", "p4"])
+    >>> data = load(frame)
+    >>> data
+    Dataset('DataFrame', 4 samples x 2 features, classes {n: 2, t: 2})
+    >>> print(*data.sample_names)
+    p1 p2 p3 p4
+
+    A genes × samples file, as GEO writes them, with a ``label`` row:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "genes.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("gene,p1,p2,p3,p4\\nlabel,t,t,n,n\\nTP53,1.2,0.8,2.5,2.9\\n"
+    ...                 "MYC,0.3,0.4,0.2,0.1\\n")
+    >>> data = load(path, transpose=True)
+    >>> print(*data.feature_names, "|", *data.y)
+    TP53 MYC | t t n n
+
+    A synthetic spec:
+
+    >>> load("synthetic:xiao2007?model=unequal&n_samples=30&random_state=1").X.shape
+    (30, 200)
     """
     if isinstance(source, Dataset):
         return source

@@ -128,7 +128,7 @@ def _labels(y, n: int, where: str) -> np.ndarray:
 
 
 def read_rdata(path: str | os.PathLike[str], name: str | None = None) -> RDataSet:
-    """Read the object ``name`` (default: the file's stem) of a ``datamicroarray`` ``.RData``.
+    """Read the data set ``name`` (default: the file's stem) of a ``datamicroarray`` ``.RData``.
 
     Parameters
     ----------
@@ -141,12 +141,35 @@ def read_rdata(path: str | os.PathLike[str], name: str | None = None) -> RDataSe
     Returns
     -------
     RDataSet
+        ``X`` (float64, n × p), ``y`` (``str`` labels) and ``feature_names`` (``f0 …`` where
+        R holds placeholders).
 
     Raises
     ------
     StablefsError
         Not an R data file, no object ``name``, no ``x``/``y``, non-numeric ``x``, missing
         labels, or ``x`` and ``y`` of different lengths.
+
+    References
+    ----------
+    .. [1] J. A. Ramey, "datamicroarray: Collection of Data Sets for Classification", R package
+       version 0.2.3, 2016, https://github.com/ramhiser/datamicroarray.
+
+    Examples
+    --------
+    A small file in the collection's form (a list with ``x`` and the factor ``y``), written
+    with the ``rdata`` package:
+
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> import rdata
+    >>> from stablefs.datasets import read_rdata
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.RData")
+    >>> x = pd.DataFrame({"g1": [0.5, 1.5, 2.5], "g2": [1.0, 2.0, 4.0]})
+    >>> rdata.write_rda(path, {"toy": {"x": x, "y": pd.Categorical(["t", "n", "t"])}})
+    >>> data = read_rdata(path)
+    >>> data.X.shape, data.feature_names, data.y.tolist()
+    ((3, 2), ['g1', 'g2'], ['t', 'n', 't'])
     """
     import rdata
 

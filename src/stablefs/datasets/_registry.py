@@ -2,9 +2,9 @@
 
 The named sets are the 16 microarray classification sets of the public ``datamicroarray``
 collection (``ramhiser/datamicroarray`` on GitHub, MIT licence) at the pinned commit
-``a95f6f68ed3debf48ee54f198435fa12aa655b16``; the six data sets the seed papers use are
-aliases: ``colon`` = alon, ``leukemia`` = golub, ``prostate`` = singh, ``lung`` = gordon,
-``srbct`` = khan, ``dlbcl`` = shipp (``docs/DESIGN.md``, Data → Registry).
+``a95f6f68ed3debf48ee54f198435fa12aa655b16``; the six data sets of the papers stablefs
+reproduces are aliases: ``colon`` = alon, ``leukemia`` = golub, ``prostate`` = singh,
+``lung`` = gordon, ``srbct`` = khan, ``dlbcl`` = shipp (``docs/DESIGN.md``, Data → Registry).
 
 Where a set is found
 --------------------
@@ -67,9 +67,11 @@ REGISTRY_URL_ENV = "STABLEFS_REGISTRY_URL"
 
 @dataclass(frozen=True)
 class RegistryEntry:
-    """One named data set of the ``datamicroarray`` collection.
+    """One named data set of the ``datamicroarray`` collection, with its checksums.
 
-    Attributes
+    The values of :data:`REGISTRY`; the fields were read from the pinned ``.RData`` files.
+
+    Parameters
     ----------
     name : str
         The collection's name (first author of the paper): ``"alon"``.
@@ -86,11 +88,44 @@ class RegistryEntry:
     description : str
         What is classified, in one sentence.
     alias : str or None
-        The name the seed papers use (``"colon"``); also the stem of the shared ``.csv.gz``.
+        The name the reproduced papers use (``"colon"``); also the stem of the shared ``.csv.gz``.
     csv_sha256, csv_size : str or None, int or None
         sha256 and size of the shared ``<alias>.csv.gz`` (``../shared/datasets/MANIFEST.md``).
     content_sha256 : str or None
         sha256 of the uncompressed ``label`` + features CSV text of the converted set.
+
+    Attributes
+    ----------
+    filename : str
+        ``<name>.RData``, the file downloaded from the collection.
+    csv_filenames : tuple of str
+        The converted forms accepted in a folder, in order of preference.
+    url : str
+        The download address (``STABLEFS_REGISTRY_URL`` replaces the pinned base).
+    full_reference : str
+        Reference and journal, ``"Alon et al. 1999, PNAS"``.
+    label : str
+        The name and its alias, ``"alon (colon)"``.
+    classes_text : str
+        The class counts as text, ``"t 40, n 22"``.
+
+    References
+    ----------
+    .. [1] J. A. Ramey, "datamicroarray: Collection of Data Sets for Classification", R package
+       version 0.2.3, 2016, https://github.com/ramhiser/datamicroarray (the pinned commit a95f6f6).
+    .. [2] U. Alon, N. Barkai, D. A. Notterman, K. Gish, S. Ybarra, D. Mack and A. J. Levine,
+       "Broad patterns of gene expression revealed by clustering analysis of tumor and normal
+       colon tissues probed by oligonucleotide arrays", PNAS 96(12), 6745–6750, 1999 (the
+       ``alon`` set).
+
+    Examples
+    --------
+    >>> from stablefs.datasets import REGISTRY
+    >>> entry = REGISTRY["colon"]
+    >>> entry.label, entry.n_samples, entry.n_features
+    ('alon (colon)', 62, 2000)
+    >>> entry.classes_text, entry.full_reference
+    ('t 40, n 22', 'Alon et al. 1999, PNAS')
     """
 
     name: str
@@ -418,9 +453,33 @@ def find_local(name: str, data_home=None) -> Path | None:
 
 @dataclass(frozen=True)
 class FetchResult:
-    """What :func:`fetch_dataset` did: ``path`` (verified ``.csv.gz``), ``action`` (``"found"``,
-    ``"converted"``, ``"downloaded"``) and ``source`` (the ``.RData`` path or URL used, else
-    None)."""
+    """What :func:`fetch_dataset` did to provide a verified local file of a registry set.
+
+    Parameters
+    ----------
+    entry : RegistryEntry
+        The registry set.
+    path : pathlib.Path
+        The verified ``label`` + features ``.csv.gz``.
+    action : {"found", "converted", "downloaded"}
+        Whether the ``.csv.gz`` was already there, converted from a local ``.RData``, or
+        converted from a downloaded one.
+    source : str, optional
+        The ``.RData`` path or URL used; None when a ``.csv.gz`` was found.
+
+    References
+    ----------
+    .. [1] J. A. Ramey, "datamicroarray: Collection of Data Sets for Classification", R package
+       version 0.2.3, 2016, https://github.com/ramhiser/datamicroarray.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from stablefs.datasets import REGISTRY, FetchResult
+    >>> result = FetchResult(REGISTRY["colon"], Path("colon.csv.gz"), "found")
+    >>> result.entry.name, result.action, result.source
+    ('alon', 'found', None)
+    """
 
     entry: RegistryEntry
     path: Path
@@ -655,7 +714,42 @@ def fetch_dataset(name: str, data_home=None, *, download: bool = True) -> FetchR
     Returns
     -------
     FetchResult
-        ``path`` is a verified ``label`` + features ``.csv.gz``.
+        ``path`` is a verified ``label`` + features ``.csv.gz``; ``action`` says whether it
+        was found, converted or downloaded.
+
+    Raises
+    ------
+    StablefsError
+        As :func:`fetch`.
+
+    See Also
+    --------
+    fetch : The same, returning the path only.
+
+    References
+    ----------
+    .. [1] J. A. Ramey, "datamicroarray: Collection of Data Sets for Classification", R package
+       version 0.2.3, 2016, https://github.com/ramhiser/datamicroarray.
+
+    Examples
+    --------
+    A file found in ``data_home`` is checked against the registry's sha256 before use:
+
+    >>> import os, tempfile
+    >>> from stablefs.datasets import fetch_dataset
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "alon.RData"), "wb") as f:
+    ...     _ = f.write(b"not the real file")
+    >>> fetch_dataset("colon", data_home=folder)
+    Traceback (most recent call last):
+    ...
+    stablefs._errors.StablefsError: ...alon.RData: checksum mismatch for registry set
+    alon (colon)...
+
+    With the real file (downloaded on first use, then cached):
+
+    >>> fetch_dataset("colon").action  # doctest: +SKIP
+    'found'
     """
     entry = entry_for(name)
     local = find_local(entry.name, data_home)
@@ -699,6 +793,35 @@ def fetch(name: str, data_home=None, *, download: bool = True) -> Path:
     StablefsError
         Unknown name, checksum mismatch, a failed download (saying where to put the file and
         naming ``STABLEFS_REGISTRY_URL``), or a file that cannot be converted.
+
+    See Also
+    --------
+    stablefs.datasets.load : Reads the file (``load("colon")`` calls this function).
+
+    References
+    ----------
+    .. [1] J. A. Ramey, "datamicroarray: Collection of Data Sets for Classification", R package
+       version 0.2.3, 2016, https://github.com/ramhiser/datamicroarray.
+    .. [2] U. Alon, N. Barkai, D. A. Notterman, K. Gish, S. Ybarra, D. Mack and A. J. Levine,
+       "Broad patterns of gene expression revealed by clustering analysis of tumor and normal
+       colon tissues probed by oligonucleotide arrays", PNAS 96(12), 6745–6750, 1999.
+
+    Examples
+    --------
+    Names are checked before anything is searched:
+
+    >>> from stablefs.datasets import fetch
+    >>> fetch("colonn")
+    Traceback (most recent call last):
+    ...
+    stablefs._errors.StablefsError: unknown registry data set 'colonn' (did you mean colon
+    or alon?): ...
+
+    The colon cancer set of Alon et al. (1999), downloaded on first use (needs the network):
+
+    >>> path = fetch("colon")  # doctest: +SKIP
+    >>> path.name  # doctest: +SKIP
+    'colon.csv.gz'
     """
     return fetch_dataset(name, data_home, download=download).path
 
@@ -738,7 +861,12 @@ SYNTHETIC_ROWS = [
 
 
 def registry_table(data_home=None) -> list[dict]:
-    """One row per named data set, for ``stablefs datasets``.
+    """List the named data sets and where their files are, one row per set (``stablefs datasets``).
+
+    Parameters
+    ----------
+    data_home : path-like, optional
+        Folder searched first, as in :func:`fetch`.
 
     Returns
     -------
@@ -749,6 +877,20 @@ def registry_table(data_home=None) -> list[dict]:
         a file was found, not checked here, or ``"not downloaded"``) and ``kind``
         (``"csv.gz"``, ``"RData"``, None, or ``"synthetic"``). The two synthetic generators
         follow the 16 sets, with ``location`` ``"generated on demand"``.
+
+    References
+    ----------
+    .. [1] J. A. Ramey, "datamicroarray: Collection of Data Sets for Classification", R package
+       version 0.2.3, 2016, https://github.com/ramhiser/datamicroarray.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import registry_table
+    >>> rows = registry_table()
+    >>> [(row["name"], row["alias"]) for row in rows[:2]]
+    [('alon', 'colon'), ('borovecki', '')]
+    >>> rows[-1]["name"], rows[-1]["location"]
+    ('synthetic:xiao2007', 'generated on demand')
     """
     rows = []
     for entry in entries():

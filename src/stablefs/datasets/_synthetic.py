@@ -1,4 +1,5 @@
-"""Synthetic data with known relevant features (seed 000 sec. 6.1; seed 004 sec. 2.2).
+"""Synthetic data with known relevant features (Han 2012, sec. 6.1; Xiao, Hua and Dougherty
+2007, sec. 2.2).
 
 Both generators sample Gaussian vectors whose covariance Σ is block-diagonal with equicorrelated
 blocks (1 on the diagonal, ρ off it). Σ is never formed: each block is multiplied by its
@@ -135,7 +136,7 @@ def make_han2012(
     label_by: str = "sign",
     random_state=None,
 ) -> Dataset:
-    r"""Synthetic data of Han (2012), seed 000 sec. 6.1 ("Experimental Setup").
+    r"""Draw the synthetic data of Han (2012), sec. 6.1 ("Experimental Setup").
 
     Each sample is drawn from one of two Gaussian components
     :math:`\mathcal N_1(\mu_1, \Sigma)` and :math:`\mathcal N_2(\mu_2, \Sigma)` with
@@ -145,13 +146,13 @@ def make_han2012(
     ``n_blocks × block_size`` (none with the defaults) are independent N(0, 1). The optimal
     weight vector is :math:`r^* = (w, \dots, w, 0, \dots, 0)` on the first ``n_relevant``
     features, ``w = 1 / n_relevant`` = 0.02 by default, so that :math:`\sum_j r^*_j = 1`.
-    Defaults reproduce the seed: 100 samples, 1000 features, 100 blocks of 10, ρ = 0.8, 50
+    Defaults reproduce the paper: 100 samples, 1000 features, 100 blocks of 10, ρ = 0.8, 50
     relevant features, m = 0.5.
 
     Parameters
     ----------
     n_samples : int
-        Number of samples (the seed's training sets have 100).
+        Number of samples (the paper's training sets have 100).
     n_features : int
         Total number of features (at least ``n_blocks × block_size``).
     n_blocks, block_size : int
@@ -163,9 +164,9 @@ def make_han2012(
     mean : float
         Mean shift m of component 1 on the relevant features (component 2 has −m).
     weight : float or array-like of length n_relevant, optional
-        The non-zero entries of r*. A scalar gives equal weights (the seed); an array gives
+        The non-zero entries of r*. A scalar gives equal weights (the paper); an array gives
         unequal relevance. ``relevance`` is r* normalised to sum 1 (as the normalised SVM
-        weights it is compared with in seed 000 eqs. 3.1–3.4); the labels depend only on
+        weights it is compared with in Han 2012, eqs. 3.1–3.4); the labels depend only on
         the direction of r*. Entries must be positive.
     balanced : bool
         True: exactly ``n_samples // 2`` samples from component 1 and the rest from component 2
@@ -173,10 +174,10 @@ def make_han2012(
         probability 1/2.
     label_by : {"sign", "component"}
         How the class is decided. ``"sign"`` (default): :math:`y = \operatorname{sign}(r^{*T}
-        x)` ∈ {1, −1}, as the seed states ("the class label of each instance … is decided by
+        x)` ∈ {1, −1}, as the paper states ("the class label of each instance … is decided by
         the sign of a linear combination … according to the optimal weight vector").
         ``"component"``: y = 1 for samples of :math:`\mathcal N_1`, −1 for :math:`\mathcal N_2`.
-        The seed also says each training set has 50 instances from each component; with
+        The paper also says each training set has 50 instances from each component; with
         ``"sign"`` the *labels* are then not exactly balanced: with the defaults about 11 %
         of the samples get the label of the other component
         (:math:`P = \Phi(-0.5 / \sqrt{0.0004 \cdot 410}) \approx 0.11`).
@@ -194,6 +195,27 @@ def make_han2012(
     -----
     Samples are generated in a random order (components interleaved), so the first rows are
     not all from one component.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 6.1.
+
+    Examples
+    --------
+    A small version (20 samples, 3 blocks of 10 features, the first 5 relevant):
+
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=20, n_features=30, n_blocks=3, n_relevant=5,
+    ...                     random_state=0)
+    >>> data.X.shape
+    (20, 30)
+    >>> print(*data.relevant)
+    0 1 2 3 4
+    >>> round(float(data.relevance.sum()), 3), round(float(data.relevance[0]), 3)
+    (1.0, 0.2)
+    >>> sorted(set(data.y.tolist()))
+    [-1, 1]
     """
     n_samples = _int(n_samples, "n_samples")
     n_features = _int(n_features, "n_features")
@@ -274,22 +296,52 @@ def make_han2012(
 def xiao2007_mu(
     n_features: int = 200, block_size: int = 20, best: float = 0.3, other: float = 0.05
 ) -> np.ndarray:
-    r"""The base mean vector μ used by :func:`make_xiao2007`.
+    r"""Return the base mean vector μ used by :func:`make_xiao2007`.
 
-    The seed (004, Figure 2) shows μ only as a plot: 200 values between 0 and about 0.35, with
-    :math:`\mu_1, \mu_{21}, \dots, \mu_{181}` (the first feature of each block of 20) much
-    larger than the rest; the exact values are in a companion file that is not available. We
-    use, within every block, ``best`` (0.3) for the block's first feature and, for its other
-    features at offsets i = 1 … b − 1, the linearly decreasing values
-    :math:`other \cdot (b - i) / (b - 1)` (0.05, 0.047, …, 0.0026). This is
+    The paper (Xiao, Hua and Dougherty 2007, Figure 2) shows μ only as a plot: 200 values
+    between 0 and about 0.35, with :math:`\mu_1, \mu_{21}, \dots, \mu_{181}` (the first
+    feature of each block of 20) much larger than the rest; the exact values are in a
+    companion file that is not available. We use, within every block, ``best`` (0.3) for the
+    block's first feature and, for its other features at offsets i = 1 … b − 1, the linearly
+    decreasing values :math:`other \cdot (b - i) / (b - 1)` (0.05, 0.047, …, 0.0026). This is
 
     * deterministic and inside the plotted range;
     * such that the first feature of each block is the unique best one of its block, and, as
       the best features of different blocks are independent and equally strong, the 10 block
-      leaders form the best 10-feature set, as the seed states;
+      leaders form the best 10-feature set, as the paper states;
     * of a difficulty "possible but not too easy": with μa = 1.75 μ, the Bayes error of
       the equal-covariance model on the 10 best features is
       :math:`\Phi(-\tfrac12 \cdot 2 \cdot 1.75 \cdot 0.3 \sqrt{10}) \approx 0.048`.
+
+    Parameters
+    ----------
+    n_features : int
+        Length of μ (D = 200 in the paper).
+    block_size : int
+        Features per block; the first of each block gets ``best``.
+    best : float
+        μ of the first feature of each block.
+    other : float
+        The largest μ of the other features of a block (offset 1); it decreases linearly to
+        ``other / (block_size − 1)`` at the block's last feature.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        The base mean vector.
+
+    References
+    ----------
+    .. [1] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, sec. 2.2 and Figure 2.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import xiao2007_mu
+    >>> mu = xiao2007_mu(n_features=6, block_size=3)
+    >>> print(*[round(float(v), 3) for v in mu])
+    0.3 0.05 0.025 0.3 0.05 0.025
     """
     mu = np.empty(n_features)
     for start in range(0, n_features, block_size):
@@ -314,7 +366,7 @@ def make_xiao2007(
     mu=None,
     random_state=None,
 ) -> Dataset:
-    r"""Gaussian models of Xiao, Hua & Dougherty (2007), seed 004 sec. 2.2 ("Data").
+    r"""Draw data from a Gaussian model of Xiao, Hua and Dougherty (2007), sec. 2.2 ("Data").
 
     Two equiprobable classes, 0 and 1, each with exactly half the samples (class 0 gets the
     extra sample when ``n_samples`` is odd):
@@ -327,23 +379,27 @@ def make_xiao2007(
     with μa = μb = 1.75 μ and μc = 4.0 μ (``scale`` overrides the factor). Σ is block-diagonal
     with blocks of ``block_size`` = 20, 1 on the diagonal and ρ = 0.1 off it (a shorter last
     block when ``block_size`` does not divide ``n_features``). The best features are the first
-    of each block: 0, 20, …, 180 (the seed's 1st, 21st, …, 181st), mutually independent.
+    of each block: 0, 20, …, 180 (the paper's 1st, 21st, …, 181st), mutually independent.
 
     Parameters
     ----------
     model : {"equal", "unequal", "bimodal"}
+        The model: equal covariances (a), unequal covariances (b) or a bimodal class 1 (c).
     n_samples : int
-        N (the seed uses 50 and 100).
+        N (the paper uses 50 and 100).
     n_features : int
-        D = 200 in the seed.
+        D = 200 in the paper.
     block_size : int
+        Features per correlated block (20 in the paper).
     rho : float
+        Correlation within a block (0.1 in the paper).
     scale : float, optional
         Factor applied to μ; default 1.75 for "equal"/"unequal", 4.0 for "bimodal".
     mu : array-like of length n_features, optional
-        The base mean vector μ. Default :func:`xiao2007_mu`, our reconstruction of the seed's
-        Figure 2 (the seed gives μ only as a plot; see that function for the values and why).
+        The base mean vector μ. Default :func:`xiao2007_mu`, our reconstruction of the paper's
+        Figure 2 (the paper gives μ only as a plot; see that function for the values and why).
     random_state : int, Generator or None
+        Seed; the same seed gives the same data.
 
     Returns
     -------
@@ -353,6 +409,21 @@ def make_xiao2007(
         set, normalised to sum 1). ``meta["mu"]`` is the base μ, ``meta["class_means"]`` the
         two class means, and for the bimodal model ``meta["component"]`` is 0 for class 0 and
         +1 / −1 for the class-1 component (mean +μc / −μc).
+
+    References
+    ----------
+    .. [1] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, sec. 2.2.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_xiao2007
+    >>> data = make_xiao2007("bimodal", n_samples=50, random_state=0)
+    >>> data.X.shape, int((data.y == 1).sum())
+    ((50, 200), 25)
+    >>> print(*data.relevant[:4])
+    0 20 40 60
     """
     if model not in _XIAO_SCALE:
         close = difflib.get_close_matches(str(model), list(_XIAO_SCALE), n=1)
