@@ -36,13 +36,57 @@ from stablefs.selectors._constraints import check_parameters, fraction, whole
 
 
 class BaseSelector(SelectorMixin, BaseEstimator):
-    """Common ``fit`` / ``ranking_`` / ``support_`` logic for feature weighting selectors.
+    """Base class of the selectors: ``fit`` scores the features, then ranks and selects them.
+
+    A subclass implements ``_score(X, y, sample_weight)``, returning one relevance score per
+    feature (higher = more relevant); ``fit`` validates the input, normalises the instance
+    weights to sum 1, and sets ``scores_``, ``ranking_`` and ``support_``. Selectors whose
+    ranking is not a sort of their scores (wrappers, recursive elimination) override
+    ``_rank(X, y, sample_weight)`` instead, returning ``(scores, ranking)``.
 
     Parameters
     ----------
     n_features_to_select : int, float or None
         Size of ``support_``. ``None`` selects half of the features; a float in ``(0, 1]`` is a
         fraction; an int larger than the number of features is an error.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        One relevance score per feature, higher = more relevant.
+    ranking_ : ndarray of int of shape (n_features,)
+        1 = best, a permutation of ``1..p``; ties are broken by the lower feature index.
+    support_ : ndarray of bool of shape (n_features,)
+        The top ``n_features_to_select_`` features.
+    n_features_to_select_ : int
+        The size of ``support_``.
+    classes_ : ndarray
+        The class labels seen by ``fit``.
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+
+    References
+    ----------
+    .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
+       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and
+       Machine Learning, 108–122, 2013 (the estimator interface every selector follows).
+
+    Examples
+    --------
+    A new selector needs only its score:
+
+    >>> import numpy as np
+    >>> from stablefs.selectors import BaseSelector
+    >>> class Spread(BaseSelector):
+    ...     # the weighted standard deviation of each feature
+    ...     def _score(self, X, y, sample_weight):
+    ...         mean = sample_weight @ X
+    ...         return np.sqrt(sample_weight @ (X - mean) ** 2)
+    >>> X = np.array([[0.0, 1.0, 5.0], [0.0, 3.0, 1.0], [0.0, 2.0, 9.0], [0.0, 2.0, 3.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> selector = Spread(n_features_to_select=1).fit(X, y)
+    >>> selector.ranking_.tolist(), selector.get_support().tolist()
+    ([3, 2, 1], [False, False, True])
     """
 
     #: whether ``fit`` honours ``sample_weight`` (instance weights)
@@ -89,7 +133,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data, one row per sample.
         y : array-like of shape (n_samples,)
+            The class labels.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative instance weights; ``None`` weighs every sample equally. They are
             normalised to sum to 1 before being passed to the scoring rule.
@@ -97,6 +143,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted selector.
         """
         refuse_anndata(X)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2,

@@ -1,4 +1,4 @@
-"""Logistic instance weights, LIW (2019 stability thesis sec. 8.2, eq. 8.2): the functions.
+"""Logistic instance weights, LIW (Prat Masramon 2016, sec. 8.2, eq. 8.2): the functions.
 
 Every instance gets Relief's hypothesis margin (eq. 2.53), the margins are standardised over
 the data, and a logistic function of the standardised margin is the weight.
@@ -33,7 +33,7 @@ MARGIN_READINGS = ("nearest", "all")
 
 
 def relief_margins(X, y, *, scale: bool = True, margin: str = "nearest") -> np.ndarray:
-    """Relief's hypothesis margin of every instance (2019 thesis eq. 2.53).
+    """Relief's hypothesis margin of every instance (Prat Masramon 2016, eq. 2.53).
 
     ``theta(x) = (|x - nearmiss(x)| - |x - nearhit(x)|) / 2`` with the nearest hit and miss
     in ``D \\ {x}`` under the Manhattan distance (Relief's distance, eq. 2.18) on min-max
@@ -75,7 +75,7 @@ def relief_margins(X, y, *, scale: bool = True, margin: str = "nearest") -> np.n
 
 def logistic_instance_weights(X, y, *, alpha: float = LIW_ALPHA, scale: bool = True,
                               margin: str = "nearest") -> np.ndarray:
-    """Logistic instance weights (2019 thesis sec. 8.2, eq. 8.2).
+    """Logistic instance weights (Prat Masramon 2016, sec. 8.2, eq. 8.2).
 
     ``omega(x) = 1 / (1 + exp(-alpha z(x)))`` with ``z(x) = (theta(x) - mean) / sd``, the
     margin of :func:`relief_margins` standardised by its mean and sample standard deviation

@@ -1,4 +1,4 @@
-"""Margin-based instance weights (seed 000 ch. 4, Algorithm 1, eqs. 4.2-4.7): the functions.
+"""Margin-based instance weights (Han 2012, ch. 4, Algorithm 1, eqs. 4.2-4.7): the functions.
 
 Every instance is mapped to its *margin vector* (eq. 4.2) -- per feature, the summed distance
 to all misses minus the summed distance to all hits, or with every hit and miss weighted by
@@ -47,7 +47,7 @@ MARGIN_METRICS = frozenset({
 def margin_vectors(
     X: np.ndarray, y: np.ndarray, neighbor_weights: np.ndarray | None = None
 ) -> np.ndarray:
-    """Margin vectors of all instances against all hits and all misses (seed 000 eq. 4.2 / 4.7).
+    """Margin vectors of all instances against all hits and all misses (Han 2012, eq. 4.2 / 4.7).
 
     ``x'_ij = sum_{l: y_l != y_i} v_l |x_ij - x_lj| - sum_{l != i: y_l = y_i} v_l |x_ij - x_lj|``
     with ``v_l = 1`` (eq. 4.2) or ``v_l = W(l)``, the instance weights of the previous round
@@ -189,7 +189,7 @@ def margin_instance_weights(
     neighbor_metric: str | Callable = "cityblock",
     return_n_iter: bool = False,
 ):
-    """Margin-based instance weights (seed 000 Algorithm 1, eqs. 4.2 and 4.6; distance-weighted
+    """Margin-based instance weights (Han 2012, Algorithm 1, eqs. 4.2 and 4.6; distance-weighted
     eqs. 4.3-4.5; iterative eq. 4.7).
 
     1. Map every instance to its margin vector against **all** hits and **all** misses
@@ -210,9 +210,9 @@ def margin_instance_weights(
         comparable across features. ``False`` uses the raw values.
     metric : str or callable, default="euclidean"
         Distance between margin vectors in eq. 4.6: a callable or one of the real-valued
-        :func:`scipy.spatial.distance.pdist` metrics in :data:`MARGIN_METRICS`. The seed
-        leaves it open; Euclidean is the usual reading (the seed-002 digest presumes it)
-        and penalises a margin vector that deviates strongly on a few features.
+        :func:`scipy.spatial.distance.pdist` metrics in :data:`MARGIN_METRICS`. Han (2012) leaves it
+        open; Euclidean is the usual reading and penalises a margin vector that deviates strongly on
+        a few features.
     n_iter : int, default=1
         Maximum number of weighting rounds. 1 is the one-shot Algorithm 1 used in the seed's
         experiments. ``n_iter > 1`` is the iterative variant of sec. 4.4: round ``t`` recomputes

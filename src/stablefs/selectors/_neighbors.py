@@ -2,10 +2,11 @@
 
 ReliefF (:mod:`stablefs.selectors.relieff`) and margin-based instance weighting
 (:mod:`stablefs.stabilizers.margin`) both work with per-feature absolute differences
-``|x_ij - x_lj|`` between instances (seed 000 eqs. 4.2 and 5.1). The helpers here do the
+``|x_ij - x_lj|`` between instances (Han 2012, eqs. 4.2 and 5.1). The helpers here do the
 O(n^2 p) parts without a Python loop over features and with bounded memory:
 
-- :func:`minmax_scale` -- the range normalisation of ReliefF's ``diff`` (seed 002 eq. 2.20);
+- :func:`minmax_scale` -- the range normalisation of ReliefF's ``diff`` (Prat Masramon 2016,
+  eq. 2.20);
 - :func:`pairwise_distances` -- an ``n x n`` distance matrix (Manhattan: a compiled kernel;
   others: :func:`scipy.spatial.distance.pdist`), never an ``n x n x p`` array;
 - :func:`nearest_in_class` -- K nearest neighbours of every instance inside one class, ties by
@@ -30,7 +31,7 @@ BLOCK_ELEMENTS = 2**18
 def minmax_scale(X: np.ndarray) -> np.ndarray:
     """Scale every feature to ``[0, 1]`` by its range on ``X``; constant features become 0.
 
-    ``|x'_a - x'_b|`` of the result is ReliefF's numeric ``diff`` (seed 002 eq. 2.20):
+    ``|x'_a - x'_b|`` of the result is ReliefF's numeric ``diff`` (Prat Masramon 2016, eq. 2.20):
     ``|x_a - x_b| / (max - min)``. A constant feature has no range; its column is all zeros,
     so its ``diff`` is 0 for every pair.
 

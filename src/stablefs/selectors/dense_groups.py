@@ -547,6 +547,16 @@ class DGF(BaseSelector):
     support_ : ndarray of bool
         The representatives of the first ``n_features_to_select_`` groups.
     n_features_to_select_ : int
+        The number of groups selected.
+
+    References
+    ----------
+    .. [1] L. Yu, C. Ding and S. Loscalzo, "Stable feature selection via dense feature
+       groups", Proc. 14th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining,
+       803–811, 2008, sec. 4.1, Alg. 1 and eqs. 1–4; sec. 6.1.
+    .. [2] D. Comaniciu and P. Meer, "Mean shift: a robust approach toward feature space
+       analysis", IEEE Transactions on Pattern Analysis and Machine Intelligence 24(5),
+       603–619, 2002.
 
     Examples
     --------
@@ -678,7 +688,15 @@ class DRAGS(BaseSelector):
     support_ : ndarray of bool
         The representatives of the first ``n_features_to_select_`` groups.
     n_features_to_select_ : int
+        The number of groups selected.
     classes_ : ndarray
+        The class labels seen by ``fit``.
+
+    References
+    ----------
+    .. [1] L. Yu, C. Ding and S. Loscalzo, "Stable feature selection via dense feature
+       groups", Proc. 14th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining,
+       803–811, 2008, sec. 4.2, Alg. 2; sec. 6.1.
 
     Examples
     --------

@@ -1,11 +1,12 @@
-"""Filters the 2019 stability thesis compares against in ch. 8: information gain, 1R and
+"""Filters Prat Masramon (2016) compares against in ch. 8: information gain, 1R and
 random-forest importance.
 
-The thesis uses them as feature weightings without defining them (its sec. 2.3 gives
+The thesis uses them as feature weightings without defining them (its sec. 2.2 gives
 information gain, eq. 2.11; 1R is Holte 1993; RandomForests is Breiman 2001) and without
 naming the discretisation. Here:
 
-- :class:`InfoGain`: ``IG(C | X) = H(C) - H(C | X)`` (thesis eqs. 2.9-2.11) on the feature
+- :class:`InfoGain`: ``IG(C | X) = H(C) - H(C | X)`` (Prat Masramon 2016, eqs. 2.9-2.11) on the
+  feature
   discretised by Fayyad and Irani's MDL rule (Weka's supervised discretisation, which the
   Weka and R FSelector information-gain evaluators use), or into equal-frequency bins;
 - :class:`OneR`: the training accuracy of Holte's one-rule on the same discretisation (each
@@ -51,13 +52,17 @@ def _discretize(X, codes, discretization, n_bins):
 
 def information_gain(X, y, *, discretization: str = "mdl", n_bins: int = 10,
                      sample_weight=None) -> np.ndarray:
-    """Information gain of every feature, ``IG(C | X) = H(C) - H(C | X)`` in bits (2019
-    stability thesis eqs. 2.9-2.11) on the discretised feature.
+    """Compute the information gain of every feature, discretised, in bits.
+
+    ``IG(C | X) = H(C) - H(C | X)`` (Prat Masramon 2016, eqs. 2.9-2.11) on the discretised
+    feature.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The data.
     y : array-like of shape (n_samples,)
+        The class labels.
     discretization : {"mdl", "quantile"}, default="mdl"
         Fayyad and Irani's MDL cut points (Weka's default for information gain; a feature
         without an accepted cut is one interval and gains 0) or ``n_bins`` equal-frequency
@@ -69,7 +74,29 @@ def information_gain(X, y, *, discretization: str = "mdl", n_bins: int = 10,
 
     Returns
     -------
-    ndarray of shape (n_features,), non-negative
+    ndarray of shape (n_features,)
+        Information gain in bits, non-negative.
+
+    See Also
+    --------
+    InfoGain : The selector built on this score.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.2, eqs. 2.9–2.11.
+    .. [2] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
+       attributes for classification learning", Proc. 13th Int. Joint Conf. on Artificial
+       Intelligence (IJCAI), 1022–1027, 1993 (the MDL discretisation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.selectors.filters import information_gain
+    >>> X = np.array([[0.1, 5.0], [0.2, 3.0], [0.3, 4.0], [0.8, 3.5], [0.9, 5.5], [1.0, 4.5]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> information_gain(X, y, discretization="quantile", n_bins=2).round(3).tolist()
+    [1.0, 0.082]
     """
     counts = _filter_counts(X, y, discretization, n_bins, sample_weight)
     class_totals = counts.sum(axis=1)  # p x C (the same for every feature)
@@ -81,14 +108,42 @@ def information_gain(X, y, *, discretization: str = "mdl", n_bins: int = 10,
 
 def one_rule_accuracy(X, y, *, discretization: str = "mdl", n_bins: int = 10,
                       sample_weight=None) -> np.ndarray:
-    """Training accuracy of Holte's 1R rule on every discretised feature (Holte 1993).
+    """Compute the training accuracy of Holte's 1R rule on every discretised feature.
 
     Each interval predicts its (weighted) majority class; the score is the weighted fraction
     of samples the rule classifies correctly, ``sum_b max_c N[b, c] / N``.
 
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    y : array-like of shape (n_samples,)
+        The class labels.
+    discretization : {"mdl", "quantile"}, default="mdl"
+        As in :func:`information_gain`.
+    n_bins : int, default=10
+        Intervals of the ``"quantile"`` discretisation.
+    sample_weight : array-like, optional
+        Frequencies are weighted.
+
     Returns
     -------
-    ndarray of shape (n_features,) in ``[1 / n_classes, 1]``
+    ndarray of shape (n_features,)
+        The accuracies, in ``[1 / n_classes, 1]``.
+
+    References
+    ----------
+    .. [1] R. C. Holte, "Very simple classification rules perform well on most commonly used
+       datasets", Machine Learning 11(1), 63–90, 1993.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.selectors.filters import one_rule_accuracy
+    >>> X = np.array([[0.1, 5.0], [0.2, 3.0], [0.3, 4.0], [0.8, 3.5], [0.9, 5.5], [1.0, 4.5]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> one_rule_accuracy(X, y, discretization="quantile", n_bins=2).round(3).tolist()
+    [1.0, 0.667]
     """
     counts = _filter_counts(X, y, discretization, n_bins, sample_weight)
     return counts.max(axis=2).sum(axis=1) / counts.sum(axis=(1, 2))
@@ -120,8 +175,9 @@ class _DiscreteFilter(BaseSelector):
 
 
 class InfoGain(_DiscreteFilter):
-    """Information gain filter (2019 stability thesis eq. 2.11; Fayyad and Irani 1993 MDL
-    discretisation by default).
+    """Information gain filter, on Fayyad and Irani's MDL discretisation by default.
+
+    Prat Masramon (2016), eq. 2.11; Fayyad and Irani (1993).
 
     Parameters
     ----------
@@ -133,11 +189,32 @@ class InfoGain(_DiscreteFilter):
     n_bins : int, default=10
         Intervals of the equal-frequency discretisation.
     n_features_to_select : int, float or None, default=None
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         Information gain in bits.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.2, eqs. 2.9–2.11 and ch. 8.
+    .. [2] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
+       attributes for classification learning", Proc. 13th Int. Joint Conf. on Artificial
+       Intelligence (IJCAI), 1022–1027, 1993.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import InfoGain
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = InfoGain(discretization="quantile", n_features_to_select=5).fit(data.X, data.y)
+    >>> print(*selector.get_support(indices=True))
+    1 2 4 5 7
     """
 
     def _score(self, X, y, sample_weight):
@@ -146,8 +223,9 @@ class InfoGain(_DiscreteFilter):
 
 
 class OneR(_DiscreteFilter):
-    """1R filter: training accuracy of the one-rule of each feature (Holte 1993), on the MDL
-    discretisation (Fayyad and Irani 1993) by default.
+    """1R filter: the training accuracy of each feature's one-rule (Holte 1993).
+
+    On the MDL discretisation (Fayyad and Irani 1993) by default.
 
     Holte's own bucketing (intervals with at least 6 samples of their majority class) is not
     used: both discrete filters share one discretisation, so they differ only in the criterion.
@@ -155,13 +233,38 @@ class OneR(_DiscreteFilter):
     Parameters
     ----------
     discretization : {"mdl", "quantile"}, default="mdl"
+        As in :class:`InfoGain`.
     n_bins : int, default=10
+        Intervals of the equal-frequency discretisation.
     n_features_to_select : int, float or None, default=None
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         Accuracy of the feature's rule on the training data.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    References
+    ----------
+    .. [1] R. C. Holte, "Very simple classification rules perform well on most commonly used
+       datasets", Machine Learning 11(1), 63–90, 1993.
+    .. [2] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
+       attributes for classification learning", Proc. 13th Int. Joint Conf. on Artificial
+       Intelligence (IJCAI), 1022–1027, 1993.
+    .. [3] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, ch. 8.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import OneR
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = OneR(discretization="quantile", n_features_to_select=5).fit(data.X, data.y)
+    >>> print(*selector.get_support(indices=True))
+    0 1 2 4 7
     """
 
     def _score(self, X, y, sample_weight):
@@ -170,8 +273,9 @@ class OneR(_DiscreteFilter):
 
 
 class RandomForestImportance(BaseSelector):
-    """Random-forest importance (Breiman 2001): mean decrease in Gini impurity of a seeded
-    scikit-learn forest (:class:`sklearn.ensemble.RandomForestClassifier`).
+    """Random-forest importance (Breiman 2001): the mean decrease in Gini impurity.
+
+    Of a seeded scikit-learn forest (:class:`sklearn.ensemble.RandomForestClassifier`).
 
     The defaults are those of R's ``randomForest`` (500 trees, ``sqrt(p)`` features per split),
     which the thesis' naming suggests; the impurity importance is used because the permutation
@@ -180,18 +284,43 @@ class RandomForestImportance(BaseSelector):
     Parameters
     ----------
     n_estimators : int, default=500
+        Number of trees.
     max_features : {"sqrt", "log2"}, int or float, default="sqrt"
+        Features considered at each split.
     min_samples_leaf : int, default=1
+        Minimum number of samples in a leaf.
     n_features_to_select : int, float or None, default=None
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
     random_state : int, RandomState or None, default=None
         Seeds the forest; the result does not depend on ``n_jobs``.
     n_jobs : int or None, default=None
+        Trees grown in parallel.
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``feature_importances_`` of the forest (sum 1).
     forest_ : RandomForestClassifier
+        The fitted forest.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    References
+    ----------
+    .. [1] L. Breiman, "Random forests", Machine Learning 45(1), 5–32, 2001.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, ch. 8.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import RandomForestImportance
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = RandomForestImportance(n_estimators=100, random_state=0,
+    ...                                   n_features_to_select=5).fit(data.X, data.y)
+    >>> print(*selector.get_support(indices=True))
+    1 2 4 7 8
     """
 
     _parameter_constraints: dict = {

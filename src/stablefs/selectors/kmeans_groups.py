@@ -72,6 +72,7 @@ class KMeansGroups(BaseSelector):
     group_scores_ : ndarray of shape (n_clusters,)
         Relevance of each cluster's representative (descending).
     representatives_ : ndarray of int, shape (n_clusters,)
+        The representative of each cluster, in the same order.
     feature_scores_ : ndarray of shape (n_features,)
         Relevance of every feature.
     inertia_ : float
@@ -86,7 +87,17 @@ class KMeansGroups(BaseSelector):
     support_ : ndarray of bool
         The representatives of the first ``n_features_to_select_`` clusters.
     n_features_to_select_ : int
+        The number of clusters selected.
     classes_ : ndarray
+        The class labels seen by ``fit``.
+
+    References
+    ----------
+    .. [1] L. Yu, C. Ding and S. Loscalzo, "Stable feature selection via dense feature
+       groups", Proc. 14th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining,
+       803–811, 2008, sec. 6.1 (the K-means baseline).
+    .. [2] S. P. Lloyd, "Least squares quantization in PCM", IEEE Transactions on
+       Information Theory 28(2), 129–137, 1982.
 
     Examples
     --------

@@ -238,22 +238,6 @@ class _PenalizedLogistic(BaseSelector):
         return scores, ranking_from_order(order)
 
 
-_ATTRIBUTES = """
-    Attributes
-    ----------
-    coef_ : ndarray (1, n_features) for two classes, (n_classes, n_features) otherwise
-        On the standardised scale.
-    intercept_ : ndarray
-    gradient_ : ndarray (n_features,)
-        ``||d loss / d w_j||_1`` at the solution (orders the zero coefficients).
-    n_nonzero_ : int
-    n_iter_ : int
-    scores_, ranking_, support_
-        ``scores_ = |coef|`` summed over classes; ``ranking_`` breaks ties by
-        ``gradient_``, then the feature index (the module docstring says why).
-"""
-
-
 class L1Logistic(_PenalizedLogistic):
     """L1-penalised (lasso) logistic regression selector (Tibshirani 1996).
 
@@ -266,9 +250,60 @@ class L1Logistic(_PenalizedLogistic):
     C : float > 0, default=1.0
         Inverse penalty strength, scikit-learn's ``C``: larger keeps more features.
     tol : float, default=1e-3
+        Stop when the largest violation of the optimality conditions is below ``tol * lam``.
     max_iter : int, default=5000
+        FISTA iterations per working set.
     n_features_to_select : int, float or None
-    """ + _ATTRIBUTES
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) for two classes, (n_classes, n_features) otherwise
+        On the standardised scale.
+    intercept_ : ndarray
+        The intercepts (not penalised).
+    gradient_ : ndarray of shape (n_features,)
+        ``||d loss / d w_j||_1`` at the solution (orders the zero coefficients).
+    n_nonzero_ : int
+        Number of features with a nonzero coefficient.
+    n_iter_ : int
+        FISTA iterations run.
+    scores_, ranking_, support_
+        ``scores_ = |coef|`` summed over classes; ``ranking_`` breaks ties by
+        ``gradient_``, then the feature index (the module docstring says why).
+    n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    See Also
+    --------
+    ElasticNetLogistic : The elastic net, which keeps correlated genes together.
+
+    References
+    ----------
+    .. [1] R. Tibshirani, "Regression shrinkage and selection via the lasso", Journal of the
+       Royal Statistical Society B 58(1), 267–288, 1996.
+    .. [2] R. Tibshirani, J. Bien, J. Friedman, T. Hastie, N. Simon, J. Taylor and
+       R. J. Tibshirani, "Strong rules for discarding predictors in lasso-type problems",
+       Journal of the Royal Statistical Society B 74(2), 245–266, 2012 (the working set).
+    .. [3] A. Beck and M. Teboulle, "A fast iterative shrinkage-thresholding algorithm for
+       linear inverse problems", SIAM Journal on Imaging Sciences 2(1), 183–202, 2009 (the
+       solver).
+    .. [4] J. Friedman, T. Hastie and R. Tibshirani, "Regularization paths for generalized
+       linear models via coordinate descent", Journal of Statistical Software 33(1), 1–22,
+       2010, sec. 2.1 (the order of the zero coefficients).
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import L1Logistic
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = L1Logistic(C=0.1, n_features_to_select=5).fit(data.X, data.y)
+    >>> selector.n_nonzero_
+    3
+    >>> print(*selector.get_support(indices=True))
+    1 4 7 8 9
+    """
 
     def __init__(self, C=1.0, *, tol=1e-3, max_iter=5000, n_features_to_select=None):
         self.C = C
@@ -291,11 +326,63 @@ class ElasticNetLogistic(_PenalizedLogistic):
     Parameters
     ----------
     C : float > 0, default=1.0
+        Inverse penalty strength, scikit-learn's ``C``: larger keeps more features.
     l1_ratio : float in (0, 1], default=0.5
+        ``alpha``: 1 is the lasso, smaller values mix in more of the ridge penalty.
     tol : float, default=1e-3
+        Stop when the largest violation of the optimality conditions is below ``tol * lam``.
     max_iter : int, default=5000
+        FISTA iterations per working set.
     n_features_to_select : int, float or None
-    """ + _ATTRIBUTES
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) for two classes, (n_classes, n_features) otherwise
+        On the standardised scale.
+    intercept_ : ndarray
+        The intercepts (not penalised).
+    gradient_ : ndarray of shape (n_features,)
+        ``||d loss / d w_j||_1`` at the solution (orders the zero coefficients).
+    n_nonzero_ : int
+        Number of features with a nonzero coefficient.
+    n_iter_ : int
+        FISTA iterations run.
+    scores_, ranking_, support_
+        ``scores_ = |coef|`` summed over classes; ``ranking_`` breaks ties by
+        ``gradient_``, then the feature index (the module docstring says why).
+    n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    See Also
+    --------
+    L1Logistic : The lasso (``l1_ratio=1``).
+
+    References
+    ----------
+    .. [1] H. Zou and T. Hastie, "Regularization and variable selection via the elastic
+       net", Journal of the Royal Statistical Society B 67(2), 301–320, 2005.
+    .. [2] R. Tibshirani, "Regression shrinkage and selection via the lasso", Journal of the
+       Royal Statistical Society B 58(1), 267–288, 1996.
+    .. [3] A. Beck and M. Teboulle, "A fast iterative shrinkage-thresholding algorithm for
+       linear inverse problems", SIAM Journal on Imaging Sciences 2(1), 183–202, 2009 (the
+       solver).
+    .. [4] J. Friedman, T. Hastie and R. Tibshirani, "Regularization paths for generalized
+       linear models via coordinate descent", Journal of Statistical Software 33(1), 1–22,
+       2010, sec. 2.1 (the order of the zero coefficients).
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import ElasticNetLogistic
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = ElasticNetLogistic(C=0.1, l1_ratio=0.5, n_features_to_select=5)
+    >>> selector.fit(data.X, data.y).n_nonzero_
+    10
+    >>> print(*selector.get_support(indices=True))
+    1 4 7 8 9
+    """
 
     _parameter_constraints: dict = {
         **_PenalizedLogistic._parameter_constraints,

@@ -1,8 +1,8 @@
 """Relief (Kira and Rendell 1992) and the weighted-distance ReliefF variants dReliefF and
-pdReliefF (2019 stability thesis, ch. 5, eqs. 5.13-5.17).
+pdReliefF (Prat Masramon 2016, ch. 5, eqs. 5.13-5.17).
 
-Every variant uses Relief's numeric ``diff`` (``|x_aj - x_bj| / (max_j - min_j)``, thesis
-eq. 2.20) and the Manhattan distance on it (eq. 2.18); features are min-max scaled on the
+Every variant uses Relief's numeric ``diff`` (``|x_aj - x_bj| / (max_j - min_j)``, Prat Masramon
+2016, eq. 2.20) and the Manhattan distance on it (eq. 2.18); features are min-max scaled on the
 fitted data, so a constant feature has ``diff = 0`` everywhere and scores 0.
 """
 
@@ -23,7 +23,7 @@ from stablefs.selectors._neighbors import (
     weighted_pair_abs_diff,
 )
 
-#: pdReliefF's defaults (2019 thesis sec. 5.3.1): they make the area ratio of eq. 5.17 1/3
+#: pdReliefF's defaults (Prat Masramon 2016, sec. 5.3.1): they make the area ratio of eq. 5.17 1/3
 PD_A = 2.0
 PD_S = 0.0633657
 
@@ -79,7 +79,7 @@ def relief_scores(
     n_samples: int | None = None,
     random_state=None,
 ) -> np.ndarray:
-    """Relief feature weights (Kira and Rendell 1992; 2019 thesis Alg. 2.3, eq. 2.21).
+    """Compute Relief feature weights (Kira and Rendell 1992; Prat Masramon 2016, Alg. 2.3).
 
     ``W_j = (1/m) sum_{t=1..m} n w_{R_t} [diff_j(R_t, M(R_t)) - diff_j(R_t, H(R_t))]`` with
     ``H`` the nearest hit and ``M`` the nearest miss (of any other class, RELIEF-E) under the
@@ -102,12 +102,39 @@ def relief_scores(
     Returns
     -------
     ndarray of shape (n_features,)
-        In ``[-1, 1]`` for equal weights.
+        The weights ``W_j``, in ``[-1, 1]`` for equal weights; they estimate the difference
+        of probabilities of eq. 2.21 (a different value at the nearest miss, at the nearest
+        hit).
 
     Notes
     -----
     The sole member of a class has no hit: its hit term is 0. Ties in distance go to the lower
     sample index.
+
+    See Also
+    --------
+    Relief : The selector built on these weights.
+    relieff_scores : ReliefF, with ``K`` neighbours of each kind.
+
+    References
+    ----------
+    .. [1] K. Kira and L. A. Rendell, "A practical approach to feature selection", Proc. 9th
+       Int. Workshop on Machine Learning (ML92), 249–256, 1992.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.2.1, Alg. 2.3 and
+       eqs. 2.18–2.21.
+    .. [3] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, eq. 5.3 (instance
+       weights).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.selectors import relief_scores
+    >>> X = np.array([[0.0, 1.0], [0.1, 0.0], [0.9, 1.0], [1.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> relief_scores(X, y).round(3).tolist()
+    [0.8, -1.0]
     """
     m = _check_n_samples(n_samples)
     X = np.asarray(X, dtype=np.float64)
@@ -138,8 +165,8 @@ def distance_weighted_relieff_scores(
     s: float = PD_S,
     random_state=None,
 ) -> np.ndarray:
-    """ReliefF whose neighbour search weighs features by the weights found so far (2019
-    thesis sec. 5.3: dReliefF eq. 5.13, pdReliefF eqs. 5.14-5.16).
+    """ReliefF whose neighbour search weighs features by the weights found so far (Prat
+    Masramon 2016, sec. 5.3: dReliefF eq. 5.13, pdReliefF eqs. 5.14-5.16).
 
     The instances ``R_1..R_m`` are visited in turn. Before instance ``t`` the running
     estimate is ``Wbar_{t-1} = (1/(t-1)) sum_{tau < t} c_tau`` (on the scale of the final
@@ -150,7 +177,7 @@ def distance_weighted_relieff_scores(
     with ``f_j = max(Wbar_j, 0)`` (``"weights"``: dReliefF, eq. 5.13),
     ``f_j = (max(Wbar_j, 0) - 1) c / (c + s) + 1`` with ``c = ((t - 1)/m)^a``
     (``"progressive"``: pdReliefF, eqs. 5.14-5.16), or ``f_j = 1`` (``"constant"``: ReliefF).
-    Instance ``t`` contributes Kononenko's ReliefF term (thesis sec. 2.2.2)
+    Instance ``t`` contributes Kononenko's ReliefF term (Prat Masramon 2016, sec. 2.2.2)
 
         ``c_t = n w_t [ sum_{C != y_t} P(C)/(1 - P(y_t)) (1/K) sum_l diff(R_t, M_l(C))
                         - (1/K) sum_l diff(R_t, H_l) ]``
@@ -175,10 +202,11 @@ def distance_weighted_relieff_scores(
     Returns
     -------
     ndarray of shape (n_features,)
+        The weights ``W``.
 
     Notes
     -----
-    The thesis leaves three things open (seed-002 digest sec. 3.5); our readings:
+    The thesis leaves three things open; our readings:
 
     - ``W(A)_t`` is the running *mean* of the contributions, so that it is on the scale of the
       final weights when ``f`` approaches ``w`` (a raw running sum would be at most ``t/m``).
@@ -245,21 +273,48 @@ def distance_weighted_relieff_scores(
 
 
 class Relief(BaseSelector):
-    """Relief (Kira and Rendell 1992; 2019 stability thesis Alg. 2.3): one nearest hit and
-    one nearest miss per instance.
+    """Relief feature weighting: one nearest hit and one nearest miss per instance.
 
-    See :func:`relief_scores` for the formula and conventions.
+    Kira and Rendell (1992); Prat Masramon (2016), Alg. 2.3. See :func:`relief_scores` for the
+    formula and conventions.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
     n_samples : int or None, default=None
         ``m`` random instances (with replacement); ``None`` uses every instance once.
     random_state : int, RandomState or None, default=None
+        Seeds the draw of ``n_samples`` instances.
 
     Attributes
     ----------
-    scores_, ranking_, support_, n_features_to_select_, classes_
+    scores_ : ndarray of shape (n_features,)
+        Relief weights; higher = more relevant.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    See Also
+    --------
+    relief_scores : The weights.
+    ReliefF : ``K`` neighbours of each kind, instance weights.
+
+    References
+    ----------
+    .. [1] K. Kira and L. A. Rendell, "A practical approach to feature selection", Proc. 9th
+       Int. Workshop on Machine Learning (ML92), 249–256, 1992.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.2.1, Alg. 2.3.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import Relief
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = Relief(n_features_to_select=5).fit(data.X, data.y)
+    >>> print(*selector.get_support(indices=True))
+    1 2 4 7 8
     """
 
     _parameter_constraints: dict = {
@@ -279,19 +334,51 @@ class Relief(BaseSelector):
 
 
 class DReliefF(BaseSelector):
-    """dReliefF (2019 stability thesis sec. 5.3, eq. 5.13): ReliefF whose neighbours are found
-    under the distance weighted by the feature weights estimated so far.
+    """dReliefF: ReliefF whose neighbours are found under the distance weighted by the weights.
 
-    See :func:`distance_weighted_relieff_scores` (``schedule="weights"``) for the formula and
-    the readings of what the thesis leaves open.
+    Prat Masramon (2016), sec. 5.3, eq. 5.13: before each instance, the feature weights
+    estimated so far weigh the features in the distance that finds its nearest hits and misses.
+    See :func:`~stablefs.selectors.relief.distance_weighted_relieff_scores`
+    (``schedule="weights"``) for the formula and the readings of what the thesis leaves open.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
     n_neighbors : int, default=10
+        ``K`` nearest hits and ``K`` nearest misses from each other class.
     n_samples : int or None, default=None
         ``m``; ``None`` visits every instance once in a random order.
     random_state : int, RandomState or None, default=None
+        Seeds the order (or the draw) of the instances.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        The weights after the last instance; higher = more relevant.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    See Also
+    --------
+    PDReliefF : Moves from ReliefF's distance to this one as the iterations proceed.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 5.3, eq. 5.13.
+    .. [2] I. Kononenko, "Estimating attributes: analysis and extensions of RELIEF", Proc.
+       European Conf. on Machine Learning (ECML), LNCS 784, 171–182, 1994.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import DReliefF
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = DReliefF(n_features_to_select=5, random_state=0).fit(data.X, data.y)
+    >>> print(*selector.get_support(indices=True))
+    0 1 7 8 9
     """
 
     _schedule = "weights"
@@ -322,23 +409,54 @@ class DReliefF(BaseSelector):
 
 
 class PDReliefF(DReliefF):
-    """pdReliefF, progressively weighted double ReliefF (2019 stability thesis sec. 5.3,
-    eqs. 5.14-5.17): the neighbour distance moves from plain ReliefF's (``f = 1``) towards the
-    current feature weights as the iterations proceed.
+    """pdReliefF: progressively weighted double ReliefF.
 
-    See :func:`distance_weighted_relieff_scores` (``schedule="progressive"``).
+    Prat Masramon (2016), sec. 5.3.1, eqs. 5.14-5.17: the neighbour distance moves from plain
+    ReliefF's (``f = 1``) towards the current feature weights as the iterations proceed. See
+    :func:`~stablefs.selectors.relief.distance_weighted_relieff_scores`
+    (``schedule="progressive"``).
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
     n_neighbors : int, default=10
+        ``K`` nearest hits and ``K`` nearest misses from each other class.
     n_samples : int or None, default=None
+        ``m``; ``None`` visits every instance once in a random order.
     a : float, default=2
         Exponent of ``c(t) = (t/m)^a`` (eq. 5.16).
     s : float, default=0.0633657
         Offset of ``f(w, t) = (w - 1) c(t) / (c(t) + s) + 1`` (eq. 5.15); with ``a = 2`` it
         makes the area ratio of eq. 5.17 equal 1/3.
     random_state : int, RandomState or None, default=None
+        Seeds the order (or the draw) of the instances.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        The weights after the last instance; higher = more relevant.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    See Also
+    --------
+    DReliefF : The weighted distance from the first instance on.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 5.3.1, eqs. 5.14–5.17.
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import PDReliefF
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = PDReliefF(n_features_to_select=5, random_state=0).fit(data.X, data.y)
+    >>> print(*selector.get_support(indices=True))
+    1 6 7 8 9
     """
 
     _schedule = "progressive"

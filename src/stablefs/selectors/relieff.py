@@ -1,10 +1,10 @@
 """ReliefF, deterministic (every instance used) and instance-weighted, vectorised.
 
-Seed 000 eq. 5.1 (two classes) and eq. 5.3 (instance-weighted); Kononenko's multi-class
-update with class priors (seed 002 digest sec. 3.5). The cost is O(n^2 p) for the distances
-plus O(n K C p) for the scores, both in compiled kernels
-(:mod:`stablefs.selectors._relief_kernels`) with no Python loop over features and no
-temporary larger than the distance matrix.
+Han 2012, eq. 5.1 (two classes) and eq. 5.3 (instance-weighted); Kononenko's multi-class update with
+class priors (Kononenko 1994; Prat Masramon 2016, sec. 2.2.2). The cost is O(n^2 p) for the
+distances plus O(n K C p) for the scores, both in compiled kernels
+(:mod:`stablefs.selectors._relief_kernels`) with no Python loop over features and no temporary
+larger than the distance matrix.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def relieff_scores(
     n_samples: int | None = None,
     random_state=None,
 ) -> np.ndarray:
-    """ReliefF feature weights (seed 000 eqs. 5.1 / 5.3; Kononenko's ReliefF, seed 002 sec. 3.5).
+    """Compute ReliefF feature weights, instance-weighted (Han 2012, eqs. 5.1 and 5.3).
 
     For every instance ``x_i`` (or ``n_samples`` random ones), with ``diff_j(a, b) = |x_aj - x_bj| /
     (max_j - min_j)``::
@@ -69,8 +69,8 @@ def relieff_scores(
         When a class has fewer candidates, all of them are used:
         ``K_ih = min(K, n_{y_i} - 1)`` hits and ``K_iC = min(K, n_C)`` misses from class ``C``,
         each set weighted to sum 1 (so ``1/K_i`` instead of ``1/K``, as in Weka and skrebate).
-    neighbor_weights : {"instance", "uniform"}, default="instance"
-        The per-neighbour weights ``w^{M_l}``, ``w^{H_l}`` of eq. 5.3. Seed 000 calls them "the
+    neighbor_weights : {"instance", "uniform", "distance"}, default="instance"
+        The per-neighbour weights ``w^{M_l}``, ``w^{H_l}`` of eq. 5.3. Han (2012) calls them "the
         weight of ... its l-th closest Miss/Hit" and says eq. 5.3 reduces to eq. 5.1 when
         instances weigh ``1/n`` and neighbours ``1/K``. The reading that satisfies both is
         ``"instance"``: a neighbour weighs its own instance weight, normalised over the
@@ -94,17 +94,56 @@ def relieff_scores(
     Returns
     -------
     ndarray of shape (n_features,)
+        The weights ``W_j``, in ``[-1, 1]``; higher = more relevant.
 
     Notes
     -----
     - Scaling: features are min-max scaled on the fitted (positive-weight) data, so ``diff``
       lies in ``[0, 1]``; a constant feature has ``diff = 0`` and scores 0.
-    - Distance: Manhattan on the scaled features (``sum_j diff_j``, seed 002 eq. 2.18).
+    - Distance: Manhattan on the scaled features (``sum_j diff_j``, Prat Masramon 2016,
+      eq. 2.18).
     - Neighbours: an instance is never its own neighbour; its duplicates (distance 0) are
       legitimate neighbours. Equal distances are broken by the lower sample index.
     - Priors: ``P(C)`` is the weighted class frequency ``sum_{i in C} w_i`` (the class
       frequency for equal weights); two classes give a factor of 1.
     - Scale: the scores are the full sums of eq. 5.1 / 5.3, in ``[-1, 1]``.
+
+    See Also
+    --------
+    ReliefF : The selector built on these weights.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 5.2, eqs. 5.1 and 5.3.
+    .. [2] I. Kononenko, "Estimating attributes: analysis and extensions of RELIEF", Proc.
+       European Conf. on Machine Learning (ECML), LNCS 784, 171–182, 1994 (ReliefF, K
+       neighbours and the multi-class rule).
+    .. [3] M. Robnik-Šikonja and I. Kononenko, "Theoretical and empirical analysis of ReliefF
+       and RReliefF", Machine Learning 53, 23–69, 2003 (neighbours weighted by rank).
+    .. [4] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.2, eqs. 2.18 and 2.20
+       (the distance and ``diff``).
+
+    Examples
+    --------
+    Feature 2 separates the classes; the others are noise:
+
+    >>> import numpy as np
+    >>> from stablefs.selectors import relieff_scores
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 10)
+    >>> X = rng.normal(size=(20, 4))
+    >>> X[:, 2] += 3 * y
+    >>> relieff_scores(X, y, n_neighbors=3).round(3).tolist()
+    [-0.003, -0.005, 0.345, -0.033]
+
+    Down-weighting an instance reduces its say (eq. 5.3):
+
+    >>> w = np.ones(20)
+    >>> w[0] = 0.1
+    >>> relieff_scores(X, y, sample_weight=w, n_neighbors=3).round(3).tolist()
+    [0.008, -0.016, 0.365, -0.04]
     """
     k = n_neighbors
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
@@ -268,10 +307,10 @@ def relieff_scores_resamples(
 class ReliefF(BaseSelector):
     """ReliefF feature weighting, all instances (or ``n_samples``), instance-weight aware.
 
-    The baseline margin-based selector of seed 000 (sec. 5.2.1, eq. 5.1; Weka's ReliefF with
-    ``K = 10``) and its instance-weighted form (sec. 5.2.2, eq. 5.3), with Kononenko's
-    multi-class rule (``K`` misses from each other class weighted by ``P(C) / (1 - P(class))``,
-    seed 002 sec. 3.5). See :func:`relieff_scores` for the formula and every convention
+    The baseline margin-based selector of Han (2012, sec. 5.2.1, eq. 5.1; Weka's ReliefF with
+    ``K = 10``) and its instance-weighted form (sec. 5.2.2, eq. 5.3), with Kononenko's multi-class
+    rule (``K`` misses from each other class weighted by ``P(C) / (1 - P(class))``, Kononenko 1994;
+    Prat Masramon 2016, sec. 2.2.2). See :func:`relieff_scores` for the formula and every convention
     (scaling, distance, ties, ``K`` larger than a class, neighbour weights).
 
     Parameters
@@ -298,9 +337,32 @@ class ReliefF(BaseSelector):
         ReliefF weights in ``[-1, 1]``; higher = more relevant.
     ranking_ : ndarray of shape (n_features,)
         1 = best; ties by lower feature index.
-    support_ : ndarray of bool
+    support_ : ndarray of bool of shape (n_features,)
+        The top ``n_features_to_select_`` features.
     n_features_to_select_ : int
+        The size of ``support_``.
     classes_ : ndarray
+        The class labels seen by ``fit``.
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+
+    See Also
+    --------
+    relieff_scores : The weights, with every convention.
+    stablefs.stabilizers.MarginInstanceWeighting : Instance weighting for a stabler ReliefF.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 5.2, eqs. 5.1 and 5.3.
+    .. [2] I. Kononenko, "Estimating attributes: analysis and extensions of RELIEF", Proc.
+       European Conf. on Machine Learning (ECML), LNCS 784, 171–182, 1994 (ReliefF, K
+       neighbours and the multi-class rule).
+    .. [3] M. Robnik-Šikonja and I. Kononenko, "Theoretical and empirical analysis of ReliefF
+       and RReliefF", Machine Learning 53, 23–69, 2003 (neighbours weighted by rank).
+    .. [4] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.2, eqs. 2.18 and 2.20
+       (the distance and ``diff``).
 
     Examples
     --------
@@ -311,6 +373,15 @@ class ReliefF(BaseSelector):
     >>> X = rng.normal(size=(40, 5)); X[:, 2] += 3 * y
     >>> int(ReliefF(n_features_to_select=1).fit(X, y).ranking_.argmin())
     2
+
+    On Han's synthetic data, whose first 10 features are the relevant ones:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = ReliefF(n_features_to_select=5).fit(data.X, data.y)
+    >>> print(*selector.get_support(indices=True))
+    1 6 7 8 9
     """
 
     _parameter_constraints: dict = {

@@ -1,8 +1,8 @@
 """Simba (Gilad-Bachrach, Navot and Tishby 2004) and its instance-weighted forms SimbaLIW and
-SimbaMIW (2019 stability thesis Alg. 2.5 and Alg. 8.1).
+SimbaMIW (Prat Masramon 2016, Alg. 2.5 and Alg. 8.1).
 
 Simba climbs the gradient of the summed hypothesis margin ``theta(x) = (||x - nm(x)||_w -
-||x - nh(x)||_w) / 2`` (thesis eq. 2.57) with the feature-weighted norm
+||x - nh(x)||_w) / 2`` (Prat Masramon 2016, eq. 2.57) with the feature-weighted norm
 ``||z||_w = sqrt(sum_j w_j^2 z_j^2)``, one instance at a time, the neighbours found afresh under
 the current weights.
 """
@@ -48,7 +48,7 @@ def simba_weights(
     random_state=None,
     callback=None,
 ) -> np.ndarray:
-    """Simba feature weights (thesis Alg. 2.5; instance-weighted Alg. 8.1).
+    """Compute Simba feature weights (Prat Masramon 2016, Alg. 2.5; instance-weighted Alg. 8.1).
 
     Starting from ``w = (1, ..., 1)``, for every visited instance ``x`` with nearest miss
     ``m`` and nearest hit ``h`` in ``D \\ {x}`` under ``||.||_w``::
@@ -63,7 +63,9 @@ def simba_weights(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        The data.
     y : ndarray of shape (n_samples,)
+        The class labels.
     instance_weights : ndarray of shape (n_samples,), optional
         ``omega``, positive, used as given (no rescaling here); ``None``: all 1.
     n_passes : int, default=1
@@ -83,6 +85,7 @@ def simba_weights(
         Min-max scale the features first. The thesis leaves scaling open; unscaled microarray
         intensities would let the features of largest range decide every neighbour.
     random_state : int, RandomState or None
+        Seeds the order (or the draw) of the instances.
     callback : callable, optional
         Called as ``callback(t, i, w)`` after the ``t``-th update (``t = 1 .. T``), ``i`` the
         visited instance and ``w`` the current weights *before* the final squaring (a view
@@ -104,6 +107,29 @@ def simba_weights(
     - Ties in distance go to the lower sample index.
     - Cost O(T n p) time; each instance's distances to all others are one fused pass of a
       compiled kernel (:func:`~stablefs.selectors._relief_kernels.weighted_distances_to`).
+
+    See Also
+    --------
+    Simba : The selector built on these weights.
+
+    References
+    ----------
+    .. [1] R. Gilad-Bachrach, A. Navot and N. Tishby, "Margin based feature selection:
+       theory and algorithms", Proc. 21st Int. Conf. on Machine Learning (ICML), 2004 (Simba).
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.4.2, Alg. 2.5 and eq. 2.57;
+       sec. 8.3, Alg. 8.1 (SimbaLIW, SimbaMIW).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.selectors import simba_weights
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 10)
+    >>> X = rng.normal(size=(20, 4))
+    >>> X[:, 1] += 2 * y
+    >>> simba_weights(X, y, random_state=0).round(3).tolist()
+    [0.296, 1.0, 0.32, 0.525]
     """
     X = np.asarray(X, dtype=np.float64)
     Xs = minmax_scale(X) if scale else np.ascontiguousarray(X)
@@ -153,19 +179,22 @@ def simba_weights(
 
 
 class Simba(BaseSelector):
-    """Simba feature weighting (Gilad-Bachrach, Navot and Tishby 2004; 2019 stability thesis
-    Alg. 2.5) and its instance-weighted forms SimbaLIW / SimbaMIW (thesis Alg. 8.1).
+    """Simba feature weighting, and its instance-weighted forms SimbaLIW and SimbaMIW.
 
-    See :func:`simba_weights` for the update. The instance weights ``omega`` of Alg. 8.1 are
-    ``sample_weight`` times, with ``instance_weighting``, the logistic (sec. 8.2) or
-    margin-based (Han 2012 ch. 4) instance weights of the training data.
+    Simba is Gilad-Bachrach, Navot and Tishby (2004), as Prat Masramon (2016) states it in Alg. 2.5;
+    SimbaLIW and SimbaMIW are his Alg. 8.1. See :func:`simba_weights` for the update. The instance
+    weights ``omega`` of Alg. 8.1 are ``sample_weight`` times, with ``instance_weighting``, the
+    logistic (sec. 8.2) or margin-based (Han 2012 ch. 4) instance weights of the training data.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Size of ``support_`` (``None``: half of the features; a float: a fraction).
     n_passes : int, default=1
         Passes of ``n`` instances (``T = n_passes * n``); the thesis' Alg. 8.1 makes one.
     utility : {"linear", "sigmoid"}, default="linear"
+        The utility of the margin, ``u(theta) = theta`` or a sigmoid (see
+        :func:`simba_weights`).
     beta : float, default=1.0
         Sigmoid slope (only with ``utility="sigmoid"``).
     instance_weighting : {None, "logistic", "margin"}, default=None
@@ -190,12 +219,45 @@ class Simba(BaseSelector):
     scale : bool, default=True
         Min-max scale features first.
     random_state : int, RandomState or None, default=None
+        Seeds the order (or the draw) of the instances.
 
     Attributes
     ----------
     instance_weights_ : ndarray of shape (n_samples,)
         ``omega`` as used (0 for samples of weight 0).
-    scores_, ranking_, support_, n_features_to_select_, classes_
+    scores_ : ndarray of shape (n_features,)
+        The Simba weights, in ``[0, 1]``; higher = more relevant.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    See Also
+    --------
+    simba_weights : The update, with every convention.
+
+    References
+    ----------
+    .. [1] R. Gilad-Bachrach, A. Navot and N. Tishby, "Margin based feature selection:
+       theory and algorithms", Proc. 21st Int. Conf. on Machine Learning (ICML), 2004.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.4.2, Alg. 2.5; sec. 8.2
+       (logistic instance weights) and sec. 8.3, Alg. 8.1.
+    .. [3] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, ch. 4 (margin-based instance
+       weights).
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import Simba
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> plain = Simba(n_features_to_select=5, random_state=0).fit(data.X, data.y)
+    >>> print(*plain.get_support(indices=True))
+    1 4 7 8 9
+    >>> liw = Simba(n_features_to_select=5, instance_weighting="logistic", delta=True,
+    ...             random_state=0).fit(data.X, data.y)
+    >>> print(*liw.get_support(indices=True))
+    1 2 6 7 8
     """
 
     _parameter_constraints: dict = {

@@ -524,7 +524,7 @@ class SVMRFE(BaseSelector):
         it goes on with the same rule down to one feature, so that ``ranking_`` orders every
         feature and the top ``k`` for any ``k`` comes from one fit (Han 2012 takes the top k
         of the ranking for sizes off the path). ``None``: the schedule is not bent towards
-        any size (``rfe_schedule(p, step, 1)``, the seed's path, which is what the method
+        any size (``rfe_schedule(p, step, 1)``, Han's path, which is what the method
         strings ``svm-rfe``, ``iw-svm-rfe``, ``en-svm-rfe`` run) and ``support_`` is the top
         half of the ranking.
     step : float in (0, 1), int >= 1 or "halve", default=0.1
@@ -564,7 +564,11 @@ class SVMRFE(BaseSelector):
         access from a compact store (``sum_t n_remaining_[t]`` numbers, about 10 ``p`` for
         the 10 % schedule), so that ensembles of SVM-RFE on 50,000 features stay small.
     n_features_to_select_ : int
+        The size of ``support_``.
     classes_ : ndarray
+        The class labels seen by ``fit``.
+    n_features_in_ : int
+        Number of features seen by ``fit``.
 
     Notes
     -----
@@ -574,6 +578,20 @@ class SVMRFE(BaseSelector):
     SVM-RFE, bit for bit. Han 2012 says eq. 5.2 "becomes the original objective" for equal
     weights, which holds only for weights of 1; its margin-based weights sum to 1 and, taken
     as they are, would shrink ``C`` to about ``C / n``. Samples of weight 0 are left out.
+
+    References
+    ----------
+    .. [1] I. Guyon, J. Weston, S. Barnhill and V. Vapnik, "Gene selection for cancer
+       classification using support vector machines", Machine Learning 46, 389–422, 2002.
+    .. [2] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 5.2.1, eq. 5.2
+       (instance-weighted SVM-RFE) and sec. 6.1 (the weight path).
+    .. [3] L. Yu, C. Ding and S. Loscalzo, "Stable feature selection via dense feature
+       groups", Proc. 14th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining,
+       803–811, 2008, sec. 6.1 (the ``"halve"`` schedule).
+    .. [4] C.-C. Chang and C.-J. Lin, "LIBSVM: a library for support vector machines", ACM
+       Transactions on Intelligent Systems and Technology 2(3), 27:1–27:27, 2011 (the SMO
+       solver).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Wrapper feature selection: sequential searches on a classifier's error estimate.
 
 - :class:`SFS`, :class:`SBS`: sequential forward / backward selection (Xiao, Hua and Dougherty
-  2007, App. A; SFG / SBG of the 2019 stability thesis, Algs. 2.1-2.2);
+  2007, App. A; SFG / SBG of Prat Masramon 2016, Algs. 2.1-2.2);
 - :class:`SFFS`: sequential forward floating selection (Pudil, Novovicova and Kittler 1994);
 - :class:`RSA`: remainder-set-aware search (thesis ch. 6, Alg. 6.1);
 - :class:`SBGPlus`: accumulated-evidence backward search (thesis ch. 7, Alg. 7.1).

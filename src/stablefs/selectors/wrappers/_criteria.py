@@ -93,7 +93,8 @@ __all__ = ["CHUNK_ELEMENTS", "CRITERIA", "NN_PRUNE", "SCHUR_RTOL", "CallablePart
 
 def _check_cv(cv) -> tuple[int, int]:
     """``cv`` as ``(repeats, folds)``: an int k is one k-fold partition; ``"RxK"`` is R
-    repetitions of K-fold (``"5x2"``: the inner 5x2 cross-validation of seed-002 sec. 3.2)."""
+    repetitions of K-fold (``"5x2"``: the inner 5x2 cross-validation of Prat Masramon 2016,
+    sec. 3.2)."""
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         if cv >= 2:
             return 1, int(cv)

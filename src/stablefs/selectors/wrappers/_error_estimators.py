@@ -35,7 +35,8 @@ neighbour rule with Euclidean distance and majority vote, and the linear SVM wit
 Conventions, where the papers are silent:
 
 - a feature subset with no features is the majority-class rule (ties: the lowest label), the
-  error of "no information" used for ``J(empty set)`` by the wrappers (seed-002 spec sec. 3.3);
+  error of "no information" used for ``J(empty set)`` by the wrappers (RSA's first and last steps
+  need it; Prat Masramon 2016, ch. 6, leaves it undefined);
 - LDA with a singular pooled covariance uses its Moore-Penrose pseudo-inverse (eigenvalues
   below ``1e-10`` of the largest are dropped); with a full-rank covariance this is the
   ordinary inverse;
@@ -347,8 +348,7 @@ def knn_predict(Xtr: np.ndarray, codes: np.ndarray, Z: np.ndarray, k: int,
 def linear_svm(X: np.ndarray, codes: np.ndarray, C: float = 1.0,
                max_iter: int = -1) -> tuple[np.ndarray, float]:
     """``(a, b)`` of the two-class linear SVM (``g(x) = 1`` iff ``a^T x + b > 0``), the
-    seed-004 rule (Xiao, Hua and Dougherty 2007, sec. 3; ``reproduction-targets.md``
-    sec. 5.4: C = 1, libsvm's default, no scaling), bit for bit
+    rule of Xiao, Hua and Dougherty (2007, sec. 3: C = 1, libsvm's default, no scaling), bit for bit
     ``SVC(kernel="linear", C=C).fit(X, codes)``'s ``coef_[0]`` and ``intercept_[0]``.
 
     libsvm is called directly with the arguments :class:`sklearn.svm.SVC` passes it (C-SVC,

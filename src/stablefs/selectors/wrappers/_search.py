@@ -1,7 +1,7 @@
 """Sequential search strategies on a subset criterion ``J`` (an error, lower is better).
 
 - :func:`sfs` and :func:`sbs`: sequential forward / backward selection (Xiao, Hua and Dougherty
-  2007, App. A; SFG / SBG, Algs. 2.1-2.2 of the 2019 stability thesis, run without a stopping
+  2007, App. A; SFG / SBG, Algs. 2.1-2.2 of Prat Masramon 2016, run without a stopping
   rule as in its experiments);
 - :func:`sffs`: sequential forward floating selection (Pudil, Novovicova and Kittler 1994) with
   the conditional-exclusion rule of ``reproduction-targets.md`` sec. 5.4;

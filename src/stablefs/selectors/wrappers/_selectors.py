@@ -42,7 +42,7 @@ def _refuse_full_path(name: str, p: int, forward: bool) -> None:
 
 
 class WrapperSelector(BaseSelector):
-    """Common parameters and ``fit`` logic of the sequential wrappers.
+    """Base class of the sequential wrappers: parameters, ``fit`` and the search path.
 
     Parameters
     ----------
@@ -62,7 +62,7 @@ class WrapperSelector(BaseSelector):
         (lower is better).
     cv : int or str, default=5
         Folds of ``criterion="cv"`` (one stratified partition), or ``"RxK"`` such as ``"5x2"``
-        (the inner 5x2 cross-validation of the 2019 stability thesis, sec. 3.2).
+        (the inner 5x2 cross-validation of Prat Masramon 2016, sec. 3.2).
     n_draws : int, default=10
         Monte-Carlo draws per point when bolstering a rule without a closed form (kNN).
     max_features : int or None, default=None
@@ -81,6 +81,7 @@ class WrapperSelector(BaseSelector):
         features a forward search never reached follow, ordered by the criterion of the
         returned subset plus that feature (one more forward step), ties by index.
     support_ : ndarray of bool
+        The selected subset.
     path_ : list of ndarray
         The current subset (sorted feature indices) after every search step, starting with
         the initial one (empty or all features).
@@ -92,6 +93,36 @@ class WrapperSelector(BaseSelector):
         Candidates tied with the chosen one at each step (broken by the lowest index).
     n_evaluations_ : int
         Subsets evaluated by the criterion.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.1 (the sequential searches)
+       and sec. 3.2 (the inner 5 × 2 cross-validation criterion).
+    .. [2] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, App. A (SFS and SFFS with
+       bolstered criteria).
+    .. [3] U. M. Braga-Neto and E. R. Dougherty, "Bolstered error estimation", Pattern
+       Recognition 37(6), 1267–1281, 2004.
+
+    Examples
+    --------
+    Any wrapper accepts a criterion of one's own, ``criterion(X_subset, y) -> error``:
+
+    >>> import numpy as np
+    >>> from stablefs.selectors import SFS
+    >>> def spread(X_subset, y):
+    ...     # the smaller, the better separated the class means (a toy criterion)
+    ...     gap = np.abs(X_subset[y == 0].mean(axis=0) - X_subset[y == 1].mean(axis=0))
+    ...     return -float(gap.sum())
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 10)
+    >>> X = rng.normal(size=(20, 6))
+    >>> X[:, 4] += 3 * y
+    >>> sfs = SFS(2, criterion=spread).fit(X, y)
+    >>> [sorted(int(j) for j in s) for s in sfs.path_]
+    [[], [4], [3, 4]]
     """
 
     _supports_sample_weight = False
@@ -121,11 +152,14 @@ class WrapperSelector(BaseSelector):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         y : array-like of shape (n_samples,)
+            The class labels.
 
         Returns
         -------
         self
+            The fitted selector.
         """
         return super().fit(X, y)
 
@@ -198,8 +232,9 @@ def _forward_limit(self, p, target):
 
 
 class SFS(WrapperSelector):
-    """Sequential forward selection (Xiao, Hua and Dougherty 2007, App. A; SFG of the 2019
-    stability thesis, Alg. 2.1).
+    """Sequential forward selection, SFS (SFG in Prat Masramon 2016, Alg. 2.1).
+
+    The first wrapper of Xiao, Hua and Dougherty (2007), App. A.
 
     Starting from the empty set, add at each step the feature whose addition gives the lowest
     criterion ``J``, evaluating all candidates of a step at once (rank-one updates for LDA,
@@ -209,7 +244,25 @@ class SFS(WrapperSelector):
 
     Parameters
     ----------
-    See :class:`WrapperSelector`.
+    n_features_to_select : int, float or None, default=None
+        Size of ``support_``; ``None`` keeps the best subset on the search path.
+    estimator, criterion, cv, n_draws, max_features, random_state
+        As in :class:`WrapperSelector`.
+
+    Attributes
+    ----------
+    scores_, ranking_, support_, path_, path_errors_, path_moves_, n_ties_, n_evaluations_
+        As in :class:`WrapperSelector`.
+    n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    References
+    ----------
+    .. [1] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, App. A.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.1, Alg. 2.1.
 
     Examples
     --------
@@ -227,7 +280,7 @@ class SFS(WrapperSelector):
 
 
 class SBS(WrapperSelector):
-    """Sequential backward selection (SBG of the 2019 stability thesis, Alg. 2.2).
+    """Sequential backward selection, SBS (SBG in Prat Masramon 2016, Alg. 2.2).
 
     Starting from all features, remove at each step the feature whose removal gives the lowest
     criterion ``J``, down to one feature; the ranking is the reverse order of exclusion and the
@@ -237,7 +290,35 @@ class SBS(WrapperSelector):
 
     Parameters
     ----------
-    See :class:`WrapperSelector`.
+    n_features_to_select : int, float or None, default=None
+        Size of ``support_``; ``None`` keeps the best subset on the search path.
+    estimator, criterion, cv, n_draws, max_features, random_state
+        As in :class:`WrapperSelector`.
+
+    Attributes
+    ----------
+    scores_, ranking_, support_, path_, path_errors_, path_moves_, n_ties_, n_evaluations_
+        As in :class:`WrapperSelector`.
+    n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.1, Alg. 2.2.
+
+    Examples
+    --------
+    On 30 genes of Han's synthetic data (the first 10 relevant), with the inner 5 × 2
+    cross-validation accuracy of the thesis as criterion:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import SBS
+    >>> data = make_han2012(n_samples=40, n_features=30, n_blocks=3, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = SBS(5, criterion="cv", cv="5x2", random_state=0)
+    >>> print(*selector.fit(data.X, data.y).get_support(indices=True))
+    2 6 23 27 28
     """
 
     def _search(self, crit, p, target):
@@ -247,12 +328,13 @@ class SBS(WrapperSelector):
 
 
 class SFFS(WrapperSelector):
-    """Sequential forward floating selection (Pudil, Novovicova and Kittler 1994), the second
-    wrapper of Xiao, Hua and Dougherty (2007, App. A).
+    """Sequential forward floating selection, SFFS (Pudil, Novovičová and Kittler 1994).
+
+    The second wrapper of Xiao, Hua and Dougherty (2007), App. A.
 
     Each inclusion is followed by conditional exclusions: the least useful feature (other than
     the one just added) is removed while that gives a subset strictly better than the best
-    subset of that size found so far (``reproduction-targets.md`` sec. 5.4). The search stops
+    subset of that size found so far (Pudil, Novovičová and Kittler 1994). The search stops
     when ``d`` features are selected; it returns the best subset of size ``d`` it met.
 
     Parameters
@@ -268,13 +350,36 @@ class SFFS(WrapperSelector):
         Also continue plain SFS from where the floating search first left its path, and keep
         the better subset of size ``d``: floating search alone can end worse than SFS (see
         :func:`stablefs.selectors.wrappers.sffs`).
-    **kwargs
-        See :class:`WrapperSelector`.
+    estimator, criterion, cv, n_draws, max_features, random_state
+        As in :class:`WrapperSelector`.
 
     Attributes
     ----------
     best_subsets_ : dict
         Size -> (criterion, sorted feature indices) of the best subset of each size met.
+    scores_, ranking_, support_, path_, path_errors_, path_moves_, n_ties_, n_evaluations_
+        As in :class:`WrapperSelector`.
+    n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    References
+    ----------
+    .. [1] P. Pudil, J. Novovičová and J. Kittler, "Floating search methods in feature
+       selection", Pattern Recognition Letters 15(11), 1119–1125, 1994.
+    .. [2] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, App. A.
+    .. [3] U. M. Braga-Neto and E. R. Dougherty, "Bolstered error estimation", Pattern
+       Recognition 37(6), 1267–1281, 2004 (the default criterion).
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_xiao2007
+    >>> from stablefs.selectors import SFFS
+    >>> data = make_xiao2007("equal", n_samples=50, random_state=0)
+    >>> sffs = SFFS(5, estimator="lda", criterion="bolstered").fit(data.X, data.y)
+    >>> print(*sffs.get_support(indices=True))
+    20 40 56 60 100
     """
 
     _parameter_constraints: dict = {
@@ -304,7 +409,7 @@ class SFFS(WrapperSelector):
 
 
 class RSA(WrapperSelector):
-    """Remainder-set-aware sequential selection (2019 stability thesis, ch. 6, Alg. 6.1).
+    """Remainder-set-aware sequential selection, RSA (Prat Masramon 2016, ch. 6, Alg. 6.1).
 
     A candidate subset ``X`` is scored by ``f(J_u(X), J_u(Y - X))`` with
     ``f(a, b) = (a w_x - b w_y + 1)/2`` (eqs. 6.4-6.5), ``J_u = 1 - J`` the usefulness
@@ -314,13 +419,40 @@ class RSA(WrapperSelector):
 
     Parameters
     ----------
+    n_features_to_select : int, float or None, default=None
+        Size of ``support_``; ``None`` keeps the best subset on the search path.
     direction : {"forward", "backward"}, default="forward"
         The thesis defines the forward search (Alg. 6.1) and calls the backward one
         "analogous"; its Table 6.3 compares SBG with an RSA whose numbers differ from
-        Table 6.2's, so both are provided ([DEC], ``reproduction-targets.md`` sec. 3.3).
-    **kwargs
-        See :class:`WrapperSelector`. The thesis' ``J`` is the inner 5x2 cross-validation
+        Table 6.2's, so both are provided.
+    estimator, criterion, cv, n_draws, max_features, random_state
+        As in :class:`WrapperSelector`. The thesis' ``J`` is the inner 5x2 cross-validation
         accuracy: ``criterion="cv", cv="5x2"``.
+
+    Attributes
+    ----------
+    scores_, ranking_, support_, path_, path_errors_, path_moves_, n_ties_, n_evaluations_
+        As in :class:`WrapperSelector`.
+    n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, ch. 6, Alg. 6.1 and eqs. 6.4–6.5.
+
+    Examples
+    --------
+    On 30 genes of Han's synthetic data (the first 10 relevant), with the inner 5 × 2
+    cross-validation accuracy of the thesis as criterion:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import RSA
+    >>> data = make_han2012(n_samples=40, n_features=30, n_blocks=3, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = RSA(5, criterion="cv", cv="5x2", random_state=0)
+    >>> print(*selector.fit(data.X, data.y).get_support(indices=True))
+    0 1 6 9 14
     """
 
     _parameter_constraints: dict = {
@@ -343,11 +475,14 @@ class RSA(WrapperSelector):
 
 
 class SBGPlus(WrapperSelector):
-    """Sequential backward search with accumulated evidence, SBG+ (2019 stability thesis,
-    ch. 7, Alg. 7.1, eq. 7.10; lambda = 2/3, w_x = 1, accumulate first, then decide).
+    """Sequential backward search with accumulated evidence, SBG+ (Prat Masramon 2016, ch. 7).
+
+    Alg. 7.1 and eq. 7.10, with lambda = 2/3, w_x = 1, accumulate first, then decide.
 
     Parameters
     ----------
+    n_features_to_select : int, float or None, default=None
+        Size of ``support_``; ``None`` keeps the best subset on the search path.
     lam : float, default=2/3
         Weight of the accumulated history against the current evaluation (0 is SBS).
     bookkeeping : {"consistent", "printed"}, default="consistent"
@@ -356,8 +491,33 @@ class SBGPlus(WrapperSelector):
         ``"printed"``: Alg. 7.1 as printed, made runnable by ``0/0 := 0`` -- as printed every
         candidate has ``n-_x = 0`` (a backward search never re-adds a feature), an erratum; see
         :func:`stablefs.selectors.wrappers._search.sbg_plus`.
-    **kwargs
-        See :class:`WrapperSelector`.
+    estimator, criterion, cv, n_draws, max_features, random_state
+        As in :class:`WrapperSelector`.
+
+    Attributes
+    ----------
+    scores_, ranking_, support_, path_, path_errors_, path_moves_, n_ties_, n_evaluations_
+        As in :class:`WrapperSelector`.
+    n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, ch. 7, Alg. 7.1 and eqs. 7.8–7.10.
+
+    Examples
+    --------
+    On 30 genes of Han's synthetic data (the first 10 relevant), with the inner 5 × 2
+    cross-validation accuracy of the thesis as criterion:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors import SBGPlus
+    >>> data = make_han2012(n_samples=40, n_features=30, n_blocks=3, n_relevant=10,
+    ...                     random_state=0)
+    >>> selector = SBGPlus(5, criterion="cv", cv="5x2", random_state=0)
+    >>> print(*selector.fit(data.X, data.y).get_support(indices=True))
+    1 6 14 17 18
     """
 
     _parameter_constraints: dict = {
