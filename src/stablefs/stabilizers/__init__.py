@@ -1,13 +1,13 @@
 """Meta-selectors that make any selector more stable (``docs/DESIGN.md``, "Stabilizers").
 
 - :class:`MarginInstanceWeighting` and :func:`margin_instance_weights`: margin-based instance
-  weighting (seed 000 ch. 4);
+  weighting (Han 2012, ch. 4);
 - :class:`LogisticInstanceWeighting` and :func:`logistic_instance_weights`: logistic instance
-  weighting (2019 stability thesis sec. 8.2);
+  weighting (Prat Masramon 2016, sec. 8.2);
 - :class:`ResampledInstanceWeighting`: the same weights for selectors without
-  ``sample_weight``, by weighted resampling (2019 stability thesis Alg. 8.3);
+  ``sample_weight``, by weighted resampling (Prat Masramon 2016, Alg. 8.3);
 - :class:`Ensemble`: bagging / subsampling ensembles with rank, weight or frequency
-  aggregation (seed 000 sec. 5.2.3, seed 003);
+  aggregation (Han 2012, sec. 5.2.3; Li et al. 2013);
 - :class:`StabilitySelection`: stability selection (Meinshausen and Bühlmann 2010) with
   complementary pairs (Shah and Samworth 2013).
 """

@@ -1,5 +1,5 @@
-"""Resampling ensembles of a selector: bagging (Han 2012, sec. 5.2.3; seed 000) and WEn / REn
-(Li et al. 2013; seed 003).
+"""Resampling ensembles of a selector: bagging (Han 2012, sec. 5.2.3) and WEn / REn (Li et al.
+2013).
 
 Each member fits a clone of the selector on a stratified resample of the training data; the
 members' outputs are aggregated by rank sum, by mean weight, or by top-k frequency. Members
@@ -132,10 +132,11 @@ def _member_from_scores(selector, X, y, index, scores):
 class Ensemble(BaseSelector):
     """Ensemble of a selector over stratified resamples, with rank, weight or frequency aggregation.
 
-    - Bagging ensemble (seed 000 sec. 5.2.3, "En-ReliefF", "En-SVM-RFE"): ``sampling="bootstrap"``,
+    - Bagging ensemble (Han 2012, sec. 5.2.3, "En-ReliefF", "En-SVM-RFE"): ``sampling="bootstrap"``,
       20 members, ``aggregate="rank"`` (complete linear aggregation: ``score = -sum_t rank_t``).
-    - Subsampling ensembles of seed 003 (sec. 2.2 and 4): ``m`` subsamples of size ``alpha n``
-      drawn without replacement (``sampling="subsample"``, ``fraction=alpha``, 0.9 by default);
+    - Subsampling ensembles of Li et al. (2013, sec. 2.2 and 4): ``m`` subsamples of size
+      ``alpha n`` drawn without replacement (``sampling="subsample"``, ``fraction=alpha``, 0.9
+      by default);
       ``aggregate="weight"`` is WEn (``w_e = (1/m) sum_t w_t``, the mean weight vector) and
       ``aggregate="rank"`` is REn (sum of the rank vectors, best rank 1).
     - ``aggregate="frequency"``: how often a feature is in a member's top ``k``
@@ -146,7 +147,7 @@ class Ensemble(BaseSelector):
     selector : estimator
         Any stablefs selector (exposing ``scores_`` and/or ``ranking_``); cloned per member.
     n_estimators : int, default=20
-        Number of members (seed 000 uses 20).
+        Number of members (Han 2012 uses 20).
     sampling : {"bootstrap", "subsample"}, default="bootstrap"
         With or without replacement. Resamples are stratified by class so that every member
         sees every class: the bootstrap draws each class with replacement from its own samples
@@ -154,7 +155,7 @@ class Ensemble(BaseSelector):
         :func:`stratified_sizes`, total ``round(fraction n)``, at least one per class).
     fraction : float in (0, 1] or None, default=None
         Resample size as a fraction of ``n``: ``None`` = 1.0 for the bootstrap, 0.9 for the
-        subsample (seed 003's ``alpha``).
+        subsample (the ``alpha`` of Li et al. 2013).
     aggregate : {"rank", "weight", "frequency"}, default="rank"
         How member results are combined (see above).
     n_features_to_select : int, float or None, default=None
@@ -163,9 +164,9 @@ class Ensemble(BaseSelector):
     normalize : bool, default=False
         For ``aggregate="weight"`` only: divide each member's score vector by the sum of its
         absolute values before averaging, so that every member gets the same say whatever
-        the scale of its scores. The default ``False`` is seed 003's plain mean of the weight
-        vectors (on resamples of equal size the members' scales are comparable, and the
-        seed's stability analysis is for the plain mean).
+        the scale of its scores. The default ``False`` is the plain mean of the weight vectors
+        of Li et al. (2013) (on resamples of equal size the members' scales are comparable,
+        and their stability analysis is for the plain mean).
     random_state : int >= 0, RandomState, Generator, SeedSequence or None, default=None
         Seeds the resamples and, for inner selectors with a ``random_state``, the members.
     n_jobs : int or None, default=None
@@ -174,22 +175,58 @@ class Ensemble(BaseSelector):
     Attributes
     ----------
     estimators_ : list of fitted selectors
+        The members.
     resamples_ : list of ndarray
         Sample indices of each member (sorted; repeated indices for the bootstrap).
     member_scores_ : ndarray of shape (n_estimators, n_features)
+        The members' ``scores_``.
     member_rankings_ : ndarray of shape (n_estimators, n_features), int
+        The members' ``ranking_``.
     selection_frequency_ : ndarray of shape (n_features,)
         Fraction of members whose top ``n_features_to_select_`` contains the feature.
     scores_ : ndarray of shape (n_features,)
         ``-sum of ranks`` (rank), mean weight (weight) or selection frequency (frequency).
-    ranking_, support_, n_features_to_select_, classes_
-        As for every selector.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
 
     Notes
     -----
     ``sample_weight`` is passed to each member restricted to its resample (and renormalised
     by it); a sample of weight 0 is treated as absent and never drawn. Equal weights are not
     passed on, so selectors without ``sample_weight`` can be ensembled.
+
+    See Also
+    --------
+    StabilitySelection : Selection probabilities over half-samples, with an error bound.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 5.2.3 (bagging ensembles,
+       rank aggregation).
+    .. [2] Y. Li, S. Huang, S. Chen and J. Si, "Stable L2-regularized ensemble feature
+       weighting", Multiple Classifier Systems (MCS 2013), LNCS 7872, Springer, 2013, sec. 2.2
+       (WEn and REn).
+    .. [3] Y. Saeys, T. Abeel and Y. Van de Peer, "Robust feature selection using ensemble
+       feature selection techniques", Proc. ECML PKDD 2008, LNCS 5212, 313–325, 2008.
+
+    Examples
+    --------
+    A bagging ensemble of 10 ReliefF members (Han's "En-ReliefF" has 20):
+
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> from stablefs.selectors import ReliefF
+    >>> from stablefs.stabilizers import Ensemble
+    >>> ensemble = Ensemble(ReliefF(), n_estimators=10, n_features_to_select=5,
+    ...                     random_state=0).fit(data.X, data.y)
+    >>> print(*ensemble.get_support(indices=True))
+    1 2 7 8 9
+    >>> print(*ensemble.selection_frequency_[:10].round(1))
+    0.5 0.5 0.4 0.3 0.4 0.0 0.6 0.8 0.9 0.6
+
+    The same from a method string: ``stablefs.make_selector("en-relieff(n_estimators=10)")``.
     """
 
     _parameter_constraints: dict = {

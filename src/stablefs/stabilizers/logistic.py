@@ -1,4 +1,4 @@
-"""Logistic instance weighting, LIW (2019 stability thesis sec. 8.2, eq. 8.2; "RLIW" in its
+"""Logistic instance weighting, LIW (Prat Masramon 2016, sec. 8.2, eq. 8.2; "RLIW" in its
 appendix C).
 
 Every instance gets Relief's hypothesis margin (eq. 2.53), the margins are standardised over
@@ -24,7 +24,7 @@ from stablefs.stabilizers.margin import _check_weightable, _scores_and_ranking
 
 
 class LogisticInstanceWeighting(BaseSelector):
-    """Wrap a selector in logistic instance weighting ("LIW", 2019 stability thesis sec. 8.2).
+    """Wrap a selector in logistic instance weighting ("LIW", Prat Masramon 2016, sec. 8.2).
 
     ``fit`` computes :func:`logistic_instance_weights` on the training data and fits a clone
     of ``selector`` with ``sample_weight`` = those weights times the user's ``sample_weight``
@@ -53,7 +53,36 @@ class LogisticInstanceWeighting(BaseSelector):
         The weights passed to the inner selector (sum 1).
     selector_ : estimator
         The fitted clone.
-    scores_, ranking_, support_, n_features_to_select_, classes_
+    scores_ : ndarray of shape (n_features,)
+        From ``selector_``.
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    See Also
+    --------
+    logistic_instance_weights : The weights.
+    MarginInstanceWeighting : Han's margin-based instance weights.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 8.2, eq. 8.2, and sec. 8.3
+       (combining instance and feature weighting).
+
+    Examples
+    --------
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> from stablefs.selectors import ReliefF
+    >>> from stablefs.stabilizers import LogisticInstanceWeighting
+    >>> liw = LogisticInstanceWeighting(ReliefF(), n_features_to_select=5).fit(data.X, data.y)
+    >>> print(*liw.get_support(indices=True))
+    3 6 7 8 9
+    >>> round(float(liw.logistic_weights_.min()), 3), round(float(liw.logistic_weights_.max()), 3)
+    (0.004, 0.999)
+
+    The same from a method string: ``stablefs.make_selector("liw-relieff")``.
     """
 
     _parameter_constraints: dict = {

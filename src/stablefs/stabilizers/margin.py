@@ -1,4 +1,4 @@
-"""Margin-based instance weighting (seed 000 ch. 4, Algorithm 1, eqs. 4.2-4.7).
+"""Margin-based instance weighting (Han 2012, ch. 4, Algorithm 1, eqs. 4.2-4.7).
 
 Every instance is mapped to its *margin vector* (eq. 4.2) -- per feature, the summed distance
 to all misses minus the summed distance to all hits, or with every hit and miss weighted by
@@ -6,7 +6,7 @@ its normalised inverse distance (eqs. 4.3-4.5, ``neighbor_weighting="distance"``
 weighted by the inverse of its mean
 distance to the other margin vectors (eq. 4.6): instances with an outlying local relevance
 profile get low weight, which reduces the variance of the feature weights a selector computes
-from the weighted data (importance sampling, seed 000 ch. 3).
+from the weighted data (importance sampling, Han 2012, ch. 3).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ PENALTY_READINGS = ("printed", "mean")
 
 
 class MarginInstanceWeighting(BaseSelector):
-    """Wrap a selector in margin-based instance weighting ("IW", seed 000 ch. 4 and sec. 5.2.2).
+    """Wrap a selector in margin-based instance weighting ("IW", Han 2012, ch. 4, sec. 5.2.2).
 
     ``fit`` computes :func:`margin_instance_weights` on the training data and fits a clone of
     ``selector`` with ``sample_weight`` = those weights (times the user's ``sample_weight``, if
@@ -97,6 +97,34 @@ class MarginInstanceWeighting(BaseSelector):
         The fitted clone of ``selector``.
     scores_, ranking_, support_, n_features_to_select_, classes_
         From ``selector_`` (``support_`` recomputed when ``n_features_to_select`` is set).
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+
+    See Also
+    --------
+    margin_instance_weights : The weights.
+    LogisticInstanceWeighting : Logistic instance weights (Prat Masramon 2016).
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, ch. 4 (Algorithm 1,
+       eqs. 4.2–4.7) and sec. 5.2.2 (IW SVM-RFE, eq. 5.2; IW ReliefF, eq. 5.3).
+
+    Examples
+    --------
+    IW-ReliefF (the method string ``"iw-relieff"``):
+
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> from stablefs.selectors import ReliefF
+    >>> from stablefs.stabilizers import MarginInstanceWeighting
+    >>> iw = MarginInstanceWeighting(ReliefF(), n_features_to_select=5).fit(data.X, data.y)
+    >>> print(*iw.get_support(indices=True))
+    3 6 7 8 9
+    >>> round(float(iw.instance_weights_.sum()), 6), iw.instance_weights_.shape
+    (1.0, (40,))
     """
 
     _parameter_constraints: dict = {

@@ -1,5 +1,5 @@
-"""Instance weighting by resampling, for selectors that take no instance weights (2019
-stability thesis, Alg. 8.3, the generic IW+FW framework).
+"""Instance weighting by resampling, for selectors that take no instance weights (Prat Masramon
+2016, Alg. 8.3, the generic IW+FW framework).
 
 The instance weights ``omega`` (logistic, thesis sec. 8.2, or margin-based, Han 2012 ch. 4)
 do not enter the selector; they decide which training set ``S'`` of size ``N`` it sees:
@@ -52,8 +52,10 @@ def resample_by_weight(omega: np.ndarray, codes: np.ndarray, strategy: str, rng)
 
 
 class ResampledInstanceWeighting(BaseSelector):
-    """Instance weighting for any selector by weighted resampling (2019 stability thesis,
-    Alg. 8.3; "MBIW + FW" and "LIW + FW" of its sec. 8.5).
+    """Instance weighting for any selector, by weighted resampling (Prat Masramon 2016, Alg. 8.3).
+
+    The "MBIW + FW" and "LIW + FW" of the thesis' sec. 8.5; the module docstring gives the
+    two strategies.
 
     Parameters
     ----------
@@ -82,6 +84,35 @@ class ResampledInstanceWeighting(BaseSelector):
         The fitted clone of ``selector``.
     scores_, ranking_, support_, n_features_to_select_, classes_
         From ``selector_``.
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+
+    See Also
+    --------
+    LogisticInstanceWeighting, MarginInstanceWeighting : The weights as ``sample_weight``.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 8.5, Alg. 8.3.
+    .. [2] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, eq. 4.6 (margin-based weights).
+
+    Examples
+    --------
+    ``rw-`` prefix of the method strings; here around a t-test:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> from stablefs.selectors import TTest
+    >>> from stablefs.stabilizers import ResampledInstanceWeighting
+    >>> rw = ResampledInstanceWeighting(TTest(), n_features_to_select=5,
+    ...                                 random_state=0).fit(data.X, data.y)
+    >>> print(*rw.get_support(indices=True))
+    4 6 7 8 9
+    >>> len(rw.resample_), len(set(rw.resample_.tolist())) < 40
+    (40, True)
     """
 
     _parameter_constraints: dict = {

@@ -69,9 +69,41 @@ DEFAULT_LAMBDA_RATIOS = tuple(np.geomspace(0.5, 0.1, 5))
 
 
 def error_bound(q: float, threshold: float, n_features: int) -> float:
-    """``q^2 / ((2 pi_thr - 1) p)``: the bound on the expected number of falsely selected
-    features (Meinshausen and Bühlmann 2010, Theorem 1; for complementary pairs Shah and
-    Samworth 2013, Theorem 1 with ``theta = q/p``); ``inf`` when ``pi_thr <= 0.5``."""
+    """Bound the expected number of falsely selected features: ``q^2 / ((2 pi_thr - 1) p)``.
+
+    Meinshausen and Bühlmann (2010), Theorem 1; for complementary pairs Shah and Samworth
+    (2013), Theorem 1 with ``theta = q/p``.
+
+    Parameters
+    ----------
+    q : float
+        The expected number of features selected over the grid, ``q_Lambda``.
+    threshold : float
+        ``pi_thr``.
+    n_features : int
+        ``p``.
+
+    Returns
+    -------
+    float
+        The bound on ``E(V)``; ``inf`` when ``pi_thr <= 0.5``.
+
+    References
+    ----------
+    .. [1] N. Meinshausen and P. Bühlmann, "Stability selection", Journal of the Royal
+       Statistical Society B 72(4), 417–473, 2010, Theorem 1.
+    .. [2] R. D. Shah and R. J. Samworth, "Variable selection with error control: another
+       look at stability selection", Journal of the Royal Statistical Society B 75(1), 55–80,
+       2013, Theorem 1.
+
+    Examples
+    --------
+    Ten features selected on average out of 1000, a threshold of 0.9:
+
+    >>> from stablefs.stabilizers.stability_selection import error_bound
+    >>> round(error_bound(10, 0.9, 1000), 3)
+    0.125
+    """
     if threshold <= 0.5:
         return float("inf")
     return float(q) ** 2 / ((2 * float(threshold) - 1) * n_features)
@@ -126,8 +158,9 @@ def _fit_generic(selector, X, y, index, weights, seed, qs):
 
 
 class StabilitySelection(BaseSelector):
-    """Stability selection around a selector (Meinshausen and Bühlmann 2010; complementary
-    pairs of Shah and Samworth 2013).
+    """Stability selection around a selector (Meinshausen and Bühlmann 2010).
+
+    With the complementary pairs of Shah and Samworth (2013).
 
     The method ``stabsel`` (base :class:`stablefs.selectors.L1Logistic`) and the prefix
     ``stabsel-`` for any selector; the module docstring gives the definitions.
@@ -150,9 +183,12 @@ class StabilitySelection(BaseSelector):
     q : int, default=20
         Generic selectors: the size of the selected set (top-``q`` of the ranking).
     complementary_pairs : bool, default=True
+        Fit on both halves of each split (Shah and Samworth) rather than on independent
+        half-samples (Meinshausen and Bühlmann).
     n_features_to_select : int, float or None
         Size of ``support_``; ``None`` = the stable set.
     random_state : int, RandomState, Generator, SeedSequence or None
+        Seeds the half-samples and, when it has one, the base selector.
     n_jobs : int or None
         Fits in parallel; the result does not depend on it.
 
@@ -176,7 +212,40 @@ class StabilitySelection(BaseSelector):
     mean_rank_ : ndarray (n_features,)
         Mean rank of each feature over the fits; breaks ties of ``scores_`` in ``ranking_``
         (selection probabilities are multiples of 1/(2B) and tie often), then the index.
-    ranking_, support_, n_features_to_select_, classes_
+    ranking_, support_, n_features_to_select_, classes_, n_features_in_
+        As in :class:`stablefs.selectors.ReliefF`.
+
+    See Also
+    --------
+    error_bound : The bound on the expected number of false selections.
+    Ensemble : Aggregated rankings over resamples.
+
+    References
+    ----------
+    .. [1] N. Meinshausen and P. Bühlmann, "Stability selection", Journal of the Royal
+       Statistical Society B 72(4), 417–473, 2010, Definition 1, eq. 7 and Theorem 1.
+    .. [2] R. D. Shah and R. J. Samworth, "Variable selection with error control: another
+       look at stability selection", Journal of the Royal Statistical Society B 75(1), 55–80,
+       2013, sec. 2.1 and Theorem 1.
+
+    Examples
+    --------
+    Around an L1-penalised logistic regression (the method ``stabsel``), 10 complementary
+    pairs:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> from stablefs.selectors import L1Logistic
+    >>> from stablefs.stabilizers import StabilitySelection
+    >>> stabsel = StabilitySelection(L1Logistic(), n_subsamples=10,
+    ...                              random_state=0).fit(data.X, data.y)
+    >>> print(*stabsel.stable_set_)
+    7 8 4
+    >>> stabsel.selection_probabilities_.shape
+    (5, 60)
+    >>> round(stabsel.error_bound_, 2)
+    3.8
     """
 
     _parameter_constraints: dict = {
