@@ -4,7 +4,7 @@ Input forms accepted by every subset measure: a sequence of index collections (w
 ``n_features`` = p where the measure needs it), a boolean matrix (m × p), or collections of
 feature names with ``feature_names=`` (the p column names, in order); see
 :mod:`stablefs.stability._inputs`. Pairwise measures average over all pairs (Han 2012,
-eq. 5.4; seed 000) unless given ``reference=`` (Yu, Ding and Loscalzo 2008, eq. 7; seed 001).
+eq. 5.4) unless given ``reference=`` (Yu, Ding and Loscalzo 2008, eq. 7).
 Rankings and weight vectors are (m × p) matrices: every row must cover the same p features.
 
 Subset measures

@@ -1,4 +1,4 @@
-"""Aggregation over pairs (seed 000 eq. 5.4) and the jackknife variances behind the intervals."""
+"""Aggregation over pairs (Han 2012, eq. 5.4) and the jackknife variances behind the intervals."""
 
 from __future__ import annotations
 
@@ -7,6 +7,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from stablefs._errors import StablefsError
+
+
+def with_sections(doc: str, block: str) -> str:
+    """``doc`` with ``block`` (a shared Parameters / Returns text) put where numpydoc wants it.
+
+    Before the first of See Also, Notes, References and Examples, else at the end: the
+    measures whose parameters are documented once for all (decorators of
+    :mod:`~stablefs.stability.subsets` and :mod:`~stablefs.stability.somol`).
+    """
+    doc = doc.rstrip() + "\n"
+    cuts = [doc.find(f"\n    {name}\n") for name in ("See Also", "Notes", "References",
+                                                     "Examples")]
+    cut = min((c for c in cuts if c >= 0), default=-1)
+    return doc + block if cut < 0 else doc[:cut] + block + doc[cut:]
 
 
 @dataclass(frozen=True)

@@ -595,9 +595,36 @@ def _check_k(k, p: int) -> int:
 
 
 def top_k_subsets(rankings, k: int, *, order: np.ndarray | None = None) -> np.ndarray:
-    """Boolean (m × p) matrix of each ranking's k best features (1 = best rank).
+    """Turn rankings into the boolean (m × p) matrix of each ranking's k best features.
 
     Ties are broken by the lower feature index, as ``ranking_`` of every selector does.
+
+    Parameters
+    ----------
+    rankings : array-like of shape (m, p)
+        One ranking per result, 1 = best (e.g. the ``ranking_`` of m fitted selectors).
+    k : int
+        Subset size.
+
+    Returns
+    -------
+    ndarray of bool of shape (m, p)
+        Row i selects the k best features of ranking i.
+
+    References
+    ----------
+    .. [1] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.3.2 (stability of the
+       first k features of rankings).
+
+    Examples
+    --------
+    >>> from stablefs.stability import jaccard, top_k_subsets
+    >>> rankings = [[1, 2, 3, 4, 5], [2, 1, 3, 4, 5], [1, 3, 2, 5, 4]]
+    >>> top_k_subsets(rankings, 2).astype(int).tolist()
+    [[1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [1, 0, 1, 0, 0]]
+    >>> round(jaccard(top_k_subsets(rankings, 2)), 3)
+    0.556
     """
     if order is None:
         order = top_k_order(rankings)
@@ -625,6 +652,27 @@ def subsets_from_cv_results(cv_results: Mapping, size=None):
     -------
     ndarray of bool (n_splits × p) when ``size`` is given, else a dict ``{k: matrix}`` over
     every size RFECV evaluated.
+
+    References
+    ----------
+    .. [1] I. Guyon, J. Weston, S. Barnhill and V. Vapnik, "Gene selection for cancer
+       classification using support vector machines", Machine Learning 46, 389–422, 2002
+       (recursive feature elimination).
+
+    Examples
+    --------
+    >>> from sklearn.feature_selection import RFECV
+    >>> from sklearn.svm import LinearSVC
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.stability import kuncheva, subsets_from_cv_results
+    >>> data = make_han2012(n_samples=40, n_features=20, n_blocks=2, n_relevant=5,
+    ...                     random_state=0)
+    >>> rfecv = RFECV(LinearSVC(random_state=0), step=5, cv=5).fit(data.X, data.y)
+    >>> subsets = subsets_from_cv_results(rfecv.cv_results_, size=10)
+    >>> subsets.shape
+    (5, 20)
+    >>> round(kuncheva(subsets), 3)
+    0.48
     """
     if not isinstance(cv_results, Mapping):
         raise StablefsError("cv_results must be the cv_results_ dict of a fitted RFECV.")

@@ -45,21 +45,44 @@ __all__ = ["MEASURES", "Measure", "available_measures", "measure_interval", "mea
 
 @dataclass(frozen=True)
 class Measure:
-    """A named subset-stability measure and its properties.
+    """A named subset-stability measure and its properties (the values of :data:`MEASURES`).
 
-    Attributes
+    Calling it evaluates the measure: ``measure(subsets, n_features, X=..., random_state=...)``.
+
+    Parameters
     ----------
     name : str
+        The name used by the command line (``--stability``).
     func : callable
         The public function (e.g. :func:`~stablefs.stability.kuncheva`).
     kind : {"pairwise", "system", "nogueira", "correlated-pairwise", "correlated-system"}
+        A mean over pairs, a statistic of the whole system, Nogueira's estimator, or one of
+        them with feature correlations.
     chance_corrected : bool
+        Random selection scores about 0.
     equal_sizes : bool
         Requires all subsets to have the same size.
     needs_X : bool
         Needs the data matrix.
     higher_is_better : bool
+        False for the measures where lower is more stable.
     description : str
+        One line, with its reference.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018 (the properties of
+       a stability measure, correction for chance among them).
+
+    Examples
+    --------
+    >>> from stablefs.stability import MEASURES
+    >>> measure = MEASURES["kuncheva"]
+    >>> measure.kind, measure.chance_corrected, measure.equal_sizes
+    ('pairwise', True, True)
+    >>> round(measure([[0, 1, 2], [0, 1, 3]], n_features=10), 3)
+    0.524
     """
 
     name: str
@@ -129,7 +152,29 @@ MEASURES: dict[str, Measure] = {
 
 
 def available_measures() -> list[str]:
-    """Names accepted by :func:`measure_interval` and the CLI, in registry order."""
+    """List the names accepted by :func:`measure_interval` and the CLI, in registry order.
+
+    Returns
+    -------
+    list of str
+        The keys of :data:`MEASURES` (``stablefs measures`` prints them with their
+        descriptions).
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import available_measures
+    >>> available_measures()[:4]
+    ['kuncheva', 'nogueira', 'jaccard', 'dice']
+    >>> len(available_measures())
+    21
+    """
     return list(MEASURES)
 
 
@@ -152,6 +197,7 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
     name : str
         One of :func:`available_measures`.
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
     n_features : int, optional
         p; required for index collections.
     X : array of shape (n_samples, p), optional
@@ -168,9 +214,25 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
 
     Returns
     -------
-    (estimate, low, high)
+    estimate, low, high : float
         See the module docstring for how each interval is formed; low/high are NaN when the
         interval is undefined (m < 3 for jackknife intervals).
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018 (the analytic
+       interval of ``nogueira``).
+    .. [2] B. Efron and C. Stein, "The jackknife estimate of variance", The Annals of
+       Statistics 9(3), 586–596, 1981 (the jackknife intervals).
+
+    Examples
+    --------
+    >>> from stablefs.stability import measure_interval
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2], [1, 2, 3]]
+    >>> estimate, low, high = measure_interval("kuncheva", subsets, n_features=10)
+    >>> round(estimate, 3), round(low, 3), round(high, 3)
+    (0.571, 0.419, 0.724)
     """
     if name not in MEASURES:
         raise _unknown(name)
@@ -197,13 +259,46 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
 
 def measure_pair_scores(name: str, subsets, n_features=None, *, X=None, random_state=0,
                         feature_names=None):
-    """The per-pair similarities of a pairwise-average measure (Han 2012, eq. 5.4), or None.
+    """Compute the per-pair similarities of a pairwise-average measure (Han 2012, eq. 5.4).
 
-    Returns a :class:`~stablefs.stability._common.PairScores` (its ``mean`` is the measure)
-    for the measures of kind ``pairwise`` and ``correlated-pairwise``; None for Nogueira's
-    estimator and the whole-system measures, which are not means over pairs. Arguments as in
-    :func:`measure_interval`. Used by the bootstrap intervals of
-    :func:`stablefs.evaluation.bootstrap_pair_interval`.
+    Used by the bootstrap intervals of :func:`stablefs.evaluation.bootstrap_pair_interval`.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`available_measures`.
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
+    n_features : int, optional
+        p; required for index collections.
+    X : array of shape (n_samples, p), optional
+        For the correlation-aware measures.
+    random_state : int or None
+        Seed of the Monte-Carlo parts.
+    feature_names : sequence of str, optional
+        As in :func:`measure_interval`.
+
+    Returns
+    -------
+    PairScores or None
+        A :class:`~stablefs.stability._common.PairScores` (``values``, the pairs ``i`` and
+        ``j``; its ``mean`` is the measure) for the measures of kind ``pairwise`` and
+        ``correlated-pairwise``; None for Nogueira's estimator and the whole-system
+        measures, which are not means over pairs.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, eq. 5.4.
+
+    Examples
+    --------
+    >>> from stablefs.stability import measure_pair_scores
+    >>> scores = measure_pair_scores("jaccard", [[0, 1, 2], [0, 1, 3], [4, 5, 6]])
+    >>> scores.values.round(3).tolist(), round(scores.mean, 3)
+    ([0.5, 0.0, 0.0], 0.167)
+    >>> measure_pair_scores("nogueira", [[0, 1], [0, 2]], n_features=5) is None
+    True
     """
     if name not in MEASURES:
         raise _unknown(name)

@@ -4,8 +4,8 @@ All four measures need the data X (n_samples × p) and compute Pearson correlati
 between the features involved (the cross-correlation block of two subsets, k_i × k_j
 numbers, from the standardised columns) — never a p × p matrix.
 
-* :func:`npogr` — Zhang et al. (2009) POGR, normalised, in the symmetric form of seed 000
-  eq. 5.8 (Han 2012).
+* :func:`npogr` — Zhang et al. (2009) POGR, normalised, in the symmetric form of Han (2012,
+  eq. 5.8).
 * :func:`zucknick` — Zucknick, Richardson & Stronach (2008) correlation-weighted Jaccard.
 * :func:`intersection_count` — Bommert & Rahnenführer's adjusted intersection count.
 * :func:`sechidis` — Sechidis, Papangelou, Nogueira, Weatherall & Brown (2020): Nogueira's
@@ -296,14 +296,15 @@ def _p_of(X):
 
 def npogr(subsets, X, *, fdr: float = 0.001, n_pairs: int = 10000, random_state=0,
           reference=None, feature_names=None) -> float:
-    r"""Normalised POGR (Zhang et al. 2009) in the symmetric form of seed 000 eq. 5.8.
+    r"""Normalised POGR (Zhang et al. 2009) in the symmetric form of Han (2012, eq. 5.8).
 
     For two subsets of size k, r = |S_i ∩ S_j|, O_ij = number of genes of S_i \ S_j that are
     significantly positively correlated with at least one gene of S_j, O = (O_ij + O_ji)/2:
 
         nPOGR(S_i, S_j) = (r + O − E(r) − E(O)) / (k − E(r) − E(O)),
 
-    averaged over all pairs (eq. 5.4) or against ``reference`` (seed 001 eq. 7).
+    averaged over all pairs (Han 2012, eq. 5.4) or against ``reference`` (Yu, Ding and
+    Loscalzo 2008, eq. 7).
     E(r) = k²/p exactly (hypergeometric mean); E(O) is the mean of O over ``n_pairs`` pairs of
     independent uniformly random k-subsets (seeded by ``random_state``; Zhang et al. use
     10,000). Without O and E(O) the measure is Kuncheva's index.
@@ -327,7 +328,9 @@ def npogr(subsets, X, *, fdr: float = 0.001, n_pairs: int = 10000, random_state=
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results (equal sizes).
     X : array of shape (n_samples, p)
+        The data the correlations come from.
     fdr : float
         FDR level q of the Benjamini–Hochberg step-up procedure.
     n_pairs : int
@@ -343,6 +346,32 @@ def npogr(subsets, X, *, fdr: float = 0.001, n_pairs: int = 10000, random_state=
     Returns
     -------
     float
+        The mean nPOGR.
+
+    References
+    ----------
+    .. [1] M. Zhang, L. Zhang, J. Zou, C. Yao, H. Xiao, Q. Liu, J. Wang, D. Wang, C. Wang
+       and Z. Guo, "Evaluating reproducibility of differential expression discoveries in
+       microarray studies by considering correlated molecular changes", Bioinformatics
+       25(13), 1662–1668, 2009.
+    .. [2] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, eqs. 5.6–5.8.
+    .. [3] Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate: a practical
+       and powerful approach to multiple testing", Journal of the Royal Statistical Society
+       B 57(1), 289–300, 1995.
+
+    Examples
+    --------
+    Subsets of different but strongly correlated genes: Kuncheva sees no overlap, nPOGR
+    credits the correlation.
+
+    >>> from stablefs.stability import kuncheva, npogr
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> subsets = [[0, 10, 20], [1, 11, 21], [2, 12, 22]]  # different genes, same blocks
+    >>> round(kuncheva(subsets, n_features=60), 3), round(npogr(subsets, data.X), 3)
+    (-0.053, 1.0)
     """
     subsets, _, reference = named(subsets, None, feature_names, reference, X=X)
     scores, _ = _npogr_pairs(subsets, X, fdr=fdr, n_pairs=n_pairs, random_state=random_state,
@@ -447,10 +476,13 @@ def zucknick(subsets, X, *, threshold: float = 0.9, reference=None,
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
     X : array of shape (n_samples, p)
+        The data the correlations come from.
     threshold : float
         Minimum absolute correlation credited.
     reference : index collection, optional
+        Compare every result with this one instead of all pairs.
     feature_names : sequence of str, optional
         The p column names of X, in order; subsets (and ``reference``) may then list names
         instead of indices.
@@ -458,6 +490,26 @@ def zucknick(subsets, X, *, threshold: float = 0.9, reference=None,
     Returns
     -------
     float
+        The mean similarity.
+
+    References
+    ----------
+    .. [1] M. Zucknick, S. Richardson and E. A. Stronach, "Comparing the characteristics of
+       gene expression profiles derived by univariate and multivariate classification
+       methods", Statistical Applications in Genetics and Molecular Biology 7(1), Article 7,
+       2008.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import jaccard, zucknick
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> subsets = [[0, 10, 20], [1, 11, 21], [2, 12, 22]]  # different genes, same blocks
+    >>> round(jaccard(subsets), 3), round(zucknick(subsets, data.X, threshold=0.6), 3)
+    (0.0, 0.265)
     """
     subsets, _, reference = named(subsets, None, feature_names, reference, X=X)
     return _zucknick_pairs(subsets, X, threshold=threshold, reference=reference).mean
@@ -514,11 +566,17 @@ def intersection_count(subsets, X, *, threshold: float = 0.9, n_pairs: int = 100
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
     X : array of shape (n_samples, p)
+        The data the correlations come from.
     threshold : float
+        Minimum absolute correlation for two features to count as similar.
     n_pairs : int
+        Random subset pairs for the Monte-Carlo part of E[I].
     random_state : int or None
+        Seed of the Monte-Carlo estimate.
     reference : index collection, optional
+        Compare every result with this one instead of all pairs.
     feature_names : sequence of str, optional
         The p column names of X, in order; subsets (and ``reference``) may then list names
         instead of indices.
@@ -526,6 +584,23 @@ def intersection_count(subsets, X, *, threshold: float = 0.9, n_pairs: int = 100
     Returns
     -------
     float
+        The mean adjusted similarity.
+
+    References
+    ----------
+    .. [1] A. Bommert and J. Rahnenführer, "Adjusted measures for feature selection
+       stability for data sets with similar features", Machine Learning, Optimization, and
+       Data Science (LOD 2020), LNCS 12565, 203–214, 2020.
+
+    Examples
+    --------
+    >>> from stablefs.stability import intersection_count
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> subsets = [[0, 10, 20], [1, 11, 21], [2, 12, 22]]  # different genes, same blocks
+    >>> round(intersection_count(subsets, data.X, threshold=0.6), 3)
+    1.0
     """
     subsets, _, reference = named(subsets, None, feature_names, reference, X=X)
     return _intersection_pairs(subsets, X, threshold=threshold, n_pairs=n_pairs,
@@ -601,27 +676,50 @@ def sechidis(subsets, X, *, threshold: float = 0.9, n_pairs: int | None = 100_00
     * Corrected for chance: yes (as Nogueira's, with Σ₀ as null).
     * Needs: X, m ≥ 2, 0 < k̄ < p; any sizes.
 
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
+    X : array of shape (n_samples, p)
+        The data the correlations come from.
+    threshold : float
+        Minimum absolute correlation kept in C.
+    n_pairs : int or None
+        Random feature pairs for μ_C; None = exact.
+    random_state : int or None
+        Seed of the estimate of μ_C.
+    feature_names : sequence of str, optional
+        The p column names of X, in order; subsets may then list names instead of indices.
+
+    Returns
+    -------
+    float
+        Φ̂_C.
+
     Notes
     -----
     Our reconstruction of Σ₀ uses k̄ in place of the per-result sizes, as Nogueira's
     denominator does; implementations that use the mean of k_i² in the off-diagonal differ
     by O(Var(k)/p²).
 
-    Parameters
+    References
     ----------
-    subsets : sequence of index collections, or boolean matrix of shape (m, p)
-    X : array of shape (n_samples, p)
-    threshold : float
-    n_pairs : int or None
-        Random feature pairs for μ_C; None = exact.
-    random_state : int or None
-    feature_names : sequence of str, optional
-        The p column names of X, in order; subsets (and ``reference``) may then list names
-        instead of indices.
+    .. [1] K. Sechidis, K. Papangelou, S. Nogueira, J. Weatherall and G. Brown, "On the
+       stability of feature selection in the presence of feature correlations", Machine
+       Learning and Knowledge Discovery in Databases (ECML PKDD 2019), LNCS 11906, 327–342,
+       2020.
 
-    Returns
-    -------
-    float
+    Examples
+    --------
+    >>> from stablefs.stability import nogueira, sechidis
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> subsets = [[0, 10, 20], [1, 11, 21], [2, 12, 22]]  # different genes, same blocks
+    >>> round(nogueira(subsets, n_features=60), 3)
+    -0.053
+    >>> round(sechidis(subsets, data.X, threshold=0.6), 3)
+    0.753
     """
     subsets, _, _ = named(subsets, None, feature_names, X=X)
     data, X = _prepare(subsets, X, None)

@@ -17,8 +17,8 @@ def stability_curve(rankings, sizes, measure: str = "kuncheva", *, interval: boo
 
     Each ranking's k best features (1 = best; ties broken by the lower feature index, as
     every selector's ``ranking_``) form the subsets at size k; the measure is evaluated on
-    those m subsets. This is how seed 002 (sec. 2.4) and seed 000 (Figs. 6.2, 7.3–7.6) draw
-    stability against subset size.
+    those m subsets. This is how Prat Masramon (2016, secs. 2.3.2 and 6.3.1) and Han (2012,
+    Figs. 6.2, 7.3–7.6) draw stability against subset size.
 
     Parameters
     ----------
@@ -42,6 +42,20 @@ def stability_curve(rankings, sizes, measure: str = "kuncheva", *, interval: boo
     pandas.DataFrame
         Columns ``k``, ``estimate`` (and ``low``, ``high``), one row per size, in the order
         given.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, Figs. 6.2 and 7.3–7.6.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, secs. 2.3.2 and 6.3.1.
+
+    Examples
+    --------
+    >>> from stablefs.stability import stability_curve
+    >>> rankings = [[1, 2, 3, 4, 5], [2, 1, 3, 4, 5], [1, 3, 2, 5, 4]]
+    >>> stability_curve(rankings, [1, 2, 3], measure="jaccard").round(3).to_dict("list")
+    {'k': [1, 2, 3], 'estimate': [0.333, 0.556, 1.0]}
     """
     R = as_rankings(rankings)
     order = np.argsort(R, axis=1, kind="stable")

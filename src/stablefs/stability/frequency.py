@@ -5,7 +5,7 @@ frequency F_f / m.
 
 **Consensus** (one definition everywhere in stablefs): a feature is a consensus feature when
 its selection frequency is *strictly above* the threshold, F_f / m > threshold, with the
-default threshold 0.5 (:data:`CONSENSUS_THRESHOLD`). This is Han (2012, sec. 7.4; seed 000):
+default threshold 0.5 (:data:`CONSENSUS_THRESHOLD`). This is Han (2012, sec. 7.4):
 a consensus gene is "represented in more than 50 % of all gene signatures", and Table 7.6
 counts the genes with frequency in (50, 100] and (85, 100] — half-open intervals, so a gene
 in exactly 50 of 100 signatures is not a consensus gene. :func:`in_consensus` applies the
@@ -52,7 +52,7 @@ def _data(subsets, n_features, feature_names):
 
 def selection_frequency(subsets, n_features=None, *, counts: bool = False,
                         feature_names=None) -> np.ndarray | pd.Series:
-    """Selection frequency of every feature, F_f / m (or the counts F_f).
+    """Compute the selection frequency of every feature, F_f / m (or the counts F_f).
 
     Parameters
     ----------
@@ -71,6 +71,21 @@ def selection_frequency(subsets, n_features=None, *, counts: bool = False,
         Values in [0, 1] (or 0..m); features never selected are 0. m ≥ 1. With
         ``feature_names`` a Series named ``"frequency"`` (or ``"count"``) whose index (named
         ``"feature"``) is ``feature_names`` in their order.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 7.4 and Table 7.6.
+
+    Examples
+    --------
+    >>> from stablefs.stability import selection_frequency
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> selection_frequency(subsets, n_features=6).tolist()
+    [1.0, 0.75, 0.75, 0.5, 0.0, 0.0]
+    >>> selection_frequency([["TP53", "MYC"], ["TP53", "EGFR"]],
+    ...                     feature_names=["TP53", "MYC", "EGFR", "KRAS"]).to_dict()
+    {'TP53': 1.0, 'MYC': 0.5, 'EGFR': 0.5, 'KRAS': 0.0}
     """
     data, names = _data(subsets, n_features, feature_names)
     F = data.counts()
@@ -96,7 +111,7 @@ def _check_threshold(threshold) -> float:
 
 
 def in_consensus(frequency, threshold: float = CONSENSUS_THRESHOLD) -> np.ndarray:
-    """Which features are consensus features, given their selection frequencies.
+    """Tell which features are consensus features, given their selection frequencies.
 
     The one rule of this package: ``frequency > threshold`` (strictly; Han 2012, sec. 7.4).
     Frequencies computed as ``F_f / m`` compare exactly with a decimal threshold such as
@@ -105,11 +120,27 @@ def in_consensus(frequency, threshold: float = CONSENSUS_THRESHOLD) -> np.ndarra
     Parameters
     ----------
     frequency : array-like of float in [0, 1]
+        Selection frequencies.
     threshold : float in [0, 1), default 0.5
+        A feature is a consensus feature when its frequency is strictly above it.
 
     Returns
     -------
-    ndarray of bool, the shape of ``frequency``
+    ndarray of bool
+        The shape of ``frequency``.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 7.4 and Table 7.6.
+
+    Examples
+    --------
+    >>> from stablefs.stability import in_consensus
+    >>> in_consensus([0.9, 0.5, 0.51, 0.0]).tolist()
+    [True, False, True, False]
+    >>> in_consensus([0.9, 0.85, 0.86], threshold=0.85).tolist()
+    [True, False, True]
     """
     t = _check_threshold(threshold)
     f = np.asarray(frequency, dtype=float)
@@ -120,7 +151,7 @@ def consensus(subsets, n_features=None, *, threshold: float = CONSENSUS_THRESHOL
               feature_names=None) -> np.ndarray:
     """Consensus signature: the features selected in *more than* ``threshold`` of the results.
 
-    Han 2012, sec. 7.4 (seed 000): a consensus gene is represented in more than 50 % of the
+    Han 2012, sec. 7.4: a consensus gene is represented in more than 50 % of the
     signatures, so the rule is F_f / m > threshold, strict (with m = 100 and the default 0.5,
     51 signatures or more); see :func:`in_consensus`.
 
@@ -140,6 +171,21 @@ def consensus(subsets, n_features=None, *, threshold: float = CONSENSUS_THRESHOL
     ndarray
         Feature indices (int), or names (``dtype=object``, Python ``str``) with
         ``feature_names``; most frequent first, ties by lower column index; possibly empty.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 7.4 and Table 7.6.
+
+    Examples
+    --------
+    >>> from stablefs.stability import consensus
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> consensus(subsets, n_features=6).tolist()
+    [0, 1, 2]
+    >>> consensus([["TP53", "MYC"], ["TP53", "EGFR"], ["TP53", "MYC"]],
+    ...           feature_names=["TP53", "MYC", "EGFR", "KRAS"]).tolist()
+    ['TP53', 'MYC']
     """
     t = _check_threshold(threshold)
     data, names = _data(subsets, n_features, feature_names)
@@ -155,7 +201,7 @@ def consensus(subsets, n_features=None, *, threshold: float = CONSENSUS_THRESHOL
 
 def frequency_intervals(subsets, n_features=None, thresholds=(0.0, 0.5, 0.85), *,
                         feature_names=None) -> pd.Series:
-    """Number of features whose selection frequency exceeds each threshold (Han 2012, Table 7.6).
+    """Count the features whose selection frequency exceeds each threshold (Han 2012, Table 7.6).
 
     For m = 100 and the default thresholds the entries are the Table 7.6 columns
     ``[1,100]`` (selected at least once), ``(50,100]`` and ``(85,100]``; labels are written
@@ -164,7 +210,9 @@ def frequency_intervals(subsets, n_features=None, thresholds=(0.0, 0.5, 0.85), *
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
     n_features : int, optional
+        p; required for index collections.
     thresholds : sequence of float in [0, 1)
         Each count uses the consensus rule, frequency > threshold (:func:`in_consensus`).
     feature_names : sequence of str, optional
@@ -174,6 +222,18 @@ def frequency_intervals(subsets, n_features=None, thresholds=(0.0, 0.5, 0.85), *
     -------
     pandas.Series
         Integer counts indexed by the interval labels.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 7.4 and Table 7.6.
+
+    Examples
+    --------
+    >>> from stablefs.stability import frequency_intervals
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> frequency_intervals(subsets, n_features=6).to_dict()
+    {'[1,4]': 4, '(2,4]': 3, '(3.4,4]': 1}
     """
     data, _ = _data(subsets, n_features, feature_names)
     F = data.counts()
@@ -187,17 +247,36 @@ def frequency_intervals(subsets, n_features=None, thresholds=(0.0, 0.5, 0.85), *
 
 
 def frequency_curve(subsets, n_features=None, *, feature_names=None) -> pd.Series:
-    """How many features occur in at least c of the m results, c = 1..m (Han 2012, Figs. 7.7–7.8).
+    """Count the features that occur in at least c of the m results, for c = 1..m.
 
-    The area under this curve is Σ_i |S_i| (for m signatures of size k: m·k, the area under
-    the perfect-stability curve, which is k for every c).
+    Han 2012, Figs. 7.7–7.8. The area under this curve is Σ_i |S_i| (for m signatures of size
+    k: m·k, the area under the perfect-stability curve, which is k for every c).
 
-    ``feature_names`` (the p column names) lets the subsets list names.
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
+    n_features : int, optional
+        p; required for index collections.
+    feature_names : sequence of str, optional
+        The p column names, when the subsets list names.
 
     Returns
     -------
     pandas.Series
         Indexed by c = 1..m.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 7.4, Figs. 7.7–7.8.
+
+    Examples
+    --------
+    >>> from stablefs.stability import frequency_curve
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> frequency_curve(subsets, n_features=6).to_dict()
+    {1: 4, 2: 4, 3: 3, 4: 1}
     """
     data, _ = _data(subsets, n_features, feature_names)
     F = data.counts()

@@ -77,7 +77,31 @@ __all__ = [
 
 
 class NogueiraTest(NamedTuple):
-    """Result of a Nogueira z-test."""
+    """Result of a Nogueira z-test (a named tuple).
+
+    Parameters
+    ----------
+    statistic : float
+        The z statistic.
+    pvalue : float
+        Its p-value under the standard normal.
+    estimate : float
+        Φ̂ (one sample) or Φ̂_a − Φ̂_b (two samples).
+    variance : float
+        The variance of ``estimate``.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+
+    Examples
+    --------
+    >>> from stablefs.stability import nogueira_test
+    >>> result = nogueira_test([[0, 1, 2], [0, 1, 3], [0, 1, 2], [0, 2, 3]], n_features=20)
+    >>> round(result.estimate, 3), round(result.pvalue, 4)
+    (0.673, 0.0)
+    """
 
     statistic: float
     pvalue: float
@@ -157,6 +181,7 @@ def nogueira(subsets, n_features=None, *, feature_names=None) -> float:
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
     n_features : int, optional
         p; required for index collections.
     feature_names : sequence of str, optional
@@ -166,17 +191,82 @@ def nogueira(subsets, n_features=None, *, feature_names=None) -> float:
     Returns
     -------
     float
+        Φ̂.
+
+    See Also
+    --------
+    nogueira_ci : Φ̂ with its variance and confidence interval.
+    nogueira_test, nogueira_two_sample_test : z-tests.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+
+    Examples
+    --------
+    >>> from stablefs.stability import kuncheva, nogueira
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> Z = np.zeros((20, 50), dtype=bool)
+    >>> for row in Z:  # 20 results: features 0-4 always, 5 of 45 others at random
+    ...     row[:5] = True
+    ...     row[5 + rng.choice(45, size=5, replace=False)] = True
+    >>> round(nogueira(Z), 3)
+    0.443
+
+    The paper's one-line formula, and the mean pairwise Kuncheva index (equal sizes):
+
+    >>> kbar = Z.sum(axis=1).mean()
+    >>> round(float(1 - Z.var(axis=0, ddof=1).mean() / ((kbar / 50) * (1 - kbar / 50))), 3)
+    0.443
+    >>> round(kuncheva(Z), 3)
+    0.443
     """
     return _estimate(_data(subsets, n_features, feature_names))
 
 
 def nogueira_variance(subsets, n_features=None, *, method: str = "asymptotic",
                       feature_names=None) -> float:
-    """Variance estimate of Φ̂: ``"asymptotic"`` (the paper's asymptotic theorem) or ``"jackknife"``.
+    """Estimate the variance of Φ̂: asymptotic (Nogueira et al. 2018) or jackknife.
 
     See the module docstring for the formula, its derivation and its small-m behaviour.
-    The jackknife needs m ≥ 3 and returns NaN otherwise. ``feature_names`` as in
-    :func:`nogueira`.
+
+    Parameters
+    ----------
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
+    n_features : int, optional
+        p; required for index collections.
+    method : {"asymptotic", "jackknife"}
+        The paper's asymptotic variance 4/m² Σ (φ_i − φ̄)², or the delete-one-result
+        jackknife (recommended for m < 50; NaN when m < 3).
+    feature_names : sequence of str, optional
+        As in :func:`nogueira`.
+
+    Returns
+    -------
+    float
+        The variance estimate.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+    .. [2] B. Efron and C. Stein, "The jackknife estimate of variance", The Annals of
+       Statistics 9(3), 586–596, 1981.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.stability import nogueira_variance
+    >>> rng = np.random.default_rng(0)
+    >>> Z = np.zeros((20, 50), dtype=bool)
+    >>> for row in Z:  # 20 results: features 0-4 always, 5 of 45 others at random
+    ...     row[:5] = True
+    ...     row[5 + rng.choice(45, size=5, replace=False)] = True
+    >>> round(nogueira_variance(Z), 5), round(nogueira_variance(Z, method="jackknife"), 5)
+    (5e-05, 7e-05)
     """
     data = _data(subsets, n_features, feature_names)
     if method == "asymptotic":
@@ -196,6 +286,7 @@ def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
     n_features : int, optional
         p; required for index collections.
     alpha : float
@@ -210,8 +301,26 @@ def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
 
     Returns
     -------
-    (estimate, variance, low, high)
-        low/high = Φ̂ ∓ z_{1−α/2} sqrt(variance), not clipped.
+    estimate, variance, low, high : float
+        Φ̂, its variance and low/high = Φ̂ ∓ z_{1−α/2} sqrt(variance), not clipped.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.stability import nogueira_ci
+    >>> rng = np.random.default_rng(0)
+    >>> Z = np.zeros((20, 50), dtype=bool)
+    >>> for row in Z:  # 20 results: features 0-4 always, 5 of 45 others at random
+    ...     row[:5] = True
+    ...     row[5 + rng.choice(45, size=5, replace=False)] = True
+    >>> estimate, variance, low, high = nogueira_ci(Z, alpha=0.05)
+    >>> round(estimate, 3), round(low, 3), round(high, 3)
+    (0.443, 0.428, 0.457)
     """
     alpha = check_alpha(alpha)
     data = _data(subsets, n_features, feature_names)
@@ -258,7 +367,9 @@ def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
     n_features : int, optional
+        p; required for index collections.
     null : float
         Φ₀.
     alternative : {"greater", "less", "two-sided"}
@@ -272,6 +383,26 @@ def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
     NogueiraTest
         ``statistic`` (z), ``pvalue``, ``estimate``, ``variance``. With zero variance (all
         φ_i equal, e.g. identical subsets) z is ±inf, or 0 when Φ̂ = Φ₀.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+
+    Examples
+    --------
+    Is the selection more stable than random selection (Φ = 0)?
+
+    >>> import numpy as np
+    >>> from stablefs.stability import nogueira_test
+    >>> rng = np.random.default_rng(0)
+    >>> Z = np.zeros((20, 50), dtype=bool)
+    >>> for row in Z:  # 20 results: features 0-4 always, 5 of 45 others at random
+    ...     row[:5] = True
+    ...     row[5 + rng.choice(45, size=5, replace=False)] = True
+    >>> result = nogueira_test(Z)
+    >>> round(result.statistic, 2), result.pvalue < 0.001
+    (60.7, True)
     """
     data = _data(subsets, n_features, feature_names)
     est = _estimate(data)
@@ -287,12 +418,44 @@ def nogueira_two_sample_test(subsets_a, subsets_b, n_features=None, *,
 
     z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b). The two systems of results are assumed independent
     (different resamples); on shared resamples the results are positively correlated and the
-    test is conservative. ``feature_names`` (shared by both systems) as in :func:`nogueira`.
+    test is conservative.
+
+    Parameters
+    ----------
+    subsets_a, subsets_b : sequence of index collections, or boolean matrix of shape (m, p)
+        The results of the two algorithms (m may differ, p may not).
+    n_features : int, optional
+        p; required for index collections.
+    alternative : {"two-sided", "greater", "less"}
+        H1: Φ_a ≠ Φ_b, Φ_a > Φ_b or Φ_a < Φ_b.
+    feature_names : sequence of str, optional
+        Shared by both systems, as in :func:`nogueira`.
 
     Returns
     -------
     NogueiraTest
         ``estimate`` is Φ̂_a − Φ̂_b and ``variance`` is v_a + v_b.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.stability import nogueira_two_sample_test
+    >>> rng = np.random.default_rng(0)
+    >>> Z = np.zeros((20, 50), dtype=bool)
+    >>> for row in Z:  # 20 results: features 0-4 always, 5 of 45 others at random
+    ...     row[:5] = True
+    ...     row[5 + rng.choice(45, size=5, replace=False)] = True
+    >>> Z_random = np.zeros((20, 50), dtype=bool)
+    >>> for row in Z_random:  # 10 features at random
+    ...     row[rng.choice(50, size=10, replace=False)] = True
+    >>> result = nogueira_two_sample_test(Z, Z_random)
+    >>> round(result.estimate, 3), result.pvalue < 0.001
+    (0.439, True)
     """
     da = _data(subsets_a, n_features, feature_names)
     db = _data(subsets_b, n_features, feature_names)

@@ -1,7 +1,7 @@
 r"""Stability of rankings and of weight vectors, and the stability–accuracy F-measure.
 
 Rankings are an (m × p) matrix, one row per result, 1 = best (the ``ranking_`` of every
-selector). Pairwise similarities are averaged over all m(m−1)/2 pairs (seed 000 eq. 5.4).
+selector). Pairwise similarities are averaged over all m(m−1)/2 pairs (Han 2012, eq. 5.4).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _topk_pairwise(R: np.ndarray, k: int, corr) -> float:
 
 
 def spearman(rankings, k: int | None = None) -> float:
-    r"""Mean pairwise Spearman rank correlation (seed 003 sec. 4.1; Kalousis et al. 2007).
+    r"""Mean pairwise Spearman rank correlation (Kalousis et al. 2007; Li et al. 2013, sec. 4.1).
 
     Full rankings: ρ(r, r') = Pearson correlation of the (tie-averaged) ranks, which for
     permutations is 1 − 6 Σ_f (r_f − r'_f)² / (p (p² − 1)).
@@ -86,12 +86,31 @@ def spearman(rankings, k: int | None = None) -> float:
     Parameters
     ----------
     rankings : array of shape (m, p)
-        1 = best.
+        One ranking per result, 1 = best.
     k : int, optional
+        Compare the top-k lists only.
 
     Returns
     -------
     float
+        The mean pairwise correlation.
+
+    References
+    ----------
+    .. [1] A. Kalousis, J. Prados and M. Hilario, "Stability of feature selection algorithms:
+       a study on high-dimensional spaces", Knowledge and Information Systems 12(1), 95–116,
+       2007.
+    .. [2] Y. Li, S. Huang, S. Chen and J. Si, "Stable L2-regularized ensemble feature
+       weighting", Multiple Classifier Systems (MCS 2013), LNCS 7872, Springer, 2013, sec. 4.1.
+    .. [3] R. Fagin, R. Kumar and D. Sivakumar, "Comparing top k lists", SIAM Journal on
+       Discrete Mathematics 17(1), 134–160, 2003 (the top-k form).
+
+    Examples
+    --------
+    >>> from stablefs.stability import spearman
+    >>> rankings = [[1, 2, 3, 4, 5], [2, 1, 3, 4, 5], [1, 3, 2, 5, 4]]
+    >>> round(spearman(rankings), 3), round(spearman(rankings, k=2), 3)
+    (0.767, -0.333)
     """
     R = as_rankings(rankings)
     _need_two(R, "rankings")
@@ -116,11 +135,28 @@ def kendall(rankings, k: int | None = None) -> float:
     Parameters
     ----------
     rankings : array of shape (m, p)
+        One ranking per result, 1 = best.
     k : int, optional
+        Compare the top-k lists only.
 
     Returns
     -------
     float
+        The mean pairwise τ_b.
+
+    References
+    ----------
+    .. [1] M. G. Kendall, "A new measure of rank correlation", Biometrika 30(1–2), 81–93,
+       1938.
+    .. [2] R. Fagin, R. Kumar and D. Sivakumar, "Comparing top k lists", SIAM Journal on
+       Discrete Mathematics 17(1), 134–160, 2003 (the top-k form).
+
+    Examples
+    --------
+    >>> from stablefs.stability import kendall
+    >>> rankings = [[1, 2, 3, 4, 5], [2, 1, 3, 4, 5], [1, 3, 2, 5, 4]]
+    >>> round(kendall(rankings), 3)
+    0.6
     """
     R = as_rankings(rankings)
     _need_two(R, "rankings")
@@ -150,10 +186,25 @@ def pearson(weights) -> float:
     Parameters
     ----------
     weights : array of shape (m, p)
+        One weight vector per result.
 
     Returns
     -------
     float
+        The mean pairwise correlation.
+
+    References
+    ----------
+    .. [1] A. Kalousis, J. Prados and M. Hilario, "Stability of feature selection algorithms:
+       a study on high-dimensional spaces", Knowledge and Information Systems 12(1), 95–116,
+       2007.
+
+    Examples
+    --------
+    >>> from stablefs.stability import pearson
+    >>> weights = [[0.9, 0.5, 0.1, 0.0], [0.8, 0.6, 0.0, 0.1], [1.0, 0.4, 0.2, 0.0]]
+    >>> round(pearson(weights), 3)
+    0.938
     """
     W = as_weights(weights)
     _need_two(W, "weight vectors")
@@ -161,7 +212,7 @@ def pearson(weights) -> float:
 
 
 def weight_variance(weights, *, normalize: bool = False) -> float:
-    r"""Average feature-weight variance, seed 000 eqs. 3.3–3.4 (Han 2012).
+    r"""Average feature-weight variance (Han 2012, eqs. 3.3–3.4); lower is more stable.
 
     Var(X_j) = (1/m) Σ_i (w_ij − w̄_j)²  (the expectation over training sets of eq. 3.3
     estimated by the mean over the m results, ddof = 0, so that error = bias + variance holds
@@ -169,18 +220,38 @@ def weight_variance(weights, *, normalize: bool = False) -> float:
     (1/p) Σ_j Var(X_j).
 
     * Range: [0, ∞); 0 iff all weight vectors are equal. **Lower = more stable.**
-    * Corrected for chance: no; depends on the weights' scale — seed 000 (sec. 6.1) uses
+    * Corrected for chance: no; depends on the weights' scale — Han (2012, sec. 6.1) uses
       normalised weights |w_j| / Σ|w|, which ``normalize=True`` applies to each row.
     * Needs: m ≥ 2 weight vectors; with ``normalize`` no all-zero row.
 
     Parameters
     ----------
     weights : array of shape (m, p)
+        One weight vector per result.
     normalize : bool
+        Divide each row by the sum of its absolute values first.
 
     Returns
     -------
     float
+        ``(1/p) Σ_j Var(X_j)``.
+
+    See Also
+    --------
+    stablefs.evaluation.bias_variance : The whole decomposition, error = bias + variance.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 3.1, eqs. 3.3–3.4, and
+       sec. 6.1.
+
+    Examples
+    --------
+    >>> from stablefs.stability import weight_variance
+    >>> weights = [[0.9, 0.5, 0.1, 0.0], [0.8, 0.6, 0.0, 0.1], [1.0, 0.4, 0.2, 0.0]]
+    >>> round(weight_variance(weights), 5), round(weight_variance(weights, normalize=True), 5)
+    (0.00556, 0.00221)
     """
     W = as_weights(weights)
     _need_two(W, "weight vectors")
@@ -193,7 +264,7 @@ def weight_variance(weights, *, normalize: bool = False) -> float:
 
 
 def f_measure(stability, accuracy):
-    r"""Stability–accuracy F-measure 2·s·a/(s + a) (seed 003 sec. 4.2; Saeys et al. 2008).
+    r"""Stability–accuracy F-measure 2·s·a/(s + a) (Saeys et al. 2008; Li et al. 2013).
 
     The harmonic mean of stability s and accuracy a, both in [0, 1].
 
@@ -204,10 +275,27 @@ def f_measure(stability, accuracy):
     Parameters
     ----------
     stability, accuracy : float or array_like (broadcast)
+        Both in [0, 1].
 
     Returns
     -------
     float or ndarray
+        The harmonic mean.
+
+    References
+    ----------
+    .. [1] Y. Saeys, T. Abeel and Y. Van de Peer, "Robust feature selection using ensemble
+       feature selection techniques", Proc. ECML PKDD 2008, LNCS 5212, 313–325, 2008.
+    .. [2] Y. Li, S. Huang, S. Chen and J. Si, "Stable L2-regularized ensemble feature
+       weighting", Multiple Classifier Systems (MCS 2013), LNCS 7872, Springer, 2013, sec. 4.2.
+
+    Examples
+    --------
+    >>> from stablefs.stability import f_measure
+    >>> round(f_measure(0.6, 0.9), 3)
+    0.72
+    >>> f_measure([0.2, 0.8], 0.9).round(3).tolist()
+    [0.327, 0.847]
     """
     s = np.asarray(stability, dtype=float)
     a = np.asarray(accuracy, dtype=float)

@@ -1,10 +1,10 @@
 r"""Frequency-based measures of a whole system of subsets (not averages over pairs).
 
-F_f = number of the m results that select feature f (seed 002 eq. 2.39), V = ∪_i S_i the
+F_f = number of the m results that select feature f (Prat Masramon 2016, eq. 2.39), V = ∪_i S_i the
 features selected at least once, N = Σ_i |S_i| = Σ_f F_f.
 
-Somol & Novovičová's consistency C / CW / CW_rel (seed 002 eqs. 2.39–2.42, 2.51, 2.52 and
-seed-002 digest sec. 2.3), Křížek et al.'s entropy (eqs. 2.37–2.38, 2.50), Davis et al.
+Somol & Novovičová's consistency C / CW / CW_rel (Prat Masramon 2016, eqs. 2.39–2.42, 2.51,
+2.52; Somol and Novovičová 2010), Křížek et al.'s entropy (eqs. 2.37–2.38, 2.50), Davis et al.
 (2006) and Novovičová, Somol & Pudil (2009). All need m ≥ 2 results; a system in which no
 feature is ever selected raises :class:`~stablefs.StablefsError` (there is nothing to be
 consistent about) — except Křížek's entropy, which is defined for it.
@@ -17,6 +17,7 @@ from collections import Counter
 import numpy as np
 
 from stablefs._errors import StablefsError
+from stablefs.stability._common import with_sections
 from stablefs.stability._inputs import SubsetData, as_subsets, named, plain
 
 __all__ = ["davis", "krizek", "novovicova", "somol", "somol_c", "somol_cw", "somol_cw_rel"]
@@ -111,12 +112,13 @@ _P_DOC = """
     Returns
     -------
     float
+        The stability of the system of subsets.
 """
 
 
 def _params(note: str):
     def deco(func):
-        func.__doc__ = func.__doc__.rstrip() + "\n" + _P_DOC.format(note=note)
+        func.__doc__ = with_sections(func.__doc__, _P_DOC.format(note=note))
         return func
 
     return deco
@@ -124,20 +126,35 @@ def _params(note: str):
 
 @_params("not needed (the value does not depend on p).")
 def somol_c(subsets, n_features=None, *, feature_names=None) -> float:
-    r"""Somol & Novovičová's consistency C (seed 002 eqs. 2.39–2.40).
+    r"""Somol & Novovičová's consistency C (Prat Masramon 2016, eqs. 2.39–2.40).
 
     C = (1/|V|) Σ_{f∈V} (F_f − 1)/(m − 1).
 
     * Range: [0, 1]; 1 iff all results are identical; 0 iff no feature is selected twice.
     * Corrected for chance: no.
     * Needs: m ≥ 2, at least one selected feature; any sizes.
+
+    References
+    ----------
+    .. [1] P. Somol and J. Novovičová, "Evaluating stability and comparing output of feature
+       selectors that optimize feature subset cardinality", IEEE Transactions on Pattern
+       Analysis and Machine Intelligence 32(11), 1921–1939, 2010.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.3, eqs. 2.39–2.40.
+
+    Examples
+    --------
+    >>> from stablefs.stability import somol_c
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> round(somol_c(subsets), 3)
+    0.667
     """
     return _somol_c(_prep(subsets, n_features, False, feature_names))
 
 
 @_params("not needed (the value does not depend on p).")
 def somol_cw(subsets, n_features=None, *, feature_names=None) -> float:
-    r"""Somol & Novovičová's weighted consistency CW (seed 002 eqs. 2.41, 2.51).
+    r"""Somol & Novovičová's weighted consistency CW (Prat Masramon 2016, eqs. 2.41, 2.51).
 
     CW = Σ_f (F_f/N) (F_f − 1)/(m − 1),  N = Σ_i |S_i|.
 
@@ -145,27 +162,57 @@ def somol_cw(subsets, n_features=None, *, feature_names=None) -> float:
     * Corrected for chance: no; random subsets of size k score k/p in expectation
       (E[F_f(F_f − 1)] = m(m − 1)(k/p)²).
     * Needs: m ≥ 2, at least one selected feature; any sizes.
+
+    References
+    ----------
+    .. [1] P. Somol and J. Novovičová, "Evaluating stability and comparing output of feature
+       selectors that optimize feature subset cardinality", IEEE Transactions on Pattern
+       Analysis and Machine Intelligence 32(11), 1921–1939, 2010.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.3, eqs. 2.41 and 2.51.
+
+    Examples
+    --------
+    >>> from stablefs.stability import somol_cw
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> round(somol_cw(subsets), 3)
+    0.722
     """
     return _somol_cw(_prep(subsets, n_features, False, feature_names))
 
 
 @_params("required for index collections (CW_min depends on it).")
 def somol_cw_rel(subsets, n_features=None, *, feature_names=None) -> float:
-    r"""Somol & Novovičová's relative weighted consistency CW_rel (seed 002 eqs. 2.42, 2.52).
+    r"""Somol & Novovičová's relative weighted consistency CW_rel (Prat Masramon 2016, eq. 2.52).
 
     CW_rel = (CW − CW_min)/(CW_max − CW_min) with, for D = N mod p and H = N mod m,
     CW_min = (N² − p(N − D) − D²)/(p N (m − 1)) and CW_max = (H² + N(m − 1) − H m)/(N (m − 1)).
-    The thesis omits the bounds; they are those of Somol & Novovičová (2010, IEEE TPAMI), as
-    listed in the seed-002 digest (sec. 2.3), and we checked them by enumeration.
+    The thesis omits the bounds; they are those of Somol & Novovičová (2010, IEEE TPAMI), and we
+    checked them by enumeration.
 
     * Range: [0, 1]; 1 for identical subsets.
-    * Corrected for chance: partially. The seed-002 digest counts it as chance-corrected, but
+    * Corrected for chance: partially. It is often counted as chance-corrected, but
       CW_min is the most *even* spread of the N selections, not the expectation under random
       selection: random k-subsets score about k/p when m k < p, and about
       (p − k)/(p (m − 1)) / (CW_max − CW_min) > 0 otherwise, so random selection does not
       average 0 (use :func:`~stablefs.stability.nogueira` or :func:`kuncheva` for that).
     * Needs: m ≥ 2, p, at least one selected feature; any sizes; an error when
       CW_max = CW_min (e.g. a single selection overall).
+
+    References
+    ----------
+    .. [1] P. Somol and J. Novovičová, "Evaluating stability and comparing output of feature
+       selectors that optimize feature subset cardinality", IEEE Transactions on Pattern
+       Analysis and Machine Intelligence 32(11), 1921–1939, 2010 (the bounds).
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.3, eqs. 2.42 and 2.52.
+
+    Examples
+    --------
+    >>> from stablefs.stability import somol_cw_rel
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> round(somol_cw_rel(subsets, n_features=10), 3)
+    0.688
     """
     return _somol_cw_rel(_prep(subsets, n_features, True, feature_names))
 
@@ -174,15 +221,17 @@ def somol(subsets, n_features=None, *, variant: str = "cw_rel", feature_names=No
     """Somol & Novovičová's consistency; ``variant`` ∈ {"cw_rel" (default), "cw", "c"}.
 
     ``"cw_rel"`` (:func:`somol_cw_rel`) is the form recommended by its authors and the one
-    Bommert's ``stabm`` calls "Somol"; ``"c"`` is seed 002's S_Somol and ``"cw"`` its
-    S_WSomol. See the three functions for formulas, ranges and requirements.
+    Bommert's ``stabm`` calls "Somol"; ``"c"`` is the S_Somol of Prat Masramon (2016) and
+    ``"cw"`` his S_WSomol. See the three functions for formulas, ranges and requirements.
 
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m ≥ 2 selection results.
     n_features : int, optional
         p; required for index collections with ``variant="cw_rel"``.
     variant : {"cw_rel", "cw", "c"}
+        Which consistency.
     feature_names : sequence of str, optional
         The p column names, in order; subsets may then list names instead of indices
         (``n_features`` defaults to their number).
@@ -190,6 +239,24 @@ def somol(subsets, n_features=None, *, variant: str = "cw_rel", feature_names=No
     Returns
     -------
     float
+        The consistency.
+
+    References
+    ----------
+    .. [1] P. Somol and J. Novovičová, "Evaluating stability and comparing output of feature
+       selectors that optimize feature subset cardinality", IEEE Transactions on Pattern
+       Analysis and Machine Intelligence 32(11), 1921–1939, 2010.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import somol
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> round(somol(subsets, n_features=10), 3)
+    0.688
+    >>> round(somol(subsets, variant="c"), 3)
+    0.667
     """
     key = str(variant).lower()
     if key == "cw_rel":
@@ -202,26 +269,28 @@ def somol(subsets, n_features=None, *, variant: str = "cw_rel", feature_names=No
 
 
 def krizek(subsets, n_features=None, *, normalize: bool = True, feature_names=None) -> float:
-    r"""Křížek et al.'s entropy of the distribution of distinct subsets (seed 002 eqs. 2.37–2.38).
+    r"""Křížek et al.'s entropy of the distribution of distinct subsets (Prat Masramon 2016).
 
     H = −Σ_{distinct X} F_X log F_X, F_X = (number of results equal to X)/m (natural log).
 
     * ``normalize=True`` (default): S = 1 − H / log m, oriented as a stability —
       1 iff all results are identical, 0 iff no subset occurs twice. This is the reading
       that makes the thesis' sec. 2.3.2 ("constant 0" when no subset repeats) consistent;
-      the thesis does not give the normalisation (seed-002 digest sec. 2.3, "AMBIGUOUS").
+      the thesis does not give the normalisation.
     * ``normalize=False``: the raw entropy H ∈ [0, log m] (0 = perfectly stable).
-    * Corrected for chance: no. It ignores partial overlap entirely (seed-002 digest sec. 2.2
-      example), so it is mostly useful for tiny p.
+    * Corrected for chance: no. It ignores partial overlap entirely (Prat Masramon 2016,
+      sec. 2.3.4, gives an example), so it is mostly useful for tiny p.
     * Needs: m ≥ 2; any sizes (the thesis uses equal sizes), empty subsets allowed; p not
       used.
 
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m ≥ 2 selection results.
     n_features : int, optional
         Not needed.
     normalize : bool
+        ``1 − H / log m`` (a stability) rather than the raw entropy.
     feature_names : sequence of str, optional
         The p column names, in order; subsets may then list names instead of indices
         (``n_features`` defaults to their number).
@@ -229,6 +298,22 @@ def krizek(subsets, n_features=None, *, normalize: bool = True, feature_names=No
     Returns
     -------
     float
+        The normalised stability, or the entropy.
+
+    References
+    ----------
+    .. [1] D. Křížek, J. Kittler and V. Hlaváč, "Improving stability of feature selection
+       methods", Computer Analysis of Images and Patterns (CAIP 2007), LNCS 4673, 929–936,
+       2007.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.3, eqs. 2.37–2.38 and 2.50.
+
+    Examples
+    --------
+    >>> from stablefs.stability import krizek
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> round(krizek(subsets), 3)
+    0.25
     """
     return _krizek(_prep(subsets, n_features, False, feature_names), normalize)
 
@@ -245,7 +330,9 @@ def davis(subsets, n_features=None, *, penalty: float = 0.0, feature_names=None)
     Parameters
     ----------
     subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m ≥ 2 selection results.
     n_features : int, optional
+        p; needed when ``penalty`` > 0.
     penalty : float
         Weight of the size penalty (0 = none).
     feature_names : sequence of str, optional
@@ -255,6 +342,24 @@ def davis(subsets, n_features=None, *, penalty: float = 0.0, feature_names=None)
     Returns
     -------
     float
+        The stability.
+
+    References
+    ----------
+    .. [1] C. A. Davis, F. Gerick, V. Hintermair, C. C. Friedel, K. Fundel, R. Küffner and
+       R. Zimmer, "Reliable gene signatures for microarray classification: assessment of
+       stability and performance", Bioinformatics 22(19), 2356–2363, 2006.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import davis
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> round(davis(subsets), 3)
+    0.75
+    >>> round(davis(subsets, n_features=10, penalty=1.0), 3)
+    0.45
     """
     if penalty < 0:
         raise StablefsError(f"penalty = {plain(penalty)} must be >= 0.")
@@ -270,5 +375,20 @@ def novovicova(subsets, n_features=None, *, feature_names=None) -> float:
     * Range: [0, 1]; 1 iff identical, 0 iff no feature is selected twice.
     * Corrected for chance: no.
     * Needs: m ≥ 2, a selected feature; any sizes.
+
+    References
+    ----------
+    .. [1] J. Novovičová, P. Somol and P. Pudil, "A new measure of feature selection
+       algorithms' stability", IEEE Int. Conf. on Data Mining Workshops (ICDMW), 382–387,
+       2009.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import novovicova
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2]]
+    >>> round(novovicova(subsets), 3)
+    0.813
     """
     return _novovicova(_prep(subsets, n_features, False, feature_names))

@@ -2,13 +2,13 @@
 
 For two subsets S_i, S_j of p features write a = |S_i ∩ S_j|, k_i = |S_i|, k_j = |S_j|,
 b = k_i − a, c = k_j − a, d = p − a − b − c. Every measure here is a function s(a, k_i, k_j, p)
-and the stability of m results is its mean over all m(m−1)/2 pairs (seed 000 eq. 5.4)
+and the stability of m results is its mean over all m(m−1)/2 pairs (Han 2012, eq. 5.4)
 
     S = 2 / (m (m − 1)) · Σ_{i<j} s(S_i, S_j),
 
-or, with ``reference=R``, the mean similarity of each result to one reference result
-(seed 001 eq. 7): S = (1/m) Σ_i s(R, S_i). All intersections come from one product of the
-(m × p) boolean matrix (restricted to the features selected at least once).
+or, with ``reference=R``, the mean similarity of each result to one reference result (Yu, Ding
+and Loscalzo 2008, eq. 7): S = (1/m) Σ_i s(R, S_i). All intersections come from one product of
+the (m × p) boolean matrix (restricted to the features selected at least once).
 
 Conventions for degenerate input (never a silent NaN):
 
@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from stablefs._errors import StablefsError
-from stablefs.stability._common import PairScores, fail_pairs, pair_index
+from stablefs.stability._common import PairScores, fail_pairs, pair_index, with_sections
 from stablefs.stability._inputs import (
     SubsetData,
     as_reference,
@@ -187,11 +187,12 @@ def _pairwise(name: str, subsets, n_features, reference, feature_names) -> float
 
 def similarity_matrix(subsets, n_features=None, measure: str = "jaccard", *,
                       feature_names=None) -> np.ndarray:
-    """The (m × m) matrix of pairwise similarities s(S_i, S_j) of one pairwise measure.
+    """Compute the (m × m) matrix of pairwise similarities s(S_i, S_j) of one pairwise measure.
 
     Parameters
     ----------
     subsets : sequence of index collections or boolean matrix (m × p)
+        The m selection results.
     n_features : int, optional
         p; needed for index collections with p-dependent measures.
     measure : str
@@ -204,6 +205,18 @@ def similarity_matrix(subsets, n_features=None, measure: str = "jaccard", *,
     -------
     ndarray of shape (m, m)
         Symmetric; the diagonal holds s(S_i, S_i) (1 for every measure where defined).
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, eq. 5.4 (the mean over pairs).
+
+    Examples
+    --------
+    >>> from stablefs.stability import similarity_matrix
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [4, 5, 6]]
+    >>> similarity_matrix(subsets, 10, measure="jaccard").round(2).tolist()
+    [[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
     if measure not in _KERNELS:
         raise StablefsError(
@@ -227,8 +240,8 @@ _COMMON = """
     n_features : int, optional
         p, the number of features; {p_note}
     reference : index collection or boolean mask, optional
-        Compare each result with this reference result (seed 001 eq. 7) instead of averaging
-        over all pairs (seed 000 eq. 5.4).
+        Compare each result with this reference result (Yu, Ding and Loscalzo 2008, eq. 7)
+        instead of averaging over all pairs (Han 2012, eq. 5.4).
     feature_names : sequence of str, optional
         The p column names, in order. Subsets (and ``reference``) may then list feature
         names instead of indices; ``n_features`` defaults to their number. A name not in
@@ -247,10 +260,8 @@ def _params(needs_p: bool):
     """Append the shared Parameters/Returns sections to a measure's docstring."""
 
     def deco(func):
-        doc = func.__doc__.rstrip() + "\n"
         block = _COMMON.format(p_note=_NEEDS_P if needs_p else _NO_P)
-        cut = doc.find("\n    Notes\n")            # numpydoc: Parameters before Notes
-        func.__doc__ = doc + block if cut < 0 else doc[:cut] + block + doc[cut:]
+        func.__doc__ = with_sections(func.__doc__, block)
         return func
 
     return deco
@@ -258,7 +269,7 @@ def _params(needs_p: bool):
 
 @_params(True)
 def kuncheva(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
-    r"""Kuncheva's consistency index (seed 000 eq. 5.5; seed 002 eqs. 2.34–2.36, 2.49).
+    r"""Kuncheva's consistency index (Han 2012, eq. 5.5; Prat Masramon 2016, eqs. 2.34–2.36).
 
     s(S_i, S_j) = (a − k²/p) / (k − k²/p) = (a·p − k²) / (k (p − k)),  k = |S_i| = |S_j|.
 
@@ -271,20 +282,44 @@ def kuncheva(subsets, n_features=None, *, reference=None, feature_names=None) ->
 
     Notes
     -----
-    The appendix tables of seed 002 never exceed 0.9778 = 44/45 for m = 10 (one of the 45
-    pairs apparently lost or averaged in as 0; seed-002 digest sec. 2.4). That is a defect of
-    the thesis' implementation; we do **not** mimic it: identical subsets give exactly 1.
+    The appendix tables of Prat Masramon (2016) never exceed 0.9778 = 44/45 for m = 10 (one
+    of the 45 pairs apparently lost or averaged in as 0). That is a defect of the thesis'
+    implementation; we do **not** mimic it: identical subsets give exactly 1.
 
     For equal sizes Kuncheva = :func:`phi` = :func:`kappa` = :func:`wald` =
     :func:`unadjusted` pair by pair (and :func:`lustgarten` = (1 − k/p) · Kuncheva when
     2k ≤ p), and the mean over all pairs equals :func:`nogueira` exactly (see there).
+
+    References
+    ----------
+    .. [1] L. I. Kuncheva, "A stability index for feature selection", Proc. 25th IASTED
+       Int. Multi-Conference on Artificial Intelligence and Applications, 390–395, 2007.
+    .. [2] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, eqs. 5.4–5.5.
+    .. [3] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.3, eqs. 2.34–2.36 and 2.49.
+
+    Examples
+    --------
+    >>> from stablefs.stability import kuncheva
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3]]
+    >>> round(kuncheva(subsets, n_features=10), 3)
+    0.524
+
+    Every pair shares a = 2 of k = 3 features out of p = 10: (a p − k²) / (k (p − k)) =
+    11/21.
+
+    >>> round((2 * 10 - 3**2) / (3 * (10 - 3)), 3)
+    0.524
+    >>> round(kuncheva(subsets, n_features=10, reference=[0, 1, 2]), 3)
+    0.683
     """
     return _pairwise("kuncheva", subsets, n_features, reference, feature_names)
 
 
 @_params(False)
 def jaccard(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
-    r"""Jaccard index, Kalousis et al.'s subset similarity (seed 002 eqs. 2.30, 2.48).
+    r"""Jaccard index, Kalousis et al.'s subset similarity (Prat Masramon 2016, eq. 2.48).
 
     s(S_i, S_j) = |S_i ∩ S_j| / |S_i ∪ S_j| = a / (a + b + c).
 
@@ -294,28 +329,64 @@ def jaccard(subsets, n_features=None, *, reference=None, feature_names=None) -> 
 
     Notes
     -----
-    Seed 002 eq. 2.31 multiplies by an extra 1/p (an erratum, seed-002 digest sec. 2.3);
-    eq. 2.48 — the usual index, implemented here — does not.
+    Prat Masramon (2016), eq. 2.31, multiplies by an extra 1/p (an erratum); eq. 2.48 — the
+    usual index, implemented here — does not.
+
+    References
+    ----------
+    .. [1] A. Kalousis, J. Prados and M. Hilario, "Stability of feature selection algorithms:
+       a study on high-dimensional spaces", Knowledge and Information Systems 12(1), 95–116,
+       2007.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.3, eqs. 2.30 and 2.48.
+
+    Examples
+    --------
+    >>> from stablefs.stability import jaccard
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3]]
+    >>> round(jaccard(subsets), 3)
+    0.5
+
+    Subsets of unequal sizes:
+
+    >>> subsets = [[0, 1, 2], [0, 1, 3, 4], [0, 2]]
+    >>> round(jaccard(subsets), 3)
+    0.422
     """
     return _pairwise("jaccard", subsets, n_features, reference, feature_names)
 
 
 @_params(False)
 def dice(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
-    r"""Dice–Sørensen coefficient = Sim_ID of Yu, Ding & Loscalzo (seed 001 eq. 5).
+    r"""Dice–Sørensen coefficient, the Sim_ID of Yu, Ding and Loscalzo (2008, eq. 5).
 
     s(S_i, S_j) = 2 |S_i ∩ S_j| / (|S_i| + |S_j|) = 2a / (2a + b + c).
 
     * Range: [0, 1]; 1 iff identical. Two empty subsets score 1.
     * Corrected for chance: no.
     * Needs: any sizes; p is not used.
+
+    References
+    ----------
+    .. [1] L. Yu, C. Ding and S. Loscalzo, "Stable feature selection via dense feature
+       groups", Proc. 14th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining,
+       803–811, 2008, sec. 5, eq. 5.
+    .. [2] L. R. Dice, "Measures of the amount of ecologic association between species",
+       Ecology 26(3), 297–302, 1945.
+
+    Examples
+    --------
+    >>> from stablefs.stability import dice
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3]]
+    >>> round(dice(subsets), 3)
+    0.667
     """
     return _pairwise("dice", subsets, n_features, reference, feature_names)
 
 
 @_params(True)
 def hamming(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
-    r"""Dunne et al.'s Hamming similarity (seed 002 eqs. 2.26–2.29, 2.47).
+    r"""Dunne et al.'s Hamming similarity (Prat Masramon 2016, eqs. 2.26–2.29, 2.47).
 
     s(S_i, S_j) = 1 − D_H / p = 1 − (|S_i \ S_j| + |S_j \ S_i|) / p = (a + d) / p,
     D_H the Hamming distance of the two selection masks.
@@ -323,6 +394,21 @@ def hamming(subsets, n_features=None, *, reference=None, feature_names=None) -> 
     * Range: [0, 1]; 1 iff identical; higher = more stable (a similarity, not a distance).
     * Corrected for chance: no (close to 1 whenever k ≪ p).
     * Needs: any sizes, p. Defined for empty subsets.
+
+    References
+    ----------
+    .. [1] K. Dunne, P. Cunningham and F. Azuaje, "Solutions to instability problems with
+       sequential wrapper-based approaches to feature selection", Technical Report
+       TCD-CS-2002-28, Trinity College Dublin, 2002.
+    .. [2] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016, sec. 2.3, eqs. 2.26–2.29 and 2.47.
+
+    Examples
+    --------
+    >>> from stablefs.stability import hamming
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3]]
+    >>> round(hamming(subsets, n_features=10), 3)
+    0.8
     """
     return _pairwise("hamming", subsets, n_features, reference, feature_names)
 
@@ -336,6 +422,21 @@ def ochiai(subsets, n_features=None, *, reference=None, feature_names=None) -> f
     * Range: [0, 1]; 1 iff identical. Two empty subsets score 1, one empty 0.
     * Corrected for chance: no.
     * Needs: any sizes; p is not used. (Ochiai 1957; formula as in Bommert's ``stabm``.)
+
+    References
+    ----------
+    .. [1] A. Ochiai, "Zoogeographical studies on the soleoid fishes found in Japan and its
+       neighbouring regions", Bulletin of the Japanese Society of Scientific Fisheries 22,
+       526–530, 1957.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import ochiai
+    >>> subsets = [[0, 1, 2], [0, 1, 3, 4], [0, 2]]
+    >>> round(ochiai(subsets), 3)
+    0.582
     """
     return _pairwise("ochiai", subsets, n_features, reference, feature_names)
 
@@ -356,6 +457,19 @@ def lustgarten(subsets, n_features=None, *, reference=None, feature_names=None) 
     * Corrected for chance: yes (E[a] = k_i k_j / p for independent random subsets).
     * Needs: p; any sizes except an empty subset or one with all p features (error).
       For equal sizes k ≤ p/2 it is (1 − k/p) × Kuncheva.
+
+    References
+    ----------
+    .. [1] J. L. Lustgarten, V. Gopalakrishnan and S. Visweswaran, "Measuring stability of
+       feature selection in biomedical datasets", AMIA Annual Symposium Proceedings 2009,
+       406–410, 2009.
+
+    Examples
+    --------
+    >>> from stablefs.stability import lustgarten
+    >>> subsets = [[0, 1, 2], [0, 1, 3, 4], [0, 2]]
+    >>> round(lustgarten(subsets, n_features=10), 3)
+    0.356
     """
     return _pairwise("lustgarten", subsets, n_features, reference, feature_names)
 
@@ -371,6 +485,18 @@ def phi(subsets, n_features=None, *, reference=None, feature_names=None) -> floa
     * Corrected for chance: yes (expected 0 for independent random subsets).
     * Needs: p; every subset non-empty and smaller than p (else an error: zero variance).
       Equals Kuncheva when k_i = k_j (Nogueira et al. 2018).
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+
+    Examples
+    --------
+    >>> from stablefs.stability import phi
+    >>> subsets = [[0, 1, 2], [0, 1, 3, 4], [0, 2]]
+    >>> round(phi(subsets, n_features=10), 3)
+    0.407
     """
     return _pairwise("phi", subsets, n_features, reference, feature_names)
 
@@ -386,6 +512,20 @@ def kappa(subsets, n_features=None, *, reference=None, feature_names=None) -> fl
     * Corrected for chance: yes.
     * Needs: p; undefined (error) only when both subsets are empty or both hold all p
       features. Equals Kuncheva when k_i = k_j.
+
+    References
+    ----------
+    .. [1] J. Cohen, "A coefficient of agreement for nominal scales", Educational and
+       Psychological Measurement 20(1), 37–46, 1960.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import kappa
+    >>> subsets = [[0, 1, 2], [0, 1, 3, 4], [0, 2]]
+    >>> round(kappa(subsets, n_features=10), 3)
+    0.392
     """
     return _pairwise("kappa", subsets, n_features, reference, feature_names)
 
@@ -401,6 +541,21 @@ def wald(subsets, n_features=None, *, reference=None, feature_names=None) -> flo
     * Corrected for chance: yes.
     * Needs: p; a subset that is empty or holds all p features is an error.
       Formula as in Bommert's ``stabm``; equals Kuncheva when k_i = k_j.
+
+    References
+    ----------
+    .. [1] R. Wald, T. M. Khoshgoftaar and A. Napolitano, "Stability of filter- and
+       wrapper-based feature subset selection", Proc. 25th IEEE Int. Conf. on Tools with
+       Artificial Intelligence (ICTAI), 374–380, 2013.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import wald
+    >>> subsets = [[0, 1, 2], [0, 1, 3, 4], [0, 2]]
+    >>> round(wald(subsets, n_features=10), 3)
+    0.537
     """
     return _pairwise("wald", subsets, n_features, reference, feature_names)
 
@@ -423,5 +578,20 @@ def unadjusted(subsets, n_features=None, *, reference=None, feature_names=None) 
     -----
     Some texts use (k_i + k_j)/2 instead of sqrt(k_i k_j) in the denominator (a corrected
     Dice); the two agree for equal sizes, where both equal Kuncheva.
+
+    References
+    ----------
+    .. [1] A. Bommert and J. Rahnenführer, "Adjusted measures for feature selection
+       stability for data sets with similar features", Machine Learning, Optimization, and
+       Data Science (LOD 2020), LNCS 12565, 203–214, 2020.
+    .. [2] A. Bommert and M. Lang, "stabm: Stability measures for feature selection",
+       Journal of Open Source Software 6(59), 3010, 2021.
+
+    Examples
+    --------
+    >>> from stablefs.stability import unadjusted
+    >>> subsets = [[0, 1, 2], [0, 1, 3, 4], [0, 2]]
+    >>> round(unadjusted(subsets, n_features=10), 3)
+    0.403
     """
     return _pairwise("unadjusted", subsets, n_features, reference, feature_names)
