@@ -1,6 +1,6 @@
 """Classifiers that judge a selected feature subset, and their held-out metrics.
 
-Seed 000 (sec. 5.3.2, 7.1) trains a linear SVM and a 1-nearest-neighbour classifier on the
+Han (2012, secs. 5.3.2 and 7.1) trains a linear SVM and a 1-nearest-neighbour classifier on the
 selected features of the training part and reports accuracy and the area under the ROC curve
 on the held-out part, both as computed by Weka. We mirror Weka's defaults where they matter:
 Weka's ``SMO`` (linear kernel, C = 1) and ``IBk`` both rescale every attribute to [0, 1] on the
@@ -29,14 +29,48 @@ CLASSIFIERS = {
     "lda": "linear discriminant analysis, Ledoit-Wolf shrinkage of the pooled covariance "
            "(features min-max scaled)",
     "wknn": "instance-weighted 3-nearest neighbours: votes weighted by logistic instance "
-            "weights of the training part (2019 stability thesis, Alg. 8.2; features "
+            "weights of the training part (Prat Masramon 2016, Alg. 8.2; features "
             "min-max scaled)",
 }
 
 
 def make_classifier(name):
-    """A fresh, unfitted classifier for ``name`` (see :data:`CLASSIFIERS`), or a clone of a
-    scikit-learn classifier given as is."""
+    """Build a fresh, unfitted classifier for ``name``, or clone a scikit-learn classifier.
+
+    The built-in classifiers (:data:`CLASSIFIERS`) are pipelines of a min–max scaler and the
+    classifier, as Weka's ``SMO`` and ``IBk``, which Han (2012) used, scale every attribute
+    to [0, 1] on the training data.
+
+    Parameters
+    ----------
+    name : str or scikit-learn classifier
+        ``"svm"`` (linear, C = 1), ``"lda"`` (Ledoit–Wolf shrinkage: the pooled covariance
+        is singular when k ≥ n), ``"wknn"``, any ``"Knn"`` such as ``"1nn"`` or ``"3nn"``; or
+        a classifier with ``fit`` and ``predict``, cloned.
+
+    Returns
+    -------
+    estimator
+        Unfitted.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 5.3.2 (linear SVM and 1NN
+       on the selected features).
+    .. [2] M. Hall, E. Frank, G. Holmes, B. Pfahringer, P. Reutemann and I. H. Witten, "The
+       WEKA data mining software: an update", SIGKDD Explorations 11(1), 10–18, 2009.
+    .. [3] O. Ledoit and M. Wolf, "A well-conditioned estimator for large-dimensional
+       covariance matrices", Journal of Multivariate Analysis 88(2), 365–411, 2004.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import make_classifier
+    >>> [name for name, _ in make_classifier("3nn").steps]
+    ['minmaxscaler', 'kneighborsclassifier']
+    >>> make_classifier("3nn").steps[1][1].n_neighbors
+    3
+    """
     from sklearn.base import clone
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.neighbors import KNeighborsClassifier
@@ -183,14 +217,51 @@ def mcc(y_true, y_pred) -> float:
 
 
 def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, float]:
-    """Train each classifier on the given columns and score it on the test part.
+    """Train each classifier on the training part and score it on the test part.
 
-    ``classifiers`` is a sequence of names or a ``{name: template}`` mapping as returned by
-    :func:`check_classifiers`. Returns ``accuracy_<name>``, ``balanced_accuracy_<name>``,
-    ``mcc_<name>`` (:func:`balanced_accuracy`, :func:`mcc`) and ``auc_<name>``
-    (:func:`auc_score`: from SVM and LDA decision values and kNN neighbour fractions, which for
-    1NN are 0/1, so its AUC is that of hard labels); AUC needs decision scores or probabilities
-    and is NaN for a classifier that has neither.
+    Parameters
+    ----------
+    X_train, y_train : array-like
+        The training part, restricted to the selected features.
+    X_test, y_test : array-like
+        The test part, the same features.
+    classifiers : sequence or dict
+        Names (``"svm"``, ``"1nn"``, ...), scikit-learn classifiers, ``(name, classifier)``
+        pairs, or a ``{name: template}`` mapping as returned by :func:`check_classifiers`.
+
+    Returns
+    -------
+    dict of str to float
+        ``accuracy_<name>``, ``balanced_accuracy_<name>``, ``mcc_<name>``
+        (:func:`balanced_accuracy`, :func:`mcc`) and ``auc_<name>`` (:func:`auc_score`: from
+        SVM and LDA decision values and kNN neighbour fractions, which for 1NN are 0/1, so
+        its AUC is that of hard labels); AUC needs decision scores or probabilities and is NaN
+        for a classifier that has neither.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 5.3.2.
+    .. [2] K. H. Brodersen, C. S. Ong, K. E. Stephan and J. M. Buhmann, "The balanced
+       accuracy and its posterior distribution", Proc. 20th Int. Conf. on Pattern
+       Recognition (ICPR), 3121–3124, 2010.
+    .. [3] J. Gorodkin, "Comparing two K-category assignments by a K-category correlation
+       coefficient", Computational Biology and Chemistry 28(5–6), 367–374, 2004.
+    .. [4] J. A. Hanley and B. J. McNeil, "The meaning and use of the area under a receiver
+       operating characteristic (ROC) curve", Radiology 143(1), 29–36, 1982.
+
+    Examples
+    --------
+    The five relevant features of Han's synthetic data, 2/3 to train:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.evaluation import evaluate_subset
+    >>> data = make_han2012(n_samples=60, n_features=30, n_blocks=3, n_relevant=10,
+    ...                     random_state=0)
+    >>> X = data.X[:, :5]
+    >>> scores = evaluate_subset(X[:40], data.y[:40], X[40:], data.y[40:], ["svm", "1nn"])
+    >>> {name: round(value, 3) for name, value in scores.items() if name.startswith("acc")}
+    {'accuracy_svm': 0.8, 'accuracy_1nn': 0.8}
     """
     if not isinstance(classifiers, dict):
         classifiers = check_classifiers(classifiers)

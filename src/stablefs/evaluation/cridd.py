@@ -378,15 +378,36 @@ def cridd_summary(dE, dEb, *, paired: bool = True, n_boot: int = 2000, alpha: fl
     paired : bool, default=True
         Resample runs jointly (``dE`` and ``dEb`` from the same runs) or each sample on its own.
     n_boot : int, default=2000
+        Bootstrap resamples of the runs.
     alpha : float, default=0.05
         The interval is ``[alpha/2, 1 - alpha/2]``.
     random_state : int
+        Seeds the bootstrap.
 
     Returns
     -------
     dict
         ``var_dE``, ``var_dEb``, ``kappa``, ``kappa_low``, ``kappa_high``, ``bias2_dE``,
         ``bias2_dEb`` (``mean^2``, as the paper's Tables 5-8), ``n_runs``.
+
+    References
+    ----------
+    .. [1] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, eq. 1, sec. 4 and Tables 1–8.
+    .. [2] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman &
+       Hall, 1993 (the percentile interval).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.evaluation import cridd_summary
+    >>> rng = np.random.default_rng(0)
+    >>> dEb = rng.normal(0.0, 0.05, size=500)
+    >>> dE = dEb + rng.normal(0.0, 0.05, size=500)  # feature selection adds variance
+    >>> summary = cridd_summary(dE, dEb, n_boot=200)
+    >>> round(summary["kappa"], 2), summary["kappa_low"] < summary["kappa"] < summary["kappa_high"]
+    (0.46, True)
     """
     dE = np.asarray(dE, dtype=float)
     dEb = np.asarray(dEb, dtype=float)
@@ -443,24 +464,29 @@ def cridd(model="equal", *, selector="sfs", classifier="lda", cv="cv10", n_sampl
     n_runs : int, default=10000
         ``N_MC`` (10,000 in the paper).
     random_state : int, default=0
+        Seeds every run (run ``i`` from ``SeedSequence(random_state, spawn_key=(i,))``).
     n_jobs : int, default=1
         Parallel workers; the result does not depend on it.
     backend : {"loky", "dask"}, default="loky"
         ``"dask"`` runs the tasks on a Dask cluster (``scheduler`` address, or a local one).
     scheduler : str, optional
+        Address of a Dask scheduler.
     n_features_to_select : int, default=10
         ``d``.
     n_test : int, default=5000
+        Size of the test sample ``S'`` of the synthetic models.
     criterion : str, optional
         SFS/SFFS criterion; default the paper's (:func:`seed_criterion`).
     best : array-like, optional
         ``F_b``; default the model's best features.
     model_params : dict, optional
         Extra arguments of :func:`stablefs.datasets.make_xiao2007` (e.g. ``mu``, ``scale``).
-    n_boot, alpha : bootstrap of kappa's interval (runs resampled jointly).
+    n_boot, alpha : int, float
+        Bootstrap of kappa's interval (runs resampled jointly).
     runs_per_task : int, optional
         Runs per parallel task (default: about 4 tasks per worker, at most 200 runs each).
     progress : bool, default=False
+        A progress bar on stderr.
 
     Returns
     -------
@@ -468,6 +494,15 @@ def cridd(model="equal", *, selector="sfs", classifier="lda", cv="cv10", n_sampl
         :func:`cridd_summary` (``var_dE``, ``var_dEb``, ``kappa``, ``kappa_low``,
         ``kappa_high``, ``bias2_dE``, ``bias2_dEb``, ``n_runs``) plus the per-run samples
         ``dE``, ``dEb``, ``E``, ``Eb``, ``Ehat``, ``Ehat_b`` and ``F``.
+
+    References
+    ----------
+    .. [1] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, eq. 1, sec. 2.2, Algorithm 1
+       and App. B.
+    .. [2] U. M. Braga-Neto and E. R. Dougherty, "Bolstered error estimation", Pattern
+       Recognition 37(6), 1267–1281, 2004 (the SFS/SFFS criteria).
 
     Examples
     --------

@@ -32,14 +32,33 @@ from stablefs._errors import StablefsError
 
 @dataclass(frozen=True)
 class Preprocessing:
-    """What is fitted on each training part before selection.
+    """Preprocessing fitted on each training part before selection (see the module docstring).
 
     Parameters
     ----------
     impute : {None, "median"}
+        Fill missing values with the training part's per-feature medians.
     standardize : bool
+        Centre and scale every feature with the training part's mean and standard deviation.
     prefilter : int or None
         Number of features kept by the t-test pre-filter (None = all).
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 7.1 (the t-test
+       pre-filter of Lung, 5000 genes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.evaluation import Preprocessing
+    >>> prep = Preprocessing(impute="median", standardize=True)
+    >>> X_train = np.array([[1.0, 10.0], [np.nan, 12.0], [3.0, 14.0]])
+    >>> X_test = np.array([[np.nan, 12.0]])
+    >>> X_train_out, X_test_out, kept = prep.apply(X_train, np.array([0, 1, 1]), X_test)
+    >>> X_train_out.round(3).tolist(), X_test_out.round(3).tolist(), kept
+    ([[-1.225, -1.225], [0.0, 0.0], [1.225, 1.225]], [[0.0, 0.0]], None)
     """
 
     impute: str | None = None

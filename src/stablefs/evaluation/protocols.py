@@ -14,8 +14,8 @@ resamples, and rerunning with the same seed gives the same ones. The protocols:
   and the rest for testing (Li et al.);
 - ``bootstrap``: R stratified bootstrap samples (n_c draws with replacement from each class)
   for training, the out-of-bag samples for testing; the training part holds duplicates;
-- ``5x2``: the outer 5 × 2-fold cross-validation of a nested 5 × 2 scheme (the 2019 thesis on
-  stability; Dietterich 1998): the comparison uses the ten outer folds, and
+- ``5x2``: the outer 5 × 2-fold cross-validation of a nested 5 × 2 scheme (Prat Masramon
+  2016, sec. 3.2; Dietterich 1998): the comparison uses the ten outer folds, and
   :meth:`Protocol.inner_resamples` gives the inner 5 × 2 folds of one outer training part for
   model selection;
 - ``loo``: leave-one-out, n resamples of n − 1 training samples (deterministic).
@@ -45,7 +45,33 @@ _DEFAULT_REPEATS = {"split": 20, "cv": 10, "holdout": 10, "subsample": 20, "boot
 
 @dataclass(frozen=True)
 class Resample:
-    """One training/test partition of the samples."""
+    """One training/test partition of the samples.
+
+    Parameters
+    ----------
+    index : int
+        Position of the resample in its protocol.
+    train, test : ndarray of int
+        Sorted sample indices of the training and test parts.
+    repeat : int
+        Repetition of a repeated k-fold scheme (0 otherwise).
+    fold : int
+        Fold within the repetition (0 otherwise).
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 7.1 (the protocols of the
+       microarray experiments).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.evaluation import Protocol
+    >>> first = Protocol("cv", n_repeats=1, n_folds=3).resamples(np.repeat([0, 1], 6))[0]
+    >>> first.repeat, first.fold, first.train.tolist(), first.test.tolist()
+    (0, 0, [0, 1, 3, 4, 8, 9, 10, 11], [2, 5, 6, 7])
+    """
 
     index: int
     train: np.ndarray
@@ -70,6 +96,33 @@ class Protocol:
         0.9 when built by :meth:`parse`).
     n_folds : int
         Number of folds (``cv``: 10, ``holdout``: 3 when built by :meth:`parse`; ``5x2``: 2).
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 7.1 (``split``: 2/3 of
+       each class; ``cv``: 10 × 10-fold).
+    .. [2] L. Yu, C. Ding and S. Loscalzo, "Stable feature selection via dense feature
+       groups", Proc. 14th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining,
+       803–811, 2008, sec. 6.1 (``holdout``: 10 × 3-fold with a full-data
+       reference).
+    .. [3] Y. Li, S. Huang, S. Chen and J. Si, "Stable L2-regularized ensemble feature
+       weighting", Multiple Classifier Systems (MCS 2013), LNCS 7872, Springer, 2013, sec. 4.1
+       (``subsample``: 90 %).
+    .. [4] T. G. Dietterich, "Approximate statistical tests for comparing supervised
+       classification learning algorithms", Neural Computation 10(7), 1895–1923, 1998
+       (``5x2``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.evaluation import Protocol
+    >>> protocol = Protocol.parse("split", n_repeats=3)
+    >>> protocol.describe()
+    '3 random stratified splits (67% of each class to train, the rest to test)'
+    >>> y = np.repeat([0, 1], [6, 9])
+    >>> [(len(r.train), len(r.test)) for r in protocol.resamples(y, random_state=0)]
+    [(10, 5), (10, 5), (10, 5)]
     """
 
     kind: str = "split"
@@ -242,8 +295,40 @@ def _resamples(proto: Protocol, y: np.ndarray, ids: np.ndarray, random_state) ->
 
 
 def stratified_subsample(y, fraction: float, rng: np.random.Generator) -> np.ndarray:
-    """Sorted indices of ``round(fraction * n_c)`` samples drawn without replacement from
-    each class c (at least one, and at least one left out when the class has two or more)."""
+    """Draw a stratified subsample: ``round(fraction * n_c)`` samples of each class c.
+
+    Without replacement; at least one sample of each class, and at least one left out when the
+    class has two or more.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The class labels.
+    fraction : float in (0, 1)
+        Share of each class drawn.
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    ndarray of int
+        Sorted sample indices.
+
+    References
+    ----------
+    .. [1] Y. Li, S. Huang, S. Chen and J. Si, "Stable L2-regularized ensemble feature
+       weighting", Multiple Classifier Systems (MCS 2013), LNCS 7872, Springer, 2013, sec. 4.1
+       (subsamples of 90 %).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.evaluation import stratified_subsample
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 1])
+    >>> idx = stratified_subsample(y, 0.5, np.random.default_rng(0))
+    >>> idx.tolist(), np.bincount(y[idx]).tolist()
+    ([2, 3, 4, 5, 8], [2, 3])
+    """
     y = np.asarray(y)
     picked = []
     for c in np.unique(y):

@@ -56,7 +56,7 @@ COMPARISON_COLUMNS = ["k", "metric", "method_a", "method_b", "test", "statistic"
 class ComparisonResult:
     """Outcome of a two-sided test of "no difference between methods a and b".
 
-    Attributes
+    Parameters
     ----------
     statistic : float
         The test statistic (W, t or z; see each test).
@@ -67,6 +67,20 @@ class ComparisonResult:
     n : int
         Number of pairs used (resamples with both values finite; results per system for the
         stability test).
+
+    References
+    ----------
+    .. [1] T. G. Dietterich, "Approximate statistical tests for comparing supervised
+       classification learning algorithms", Neural Computation 10(7), 1895–1923, 1998.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import wilcoxon_test
+    >>> a = [0.90, 0.85, 0.80, 0.95, 0.90, 0.70]  # accuracy of method a on 6 resamples
+    >>> b = [0.80, 0.80, 0.75, 0.90, 0.85, 0.72]
+    >>> result = wilcoxon_test(a, b)
+    >>> result.n, round(result.mean_difference, 3), round(result.p_value, 4)
+    (6, 0.047, 0.0625)
     """
 
     statistic: float
@@ -120,6 +134,26 @@ def wilcoxon_test(a, b) -> ComparisonResult:
     ComparisonResult
         ``statistic`` is scipy's (min(W+, W−) for the two-sided test). All differences zero:
         statistic 0, p-value 1. Fewer than 2 pairs: NaN.
+
+    See Also
+    --------
+    corrected_resampled_ttest : The test to decide with.
+
+    References
+    ----------
+    .. [1] F. Wilcoxon, "Individual comparisons by ranking methods", Biometrics Bulletin
+       1(6), 80–83, 1945.
+    .. [2] J. W. Pratt, "Remarks on zeros and ties in the Wilcoxon signed rank procedures",
+       Journal of the American Statistical Association 54(287), 655–667, 1959.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import wilcoxon_test
+    >>> a = [0.90, 0.85, 0.80, 0.95, 0.90, 0.70]  # accuracy of method a on 6 resamples
+    >>> b = [0.80, 0.80, 0.75, 0.90, 0.85, 0.72]
+    >>> result = wilcoxon_test(a, b)
+    >>> result.statistic, round(result.p_value, 4)
+    (1.0, 0.0625)
     """
     d = _paired(a, b)
     n = int(d.size)
@@ -136,8 +170,7 @@ def wilcoxon_test(a, b) -> ComparisonResult:
 
 
 def corrected_resampled_ttest(a, b, n_train: float, n_test: float) -> ComparisonResult:
-    """Corrected resampled t-test (Nadeau and Bengio 2003, eq. of the "corrected resampled
-    t-test"), two-sided.
+    """Corrected resampled t-test of paired values, two-sided (Nadeau and Bengio 2003).
 
     With d_j = a_j − b_j on J resamples, d̄ their mean and σ̂² their sample variance
     (ddof = 1)::
@@ -159,6 +192,22 @@ def corrected_resampled_ttest(a, b, n_train: float, n_test: float) -> Comparison
     -------
     ComparisonResult
         With σ̂² = 0: t = 0 and p = 1 if d̄ = 0, else ±inf and p = 0. Fewer than 2 pairs: NaN.
+
+    References
+    ----------
+    .. [1] C. Nadeau and Y. Bengio, "Inference for the generalization error", Machine
+       Learning 52(3), 239–281, 2003 (the corrected resampled t-test).
+
+    Examples
+    --------
+    Six random splits of 40 samples, 26 to train and 14 to test:
+
+    >>> from stablefs.evaluation import corrected_resampled_ttest
+    >>> a = [0.90, 0.85, 0.80, 0.95, 0.90, 0.70]  # accuracy of method a on 6 resamples
+    >>> b = [0.80, 0.80, 0.75, 0.90, 0.85, 0.72]
+    >>> result = corrected_resampled_ttest(a, b, n_train=26, n_test=14)
+    >>> round(result.statistic, 3), round(result.p_value, 3)
+    (1.451, 0.206)
     """
     if not (np.isfinite(n_train) and np.isfinite(n_test) and n_train > 0 and n_test > 0):
         raise StablefsError(
@@ -192,11 +241,32 @@ def dietterich_5x2cv_ttest(a, b) -> ComparisonResult:
     (Dietterich 1998, eq. 9): the numerator is the first fold's difference of the first
     replication only, the denominator pools the five replications' variances.
 
+    Parameters
+    ----------
+    a, b : array-like of shape (5, 2) or (10,)
+        The values of the two methods on the ten folds.
+
     Returns
     -------
     ComparisonResult
         ``mean_difference`` is the mean of the 10 differences. NaN when a value is missing.
         With Σ s_i² = 0: t = 0 if p_1^(1) = 0, else ±inf.
+
+    References
+    ----------
+    .. [1] T. G. Dietterich, "Approximate statistical tests for comparing supervised
+       classification learning algorithms", Neural Computation 10(7), 1895–1923, 1998, eq. 9.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.evaluation import dietterich_5x2cv_ttest
+    >>> rng = np.random.default_rng(0)
+    >>> a = 0.90 + 0.02 * rng.standard_normal((5, 2))
+    >>> b = 0.85 + 0.02 * rng.standard_normal((5, 2))
+    >>> result = dietterich_5x2cv_ttest(a, b)
+    >>> round(result.statistic, 3), round(result.p_value, 4)
+    (3.292, 0.0217)
     """
     a = np.asarray(a, dtype=float).reshape(-1)
     b = np.asarray(b, dtype=float).reshape(-1)
@@ -220,6 +290,27 @@ def holm(p_values) -> np.ndarray:
     NaN p-values are not part of the family (they stay NaN and do not count in m). Holm is
     chosen over Bonferroni (uniformly more powerful, same guarantee, no assumption on the
     dependence between the pairwise tests, which share resamples).
+
+    Parameters
+    ----------
+    p_values : array-like of float
+        The family's p-values (NaN allowed).
+
+    Returns
+    -------
+    ndarray of float
+        The adjusted p-values, in the input order.
+
+    References
+    ----------
+    .. [1] S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian
+       Journal of Statistics 6(2), 65–70, 1979.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import holm
+    >>> holm([0.01, 0.04, 0.03, float("nan")]).round(3).tolist()
+    [0.03, 0.06, 0.06, nan]
     """
     p = np.asarray(p_values, dtype=float).reshape(-1)
     out = np.full(p.shape, np.nan)
@@ -234,8 +325,7 @@ def holm(p_values) -> np.ndarray:
 
 
 def stability_two_sample_test(subsets_a, subsets_b, n_features=None) -> ComparisonResult:
-    """Two-sample test of equal stability (Nogueira, Sechidis and Brown 2018, sec. on
-    hypothesis testing), two-sided.
+    """Test whether two methods are equally stable, two-sided (Nogueira et al. 2018).
 
     Z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b) with v the asymptotic variance of each estimator;
     under H0 Z is standard normal. The two systems are taken as independent; on the same
@@ -243,6 +333,32 @@ def stability_two_sample_test(subsets_a, subsets_b, n_features=None) -> Comparis
     The statistic and the two-sided p-value 2(1 − Φ(|Z|)) agree with the authors' reference
     code (``getTStatistic.m`` of their JMLR 2018 material, which reports Φ̂_2 − Φ̂_1).
     See :func:`stablefs.stability.nogueira_two_sample_test`, which this wraps.
+
+    Parameters
+    ----------
+    subsets_a, subsets_b : sequence of index collections, or boolean matrix of shape (m, p)
+        The top-k subsets of the two methods.
+    n_features : int, optional
+        p; required for index collections.
+
+    Returns
+    -------
+    ComparisonResult
+        ``statistic`` Z, ``p_value``, ``mean_difference`` Φ̂_a − Φ̂_b, ``n`` the results of a.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import stability_two_sample_test
+    >>> stable = [[0, 1, 2], [0, 1, 3], [0, 1, 2], [0, 2, 3]]
+    >>> unstable = [[0, 4, 7], [1, 5, 8], [2, 6, 9], [3, 4, 5]]
+    >>> result = stability_two_sample_test(stable, unstable, n_features=10)
+    >>> round(result.mean_difference, 3), result.p_value < 0.001
+    (0.873, True)
     """
     from stablefs.stability import nogueira_two_sample_test
 
@@ -276,8 +392,25 @@ def bootstrap_pair_interval(scores, *, n_boot: int = 1000, alpha: float = 0.05,
 
     Returns
     -------
-    (low, high)
+    low, high : float
         NaN when m < 3 (with 2 results every draw gives the only pair or none).
+
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall,
+       1993 (the percentile interval).
+    .. [2] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, eq. 5.4.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import bootstrap_pair_interval
+    >>> from stablefs.stability import measure_pair_scores
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2], [1, 2, 3]]
+    >>> low, high = bootstrap_pair_interval(measure_pair_scores("kuncheva", subsets, 10),
+    ...                                     n_boot=200)
+    >>> round(low, 3), round(high, 3)
+    (0.524, 0.762)
     """
     if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise StablefsError(f"n_boot must be a positive integer, not {n_boot!r}.")
@@ -314,7 +447,7 @@ INTERVAL_KINDS = {
 
 def stability_interval(name: str, subsets, n_features=None, *, X=None, alpha: float = 0.05,
                        random_state=0, n_boot: int = 1000) -> tuple[float, float, float]:
-    """Estimate and (1 − alpha) interval of a registered stability measure, as in a run.
+    """Estimate a registered stability measure with its (1 − alpha) interval, as a run does.
 
     Nogueira's estimator: its analytic interval (Nogueira et al. 2018,
     :func:`~stablefs.stability.nogueira_ci`). Pairwise-average measures (Han 2012, eq. 5.4;
@@ -324,6 +457,45 @@ def stability_interval(name: str, subsets, n_features=None, *, X=None, alpha: fl
     bootstrap would recompute the statistic on every draw). :func:`interval_kind` names
     the kind. Same signature as :func:`~stablefs.stability.measure_interval`, so the runner
     takes either.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`stablefs.stability.available_measures`.
+    subsets : sequence of index collections, or boolean matrix of shape (m, p)
+        The m selection results.
+    n_features : int, optional
+        p; required for index collections.
+    X : array of shape (n_samples, p), optional
+        For the correlation-aware measures.
+    alpha : float
+        1 − confidence level.
+    random_state : int or None
+        Seed of the bootstrap and of the Monte-Carlo parts.
+    n_boot : int
+        Bootstrap draws of the pairwise measures.
+
+    Returns
+    -------
+    estimate, low, high : float
+        The measure and its interval.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018 (the analytic
+       interval).
+    .. [2] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall,
+       1993 (the percentile bootstrap).
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import interval_kind, stability_interval
+    >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2], [1, 2, 3]]
+    >>> [round(v, 3) for v in stability_interval("kuncheva", subsets, 10)]
+    [0.571, 0.524, 0.762]
+    >>> interval_kind("kuncheva"), interval_kind("nogueira"), interval_kind("somol")
+    ('bootstrap', 'analytic', 'jackknife')
     """
     from stablefs.stability import measure_interval, measure_pair_scores
 
@@ -337,8 +509,34 @@ def stability_interval(name: str, subsets, n_features=None, *, X=None, alpha: fl
 
 
 def interval_kind(measure: str, against: str = "resamples") -> str:
-    """The key of :data:`INTERVAL_KINDS` that :func:`stability_interval` uses for a measure
-    (``against="reference"``: the runner's full-data reference rows, jackknife intervals)."""
+    """Name the kind of interval :func:`stability_interval` gives a measure.
+
+    Parameters
+    ----------
+    measure : str
+        A name of :data:`stablefs.stability.MEASURES`.
+    against : {"resamples", "reference"}
+        ``"reference"``: the runner's full-data reference rows (jackknife intervals).
+
+    Returns
+    -------
+    str
+        A key of :data:`INTERVAL_KINDS`: ``"analytic"``, ``"bootstrap"`` or ``"jackknife"``.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018 (the analytic
+       interval).
+    .. [2] B. Efron and C. Stein, "The jackknife estimate of variance", The Annals of
+       Statistics 9(3), 586–596, 1981.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import interval_kind
+    >>> interval_kind("nogueira"), interval_kind("jaccard"), interval_kind("jaccard", "reference")
+    ('analytic', 'bootstrap', 'jackknife')
+    """
     from stablefs.stability import MEASURES
 
     kind = MEASURES[measure].kind
@@ -350,8 +548,36 @@ def interval_kind(measure: str, against: str = "resamples") -> str:
 
 
 def add_interval_column(stability: pd.DataFrame) -> pd.DataFrame:
-    """``stability`` with a column ``interval`` (:func:`interval_kind` of each row) right
-    after ``high``, so the DESIGN.md columns come first."""
+    """Add the column ``interval`` (:func:`interval_kind` of each row) right after ``high``.
+
+    So the columns ``docs/DESIGN.md`` fixes come first.
+
+    Parameters
+    ----------
+    stability : pandas.DataFrame
+        Rows ``method, k, measure, estimate, low, high`` (and ``against``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with the column ``interval`` (replaced if there was one).
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018 (the analytic
+       interval).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from stablefs.evaluation import add_interval_column
+    >>> table = pd.DataFrame({"method": ["ttest", "ttest"], "k": [5, 5],
+    ...                       "measure": ["kuncheva", "nogueira"], "estimate": [0.7, 0.7],
+    ...                       "low": [0.6, 0.6], "high": [0.8, 0.8]})
+    >>> add_interval_column(table)["interval"].tolist()
+    ['bootstrap', 'analytic']
+    """
     out = stability.drop(columns="interval", errors="ignore")
     against = out["against"] if "against" in out else pd.Series("resamples", index=out.index)
     kinds = [interval_kind(m, a) for m, a in zip(out["measure"], against, strict=True)]
@@ -360,9 +586,37 @@ def add_interval_column(stability: pd.DataFrame) -> pd.DataFrame:
 
 
 def is_five_by_two(resamples) -> bool:
-    """True when ``resamples`` are 5 replications of 2-fold CV (Dietterich 1998): ten
-    resamples, ``repeat`` 0–4 each with ``fold`` 0 and 1, the two folds of a replication
-    complementary (each one's training part is the other's test part)."""
+    """Tell whether ``resamples`` are 5 replications of 2-fold cross-validation.
+
+    Ten resamples, ``repeat`` 0–4 each with ``fold`` 0 and 1, the two folds of a replication
+    complementary (each one's training part is the other's test part).
+
+    Parameters
+    ----------
+    resamples : sequence of Resample
+        The resamples of a run.
+
+    Returns
+    -------
+    bool
+        True when :func:`dietterich_5x2cv_ttest` applies.
+
+    References
+    ----------
+    .. [1] T. G. Dietterich, "Approximate statistical tests for comparing supervised
+       classification learning algorithms", Neural Computation 10(7), 1895–1923, 1998.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stablefs.evaluation import Protocol, is_five_by_two
+    >>> y = np.repeat([0, 1], 10)
+    >>> is_five_by_two(Protocol.parse("5x2").resamples(y)), is_five_by_two(
+    ...     Protocol.parse("cv:2", n_repeats=5).resamples(y))
+    (True, True)
+    >>> is_five_by_two(Protocol.parse("split", n_repeats=10).resamples(y))
+    False
+    """
     rs = list(resamples)
     if len(rs) != 10:
         return False
@@ -393,9 +647,53 @@ def compare_methods(results: pd.DataFrame, selections: pd.DataFrame | None, resa
     across the pairs of methods. ``mean_difference`` is method_a − method_b; methods are
     paired in the order they first appear in ``results``.
 
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        ``ExperimentResult.results``: ``method, k, resample, metric, value``.
+    selections : pandas.DataFrame or None
+        ``ExperimentResult.selections`` (the rankings, for the stability test); None skips
+        the stability test.
+    resamples : sequence of Resample
+        The resamples of the run.
+    sizes : sequence of int
+        The subset sizes k.
+
     Returns
     -------
-    DataFrame with :data:`COMPARISON_COLUMNS` (empty with those columns for one method).
+    pandas.DataFrame
+        The columns :data:`COMPARISON_COLUMNS` (empty with those columns for one method).
+
+    References
+    ----------
+    .. [1] C. Nadeau and Y. Bengio, "Inference for the generalization error", Machine
+       Learning 52(3), 239–281, 2003.
+    .. [2] T. G. Dietterich, "Approximate statistical tests for comparing supervised
+       classification learning algorithms", Neural Computation 10(7), 1895–1923, 1998.
+    .. [3] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018.
+    .. [4] S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian
+       Journal of Statistics 6(2), 65–70, 1979.
+
+    Examples
+    --------
+    What :func:`run_experiment` puts in ``comparisons``:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.evaluation import run_experiment
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> result = run_experiment(data.X, data.y, ["ttest", "en-ttest(n_estimators=5)"], [5],
+    ...                         n_repeats=5, classifiers=["svm"],
+    ...                         measures=["kuncheva", "nogueira"])
+    >>> from stablefs.evaluation import Protocol, compare_methods
+    >>> resamples = Protocol.parse("split", n_repeats=5).resamples(data.y, random_state=0)
+    >>> table = compare_methods(result.results, result.selections, resamples, [5])
+    >>> table.equals(result.comparisons)
+    True
+    >>> row = table.query("metric == 'nogueira'").iloc[0]
+    >>> row["test"], round(float(row["mean_difference"]), 3), round(float(row["p_value"]), 3)
+    ('nogueira-z', -0.109, 0.003)
     """
     resamples = [r for r in resamples if r.index >= 0]  # not the full-data reference fit
     methods = list(dict.fromkeys(results["method"])) if len(results) else []

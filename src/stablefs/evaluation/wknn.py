@@ -1,4 +1,4 @@
-"""Instance- and feature-weighted k-nearest neighbours (2019 stability thesis, Alg. 8.2).
+"""Instance- and feature-weighted k-nearest neighbours (Prat Masramon 2016, Alg. 8.2).
 
 The thesis judges a feature *weighting* without choosing a subset size: the distance weighs
 every feature by its weight, ``d_w(x, z) = sqrt(sum_i w_i (x_i - z_i)^2)`` (eq. 8.3; ``w_i``,

@@ -296,7 +296,7 @@ class Criterion:
 
     def best_add(self, cols, cands) -> tuple[int, float, int]:
         """The best forward step of SFS / SFFS (Xiao, Hua and Dougherty 2007, App. A;
-        ``reproduction-targets.md`` sec. 5.4): ``argmin_j J(cols + {j})``.
+        Pudil, Novovičová and Kittler 1994): ``argmin_j J(cols + {j})``.
 
         Exactly :func:`~stablefs.selectors.wrappers._search.pick_min` of :meth:`errors_add`;
         a criterion of one part that bounds its candidates (a Monte-Carlo kNN part,

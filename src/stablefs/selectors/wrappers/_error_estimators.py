@@ -5,8 +5,7 @@ Xiao, Hua and Dougherty (2007, sec. 3 and App. B) estimate the error of a design
 k-fold cross-validation (eq. B.3) and leave-one-out (eq. B.4), and select features with SFS and
 SFFS whose criterion is the *bolstered* resubstitution error for LDA and the linear SVM and the
 *semi-bolstered* resubstitution error for 3NN (citing Sima et al. 2005). The paper does not
-define these estimators; we follow Braga-Neto and Dougherty (2004), as digested in
-``reproduction-targets.md`` sec. 5.5:
+define these estimators; we follow Braga-Neto and Dougherty (2004):
 
 - each training point ``x_i`` is replaced by a spherical Gaussian kernel
   ``N(x_i, sigma_{y_i}^2 I_p)`` and the estimate is the mean over points of the kernel's mass on
@@ -94,7 +93,7 @@ def chi_median(p: int) -> float:
 
     ``alpha_p = sqrt(F^{-1}_{chi^2_p}(0.5))``; the bolstering kernel width of Braga-Neto and
     Dougherty (2004) is the class's mean nearest-neighbour distance divided by it
-    (``reproduction-targets.md`` sec. 5.5: alpha_1 = 0.67449, alpha_2 = 1.17741).
+    (alpha_1 = 0.67449, alpha_2 = 1.17741).
 
     Parameters
     ----------
@@ -104,6 +103,18 @@ def chi_median(p: int) -> float:
     Returns
     -------
     float
+        ``alpha_p``.
+
+    References
+    ----------
+    .. [1] U. M. Braga-Neto and E. R. Dougherty, "Bolstered error estimation", Pattern
+       Recognition 37(6), 1267–1281, 2004, sec. 3.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import chi_median
+    >>> round(chi_median(1), 5), round(chi_median(2), 5)
+    (0.67449, 1.17741)
     """
     if p < 1:
         raise StablefsError(f"chi_median needs p >= 1 degrees of freedom, not {int(p)}.")
@@ -571,16 +582,33 @@ def bolstering_widths(X, y) -> np.ndarray:
 
     ``sigma_y = d_y / alpha_p`` with ``d_y`` the mean distance of the class-``y`` points to
     their nearest other class-``y`` point and ``alpha_p`` = :func:`chi_median` of the number of
-    features ``p`` (``reproduction-targets.md`` sec. 5.5). A class with one point gets 0.
+    features ``p``. A class with one point gets 0.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The data.
     y : array-like of shape (n_samples,)
+        The class labels.
 
     Returns
     -------
     ndarray of shape (n_samples,)
+        The width of each point's bolstering kernel (one value per class).
+
+    References
+    ----------
+    .. [1] U. M. Braga-Neto and E. R. Dougherty, "Bolstered error estimation", Pattern
+       Recognition 37(6), 1267–1281, 2004, sec. 3.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import bolstering_widths
+    >>> from stablefs.datasets import make_xiao2007
+    >>> data = make_xiao2007("equal", n_samples=40, random_state=0)
+    >>> X, y = data.X[:, [0, 20, 40]], data.y  # three of the best features
+    >>> sorted(set(bolstering_widths(X, y).round(3).tolist()))
+    [0.49, 0.632]
     """
     X, classes, codes = _check_xy(X, y)
     return _widths(X, codes, classes.size)
@@ -622,7 +650,9 @@ def resubstitution_error(X, y, classifier="lda") -> float:
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The data.
     y : array-like of shape (n_samples,)
+        The class labels.
     classifier : str or scikit-learn classifier
         ``"lda"``, ``"svm"``, ``"Knn"`` (e.g. ``"3nn"``; the point itself is one of its
         neighbours) or a classifier.
@@ -630,6 +660,21 @@ def resubstitution_error(X, y, classifier="lda") -> float:
     Returns
     -------
     float
+        The share of training points misclassified (optimistic).
+
+    References
+    ----------
+    .. [1] U. M. Braga-Neto and E. R. Dougherty, "Bolstered error estimation", Pattern
+       Recognition 37(6), 1267–1281, 2004 (resubstitution, the estimator bolstering corrects).
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import resubstitution_error
+    >>> from stablefs.datasets import make_xiao2007
+    >>> data = make_xiao2007("equal", n_samples=40, random_state=0)
+    >>> X, y = data.X[:, [0, 20, 40]], data.y  # three of the best features
+    >>> round(resubstitution_error(X, y), 3), round(resubstitution_error(X, y, "3nn"), 3)
+    (0.15, 0.1)
     """
     X, classes, codes = _check_xy(X, y)
     rule = make_rule(classifier)
@@ -692,9 +737,13 @@ def cv_error(X, y, classifier="lda", n_folds: int = 10, random_state=None, folds
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The data.
     y : array-like of shape (n_samples,)
+        The class labels.
     classifier : str or scikit-learn classifier
+        As in :func:`resubstitution_error`.
     n_folds : int, default=10
+        Number of folds.
     random_state : int, Generator or None
         Seeds the partition (:func:`stratified_folds`).
     folds : array-like of int, optional
@@ -703,6 +752,22 @@ def cv_error(X, y, classifier="lda", n_folds: int = 10, random_state=None, folds
     Returns
     -------
     float
+        Total test errors over the folds / n.
+
+    References
+    ----------
+    .. [1] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, App. B, eq. B.3.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import cv_error
+    >>> from stablefs.datasets import make_xiao2007
+    >>> data = make_xiao2007("equal", n_samples=40, random_state=0)
+    >>> X, y = data.X[:, [0, 20, 40]], data.y  # three of the best features
+    >>> round(cv_error(X, y, "lda", n_folds=10, random_state=0), 3)
+    0.15
     """
     X, classes, codes = _check_xy(X, y)
     rule = make_rule(classifier)
@@ -712,7 +777,37 @@ def cv_error(X, y, classifier="lda", n_folds: int = 10, random_state=None, folds
 
 
 def loo_error(X, y, classifier="lda") -> float:
-    """Leave-one-out error (Xiao, Hua and Dougherty 2007, eq. B.4)."""
+    """Leave-one-out error (Xiao, Hua and Dougherty 2007, eq. B.4).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    y : array-like of shape (n_samples,)
+        The class labels.
+    classifier : str or scikit-learn classifier
+        As in :func:`resubstitution_error`.
+
+    Returns
+    -------
+    float
+        The share of points misclassified by the rule designed on the other n − 1.
+
+    References
+    ----------
+    .. [1] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, App. B, eq. B.4.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import loo_error
+    >>> from stablefs.datasets import make_xiao2007
+    >>> data = make_xiao2007("equal", n_samples=40, random_state=0)
+    >>> X, y = data.X[:, [0, 20, 40]], data.y  # three of the best features
+    >>> round(loo_error(X, y, "lda"), 3), round(loo_error(X, y, "3nn"), 3)
+    (0.15, 0.275)
+    """
     X, classes, codes = _check_xy(X, y)
     return _cv_from_folds(X, codes, classes.size, np.arange(X.shape[0]), make_rule(classifier))
 
@@ -769,8 +864,11 @@ def bolstered_error(X, y, classifier="lda", *, n_draws: int = 10, random_state=N
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The data.
     y : array-like of shape (n_samples,)
+        The class labels.
     classifier : str or scikit-learn classifier, default="lda"
+        As in :func:`resubstitution_error`.
     n_draws : int, default=10
         Monte-Carlo draws per point (rules without a closed form).
     random_state : int, Generator or None
@@ -782,6 +880,26 @@ def bolstered_error(X, y, classifier="lda", *, n_draws: int = 10, random_state=N
     Returns
     -------
     float
+        The bolstered resubstitution error.
+
+    References
+    ----------
+    .. [1] U. M. Braga-Neto and E. R. Dougherty, "Bolstered error estimation", Pattern
+       Recognition 37(6), 1267–1281, 2004.
+    .. [2] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, sec. 3.
+
+    Examples
+    --------
+    Less optimistic than resubstitution:
+
+    >>> from stablefs.evaluation import bolstered_error, resubstitution_error
+    >>> from stablefs.datasets import make_xiao2007
+    >>> data = make_xiao2007("equal", n_samples=40, random_state=0)
+    >>> X, y = data.X[:, [0, 20, 40]], data.y  # three of the best features
+    >>> round(resubstitution_error(X, y), 3), round(bolstered_error(X, y), 3)
+    (0.15, 0.168)
     """
     return _bolster(X, y, classifier, n_draws, random_state, noise, semi=False)
 
@@ -792,6 +910,41 @@ def semi_bolstered_error(X, y, classifier="3nn", *, n_draws: int = 10, random_st
     criterion of Xiao, Hua and Dougherty (2007, sec. 3) for 3NN: only the correctly classified
     training points are bolstered; each misclassified one contributes 1.
 
-    Parameters are those of :func:`bolstered_error`; the default rule is 3NN.
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    y : array-like of shape (n_samples,)
+        The class labels.
+    classifier : str or scikit-learn classifier, default="3nn"
+        As in :func:`resubstitution_error`.
+    n_draws : int, default=10
+        Monte-Carlo draws per correctly classified point.
+    random_state : int, Generator or None
+        Seeds the draws.
+    noise : array of shape (n_samples, n_draws, n_features), optional
+        Standard normal draws to use instead (see :func:`bolstered_error`).
+
+    Returns
+    -------
+    float
+        The semi-bolstered resubstitution error.
+
+    References
+    ----------
+    .. [1] U. M. Braga-Neto and E. R. Dougherty, "Bolstered error estimation", Pattern
+       Recognition 37(6), 1267–1281, 2004.
+    .. [2] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354, sec. 3.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation import semi_bolstered_error
+    >>> from stablefs.datasets import make_xiao2007
+    >>> data = make_xiao2007("equal", n_samples=40, random_state=0)
+    >>> X, y = data.X[:, [0, 20, 40]], data.y  # three of the best features
+    >>> round(semi_bolstered_error(X, y, "3nn", random_state=0), 3)
+    0.217
     """
     return _bolster(X, y, classifier, n_draws, random_state, noise, semi=True)

@@ -308,7 +308,7 @@ class LDAPart(RulePart, WidthMixin):
         T_0j H_0j)/2`` (one matrix product for all candidates: ``x_ij Td_j + ([X_S, 1] @ [u_d - V
         Td; const_j])_ij`` with ``u_d = A (m_1 - m_0)_S``; ``||a_j||^2 = ||u_d - v_j Td_j||^2 +
         Td_j^2``) and the bolstered term is ``Phi(-(2 y_i - 1) diff_ij alpha_{k+1} / (||a_j||
-        d_{y_i}(j)))`` (Braga-Neto and Dougherty 2004; ``reproduction-targets.md`` sec. 5.5).
+        d_{y_i}(j)))`` (Braga-Neto and Dougherty 2004).
         Rows are ordered by class so that the per-class scale is two in-place products. When
         candidates are most of the features every feature is computed (no gathers) and the
         candidates picked at the end. Returns None (the caller's general path decides) when a

@@ -4,7 +4,7 @@
   2007, App. A; SFG / SBG, Algs. 2.1-2.2 of Prat Masramon 2016, run without a stopping
   rule as in its experiments);
 - :func:`sffs`: sequential forward floating selection (Pudil, Novovicova and Kittler 1994) with
-  the conditional-exclusion rule of ``reproduction-targets.md`` sec. 5.4;
+  their conditional-exclusion rule;
 - :func:`rsa_forward`, :func:`rsa_backward`: remainder-set-aware search (thesis ch. 6,
   Alg. 6.1, eqs. 6.4-6.5);
 - :func:`sbg_plus`: accumulated-evidence backward search (thesis ch. 7, Alg. 7.1, eq. 7.10).
@@ -176,9 +176,7 @@ def sbs(crit, n_keep: int = 1) -> SearchResult:
 
 def sffs(crit, n_select: int, exclusion: str = "pudil", at_least_sfs: bool = False
          ) -> SearchResult:
-    """Sequential forward floating selection (Pudil, Novovicova and Kittler 1994).
-
-    ``reproduction-targets.md`` sec. 5.4::
+    """Sequential forward floating selection (Pudil, Novovicova and Kittler 1994)::
 
         X <- {}; best[k] <- inf; k <- 0
         while k < d:
@@ -316,7 +314,7 @@ def rsa_forward(crit, n_select: int) -> SearchResult:
     With usefulness ``J_u = 1 - J``: add ``argmax_x f(J_u(X + x), J_u(Y - X - x); w_x, w_y)``,
     the weights being the usefulness of the current set and of its remainder *before* the
     step, ``w_x = J_u(X)``, ``w_y = J_u(Y - X)``. ``J_u`` of the empty set is that of the
-    majority-class rule ([DEC], the thesis leaves it undefined).
+    majority-class rule (our choice: the thesis leaves it undefined).
     """
     p = crit.n_features
     res = SearchResult()
@@ -340,8 +338,8 @@ def rsa_forward(crit, n_select: int) -> SearchResult:
 
 
 def rsa_backward(crit, n_keep: int = 1) -> SearchResult:
-    """Remainder-set-aware backward search ([DEC] the thesis' "analogous" backward version,
-    ``reproduction-targets.md`` sec. 3.3): remove
+    """Remainder-set-aware backward search (our reading of the thesis' "analogous" backward
+    version): remove
     ``argmax_x f(J_u(X - x), J_u(R + x); J_u(X), J_u(R))`` with ``R = Y - X``."""
     p = crit.n_features
     res = SearchResult()
