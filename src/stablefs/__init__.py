@@ -24,7 +24,50 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
 def make_selector(spec: str, **overrides):
     """Build a selector from a method string such as ``"en-relieff(n_neighbors=5)"``.
 
-    See :func:`stablefs.methods.make_selector` for the grammar.
+    See :func:`stablefs.methods.make_selector` for the grammar and the checks, and
+    ``stablefs methods`` for the names.
+
+    Parameters
+    ----------
+    spec : str
+        A method string: a base method (``"relieff"``), prefixes that wrap it in stabilizers
+        (``"iw-"``, ``"liw-"``, ``"en-"``, ``"wen-"``, ``"ren-"``, ...) and parameters in
+        parentheses (``"en-svm-rfe(n_estimators=40)"``).
+    **overrides
+        Parameters applied to every object of the chain that has them (``random_state``,
+        ``n_jobs``, ...).
+
+    Returns
+    -------
+    selector : BaseEstimator
+        Unfitted, a scikit-learn estimator with ``fit``, ``ranking_``, ``scores_`` and
+        ``support_``.
+
+    Raises
+    ------
+    StablefsError
+        An unknown method or parameter, or a value the parameter refuses, in one line.
+
+    References
+    ----------
+    .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
+       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and
+       Machine Learning, 108–122, 2013.
+
+    Examples
+    --------
+    Margin-based instance weighting around ReliefF (Han 2012, ch. 4):
+
+    >>> import stablefs
+    >>> selector = stablefs.make_selector("iw-relieff(n_neighbors=5)")
+    >>> type(selector).__name__, type(selector.selector).__name__, selector.selector.n_neighbors
+    ('MarginInstanceWeighting', 'ReliefF', 5)
+    >>> from stablefs.datasets import make_han2012
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> print(*selector.set_params(n_features_to_select=5).fit(data.X, data.y)
+    ...       .get_support(indices=True))
+    0 1 6 7 8
     """
     from stablefs.methods import make_selector as _make
 

@@ -32,10 +32,40 @@ from dataclasses import dataclass
 
 from stablefs._errors import StablefsError
 
+__all__ = [
+    "PREFIXES", "SELECTORS", "MethodInfo", "available_methods", "describe_methods",
+    "make_selector", "parse_method", "register_prefix", "register_selector", "validate_method",
+]
+
 
 @dataclass(frozen=True)
 class MethodInfo:
-    """A registered base method or prefix: where its class lives and what it does."""
+    """A registered base method or prefix: where its class lives and what it does.
+
+    Parameters
+    ----------
+    name : str
+        The method name (``"relieff"``) or prefix without its ``-`` (``"iw"``).
+    target : str
+        ``"module:Class"`` (or a factory function) that builds it.
+    description : str
+        One line for ``stablefs methods``, with the paper.
+    defaults : tuple of (str, object)
+        Constructor arguments the name implies (``en-`` is a bootstrap ensemble with rank
+        aggregation).
+
+    See Also
+    --------
+    register_selector, register_prefix : Add an entry.
+
+    Examples
+    --------
+    >>> from stablefs.methods import PREFIXES, SELECTORS
+    >>> SELECTORS["relieff"].target, PREFIXES["wen"].defaults
+    ('stablefs.selectors:ReliefF', (('aggregate', 'weight'), ('sampling', 'subsample')))
+    >>> SELECTORS["relieff"].load().__name__
+    'ReliefF'
+    """
 
     name: str
     target: str  # "module:Class"
@@ -43,6 +73,7 @@ class MethodInfo:
     defaults: tuple = ()  # default constructor arguments, as (key, value) pairs
 
     def load(self):
+        """Import and return the class (or factory) named by ``target``."""
         module, _, cls = self.target.partition(":")
         return getattr(importlib.import_module(module), cls)
 
@@ -54,12 +85,57 @@ PREFIXES: dict[str, MethodInfo] = {}
 
 
 def register_selector(name, target, description, **defaults) -> None:
-    """Register a base method name (used by ``stablefs methods`` and ``make_selector``)."""
+    """Register a base method name (used by ``stablefs methods`` and :func:`make_selector`).
+
+    Parameters
+    ----------
+    name : str
+        The method name, lower case.
+    target : str
+        ``"module:Class"`` of a selector (or of a function returning one).
+    description : str
+        One line, with the method's paper.
+    **defaults
+        Constructor arguments the name implies.
+
+    Examples
+    --------
+    A selector of one's own, usable in method strings (and removed again here):
+
+    >>> from stablefs.methods import SELECTORS, make_selector, register_selector
+    >>> register_selector("fast-relieff", "stablefs.selectors:ReliefF",
+    ...                   "ReliefF with 3 neighbours.", n_neighbors=3)
+    >>> make_selector("en-fast-relieff").selector.n_neighbors
+    3
+    >>> del SELECTORS["fast-relieff"]
+    """
     SELECTORS[name] = MethodInfo(name, target, description, tuple(sorted(defaults.items())))
 
 
 def register_prefix(prefix, target, description, **defaults) -> None:
-    """Register a prefix that wraps the selector after it in a stabilizer."""
+    """Register a prefix that wraps the selector after it in a stabilizer.
+
+    Parameters
+    ----------
+    prefix : str
+        The prefix without its ``-``.
+    target : str
+        ``"module:Class"`` of a stabilizer whose first argument is the selector.
+    description : str
+        One line, with the stabilizer's paper.
+    **defaults
+        Constructor arguments the prefix implies.
+
+    Examples
+    --------
+    >>> from stablefs.methods import PREFIXES, make_selector, register_prefix
+    >>> register_prefix("half", "stablefs.stabilizers:Ensemble",
+    ...                 "ensemble of 10 half-samples.", sampling="subsample", fraction=0.5,
+    ...                 n_estimators=10)
+    >>> make_selector("half-ttest").fraction
+    0.5
+    >>> del PREFIXES["half"]
+    """
     PREFIXES[prefix] = MethodInfo(prefix, target, description, tuple(sorted(defaults.items())))
 
 
@@ -77,49 +153,49 @@ register_selector("relief", "stablefs.selectors:Relief",
                   "n_samples random ones (Kira and Rendell 1992).")
 register_selector("drelieff", "stablefs.selectors:DReliefF",
                   "dReliefF: ReliefF with neighbours under the distance weighted by the "
-                  "weights found so far (2019 stability thesis, sec. 5.3, eq. 5.13).")
+                  "weights found so far (Prat Masramon 2016, sec. 5.3, eq. 5.13).")
 register_selector("pdrelieff", "stablefs.selectors:PDReliefF",
                   "pdReliefF: progressively weighted double ReliefF, a = 2, s = 0.0633657 "
-                  "(2019 stability thesis, sec. 5.3, eqs. 5.14-5.16).")
+                  "(Prat Masramon 2016, sec. 5.3, eqs. 5.14-5.16).")
 register_selector("simba", "stablefs.selectors:Simba",
                   "Simba, linear utility, one pass over the instances (Gilad-Bachrach, Navot "
                   "and Tishby 2004).")
 register_selector("simba-liw", "stablefs.selectors:Simba",
-                  "SimbaLIW: Simba with logistic instance weights, Delta-combination (2019 "
-                  "stability thesis, Alg. 8.1).",
+                  "SimbaLIW: Simba with logistic instance weights, Delta-combination (Prat "
+                  "Masramon 2016, Alg. 8.1).",
                   instance_weighting="logistic", delta=True)
 register_selector("simba-miw", "stablefs.selectors:Simba",
                   "SimbaMIW: Simba with margin-based instance weights (Han 2012), "
-                  "Delta-combination (2019 stability thesis, Alg. 8.1).",
+                  "Delta-combination (Prat Masramon 2016, Alg. 8.1).",
                   instance_weighting="margin", delta=True)
 register_selector("logistic-margin", "stablefs.selectors:LogisticMarginWeighting",
                   "L2-regularised logistic loss on one-neighbour Manhattan margin vectors, "
                   "gamma = 1, solved by L-BFGS (Li et al. 2013, eq. 1); wen-/ren- give WEn/REn.")
 register_selector("infogain", "stablefs.selectors:InfoGain",
                   "information gain H(C) - H(C|X) on Fayyad and Irani's (1993) MDL "
-                  "discretisation, as Weka (2019 stability thesis, eq. 2.11, ch. 8).")
+                  "discretisation, as Weka (Prat Masramon 2016, eq. 2.11, ch. 8).")
 register_selector("oner", "stablefs.selectors:OneR",
                   "1R: training accuracy of each feature's one-rule (Holte 1993) on the MDL "
-                  "discretisation (2019 stability thesis, ch. 8).")
+                  "discretisation (Prat Masramon 2016, ch. 8).")
 register_selector("rf", "stablefs.selectors:RandomForestImportance",
                   "random-forest Gini importance, 500 trees, sqrt(p) features per split, "
-                  "seeded (Breiman 2001; 2019 stability thesis, ch. 8).")
+                  "seeded (Breiman 2001; Prat Masramon 2016, ch. 8).")
 register_selector("svm-rfe", "stablefs.selectors:SVMRFE", "SVM-RFE (Guyon et al. 2002; Han 2012 sec. 5.2.1): linear SVM, C = 1, removes 10 % of the remaining features per iteration.")  # noqa: E501
 register_selector("sfs", "stablefs.selectors:SFS",
                   "sequential forward selection on the bolstered LDA error (Xiao, Hua and "
                   "Dougherty 2007, App. A); estimator= and criterion= change the rule.")
 register_selector("sbs", "stablefs.selectors:SBS",
-                  "sequential backward selection (SBG of the 2019 stability thesis, Alg. 2.2); "
+                  "sequential backward selection (SBG of Prat Masramon 2016, Alg. 2.2); "
                   "O(p^2) subsets, for pre-filtered data.")
 register_selector("sffs", "stablefs.selectors:SFFS",
                   "sequential forward floating selection (Pudil, Novovicova and Kittler 1994; "
                   "Xiao, Hua and Dougherty 2007).")
 register_selector("rsa", "stablefs.selectors:RSA",
-                  "remainder-set-aware forward selection (2019 stability thesis, ch. 6, "
+                  "remainder-set-aware forward selection (Prat Masramon 2016, ch. 6, "
                   "Alg. 6.1); direction='backward' for the backward analogue.")
 register_selector("sbg+", "stablefs.selectors:SBGPlus",
-                  "backward selection with accumulated evidence, lambda = 2/3 (2019 stability "
-                  "thesis, ch. 7, Alg. 7.1).")
+                  "backward selection with accumulated evidence, lambda = 2/3 (Prat Masramon "
+                  "2016, ch. 7, Alg. 7.1).")
 register_selector("drags", "stablefs.selectors:DRAGS",
                   "dense relevant feature groups (Yu, Ding and Loscalzo 2008, Algs. 1-2): "
                   "mean-shift groups ranked by mean F-statistic, one representative each.")
@@ -148,12 +224,12 @@ register_prefix("iw", "stablefs.stabilizers:MarginInstanceWeighting",
                 "behaviour; penalty=mean rescales them to mean 1, so equal weights give "
                 "plain SVM-RFE and at k >= 50 they change nothing.")
 register_prefix("liw", "stablefs.stabilizers:LogisticInstanceWeighting",
-                "logistic instance weighting around the selector, alpha = 3.03 (2019 "
-                "stability thesis, sec. 8.2, eq. 8.2).")
+                "logistic instance weighting around the selector, alpha = 3.03 (Prat "
+                "Masramon 2016, sec. 8.2, eq. 8.2).")
 register_prefix("rw", "stablefs.stabilizers:ResampledInstanceWeighting",
                 "logistic instance weights applied by weighted resampling, for selectors "
-                "without instance weights; strategy='order' sorts by weight (2019 stability "
-                "thesis, Alg. 8.3).")
+                "without instance weights; strategy='order' sorts by weight (Prat Masramon "
+                "2016, Alg. 8.3).")
 register_prefix("en", "stablefs.stabilizers:Ensemble",
                 "bagging ensemble: 20 bootstraps, rank-sum aggregation (Han 2012, "
                 "sec. 5.2.3).",
@@ -174,7 +250,39 @@ _BUILTIN_PREFIXES: dict[str, MethodInfo] = dict(PREFIXES)
 
 
 def available_methods() -> list[str]:
-    """Every base method name and every ``prefix-name`` combination of one prefix."""
+    """List every base method name and every ``prefix-name`` combination of one prefix.
+
+    Returns
+    -------
+    list of str
+        The names, base methods first (sorted), then each prefix with each of them.
+
+    See Also
+    --------
+    describe_methods : The names with their descriptions.
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012.
+    .. [2] L. Yu, C. Ding and S. Loscalzo, "Stable feature selection via dense feature
+       groups", Proc. 14th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining,
+       803–811, 2008.
+    .. [3] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016.
+    .. [4] Y. Li, S. Huang, S. Chen and J. Si, "Stable L2-regularized ensemble feature
+       weighting", Multiple Classifier Systems (MCS 2013), LNCS 7872, Springer, 2013.
+    .. [5] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354.
+
+    Examples
+    --------
+    >>> from stablefs.methods import available_methods
+    >>> names = available_methods()
+    >>> "relieff" in names, "iw-relieff" in names, "en-svm-rfe" in names
+    (True, True, True)
+    """
     names = sorted(SELECTORS)
     return names + [f"{p}-{n}" for p in sorted(PREFIXES) for n in names]
 
@@ -204,7 +312,34 @@ def _parse_params(text: str, spec: str) -> dict:
 
 
 def parse_method(spec: str) -> tuple[list[str], str, dict]:
-    """Split a method string into ``(prefixes, base_name, params)``."""
+    """Split a method string into ``(prefixes, base_name, params)``.
+
+    Parameters
+    ----------
+    spec : str
+        A method string, e.g. ``"en-iw-relieff(n_neighbors=5)"``.
+
+    Returns
+    -------
+    prefixes : list of str
+        Outermost first.
+    base_name : str
+        The registered base method.
+    params : dict
+        The parameters in parentheses, as Python values.
+
+    Raises
+    ------
+    StablefsError
+        An unknown name (with the closest known ones), unbalanced parentheses, or a value that
+        is not a Python literal.
+
+    Examples
+    --------
+    >>> from stablefs.methods import parse_method
+    >>> parse_method("en-iw-relieff(n_neighbors=5, neighbor_weights='uniform')")
+    (['en', 'iw'], 'relieff', {'n_neighbors': 5, 'neighbor_weights': 'uniform'})
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise StablefsError("empty method string: name a method, e.g. -m relieff.")
     spec = str(spec)  # a numpy string would print as np.str_('...') in messages
@@ -248,6 +383,7 @@ def make_selector(spec: str, **overrides):
     Returns
     -------
     selector : BaseEstimator
+        Unfitted; the outermost stabilizer when there are prefixes.
 
     Raises
     ------
@@ -255,6 +391,30 @@ def make_selector(spec: str, **overrides):
         One line, before any fitting: an unknown method or parameter, or a value the
         parameter's constraints refuse (e.g. ``relieff(n_neighbors=-3)``,
         ``en-relieff(aggregate="mean")``).
+
+    See Also
+    --------
+    validate_method : The same checks without building.
+
+    References
+    ----------
+    .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
+       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and
+       Machine Learning, 108–122, 2013 (the estimators built, their parameters and checks).
+
+    Examples
+    --------
+    >>> from stablefs.methods import make_selector
+    >>> selector = make_selector("en-relieff(n_estimators=10, n_neighbors=5)", random_state=0)
+    >>> type(selector).__name__, selector.n_estimators, selector.random_state
+    ('Ensemble', 10, 0)
+    >>> type(selector.selector).__name__, selector.selector.n_neighbors
+    ('ReliefF', 5)
+    >>> make_selector("relieff(n_neighbors=-3)")
+    Traceback (most recent call last):
+    ...
+    stablefs._errors.StablefsError: method 'relieff(n_neighbors=-3)': n_neighbors = -3 is not
+    allowed; ...
     """
     from stablefs.selectors._constraints import invalid_parameter, plain
 
@@ -314,6 +474,22 @@ def validate_method(spec: str, **overrides) -> None:
     prefixes (``"en-relieff"``) is checked by parsing it: every such selector builds with its
     defaults and passes the constraint check, so building it could not fail. This keeps
     scikit-learn out of the command line's checks of its default methods.
+
+    References
+    ----------
+    .. [1] L. Buitinck et al., "API design for machine learning software: experiences from
+       the scikit-learn project", ECML PKDD Workshop on Languages for Data Mining and
+       Machine Learning, 108–122, 2013 (the estimators built, their parameters and checks).
+
+    Examples
+    --------
+    >>> from stablefs.methods import validate_method
+    >>> validate_method("wen-logistic-margin(n_estimators=40)")
+    >>> validate_method("relief(n_neighbours=5)")
+    Traceback (most recent call last):
+    ...
+    stablefs._errors.StablefsError: method 'relief(n_neighbours=5)': unknown parameter
+    'n_neighbours'; valid parameters are ...
     """
     if overrides or _builtin_parts(spec) is None:
         make_selector(spec, **overrides)
@@ -455,7 +631,37 @@ def build_selector(template, seed: int, sizes=None):
 
 
 def describe_methods() -> list[tuple[str, str]]:
-    """``(name, description)`` rows for ``stablefs methods``."""
+    """List ``(name, description)`` rows for ``stablefs methods``.
+
+    Returns
+    -------
+    list of (str, str)
+        One row per base method (sorted), then one per prefix (``"iw-<method>"``, ...).
+
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012.
+    .. [2] L. Yu, C. Ding and S. Loscalzo, "Stable feature selection via dense feature
+       groups", Proc. 14th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining,
+       803–811, 2008.
+    .. [3] G. Prat Masramon, "Towards more reliable feature evaluations for classification",
+       PhD thesis, Universitat Politècnica de Catalunya, 2016.
+    .. [4] Y. Li, S. Huang, S. Chen and J. Si, "Stable L2-regularized ensemble feature
+       weighting", Multiple Classifier Systems (MCS 2013), LNCS 7872, Springer, 2013.
+    .. [5] Y. Xiao, J. Hua and E. R. Dougherty, "Quantification of the impact of feature
+       selection on the variance of cross-validation error estimation", EURASIP Journal on
+       Bioinformatics and Systems Biology, 2007, Article ID 16354.
+
+    Examples
+    --------
+    >>> from stablefs.methods import describe_methods
+    >>> rows = dict(describe_methods())
+    >>> print(rows["relieff"])
+    ReliefF, K = 10 nearest hits and misses, every instance (Han 2012, eqs. 5.1 and 5.3).
+    >>> print(rows["en-<method>"])
+    bagging ensemble: 20 bootstraps, rank-sum aggregation (Han 2012, sec. 5.2.3).
+    """
     rows = [(name, info.description) for name, info in sorted(SELECTORS.items())]
     rows += [(f"{p}-<method>", info.description) for p, info in sorted(PREFIXES.items())]
     return rows
