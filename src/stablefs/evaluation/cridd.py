@@ -440,8 +440,9 @@ def cridd(model="equal", *, selector="sfs", classifier="lda", cv="cv10", n_sampl
           criterion=None, best=None, model_params: dict | None = None, n_boot: int = 2000,
           alpha: float = 0.05, runs_per_task: int | None = None,
           progress: bool = False) -> dict:
-    """The CRIDD of one (model, selector, classifier, cross-validation, N) cell (Xiao, Hua and
-    Dougherty 2007, eq. 1 and Algorithm 1).
+    """Estimate the CRIDD of one (model, selector, classifier, cross-validation, N) cell.
+
+    Xiao, Hua and Dougherty 2007, eq. 1 and Algorithm 1.
 
     Parameters
     ----------

@@ -135,15 +135,15 @@ def logistic_instance_weights(X, y, *, alpha: float = LIW_ALPHA, scale: bool = T
         In ``(0, 1)``; they do not sum to 1. Every instance gets 0.5 when all margins are
         equal (standard deviation numerically 0).
 
+    See Also
+    --------
+    stablefs.stabilizers.LogisticInstanceWeighting : A selector fitted with these weights.
+
     Notes
     -----
     The thesis also speaks of "the average margin between every instance and all the rest";
     we follow its statement that RLIW "uses the exact margin definition as Relief does"
     (one nearest hit and miss).
-
-    See Also
-    --------
-    stablefs.stabilizers.LogisticInstanceWeighting : A selector fitted with these weights.
 
     References
     ----------

@@ -294,6 +294,10 @@ def margin_instance_weights(
     n_iter : int
         Only when ``return_n_iter``.
 
+    See Also
+    --------
+    stablefs.stabilizers.MarginInstanceWeighting : A selector fitted with these weights.
+
     Notes
     -----
     - Multi-class: the misses of ``x`` are all samples of every other class.
@@ -305,10 +309,6 @@ def margin_instance_weights(
     - Cost: O(n log n p) for the margin vectors (sorting and prefix sums per feature), O(n^2 p)
       for distance-weighted ones and for the margin-space distances; memory: the scaled copy
       of ``X`` (only when ``scale``), the margin vectors and O(n^2) (about 2x ``X`` at peak).
-
-    See Also
-    --------
-    stablefs.stabilizers.MarginInstanceWeighting : A selector fitted with these weights.
 
     References
     ----------

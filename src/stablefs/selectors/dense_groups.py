@@ -661,8 +661,9 @@ class DRAGS(BaseSelector):
         ``scores_`` (higher = more relevant); None = :class:`~stablefs.selectors.FStatistic`
         (the paper's choice). In a method string it may be a method string itself
         (``"drags(relevance='ttest')"``); in Python, pass ``stablefs.make_selector("ttest")``.
-    n_neighbors, bandwidth, kernel, truncate, drop_sparse, standardize, self_neighbor, tol,
-    max_iter, n_jobs
+    n_neighbors, bandwidth, kernel, truncate, drop_sparse
+        The DGF parameters, see :class:`DGF`.
+    standardize, self_neighbor, tol, max_iter, n_jobs
         The DGF parameters, see :class:`DGF`.
 
     Attributes

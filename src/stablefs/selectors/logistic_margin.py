@@ -118,7 +118,9 @@ def logistic_margin_weights(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The data.
     y : array-like of shape (n_samples,)
+        The class labels.
     gamma : float > 0, default=1.0
         Regularisation strength (the paper's default, sec. 4.1).
     scale : bool, default=True

@@ -90,7 +90,9 @@ def relief_scores(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        The data.
     y : ndarray of shape (n_samples,)
+        The class labels.
     sample_weight : ndarray of shape (n_samples,), optional
         Instance weights (normalised to sum 1); a zero weight removes the sample.
     n_samples : int or None, default=None
@@ -106,15 +108,15 @@ def relief_scores(
         of probabilities of eq. 2.21 (a different value at the nearest miss, at the nearest
         hit).
 
-    Notes
-    -----
-    The sole member of a class has no hit: its hit term is 0. Ties in distance go to the lower
-    sample index.
-
     See Also
     --------
     Relief : The selector built on these weights.
     relieff_scores : ReliefF, with ``K`` neighbours of each kind.
+
+    Notes
+    -----
+    The sole member of a class has no hit: its hit term is 0. Ties in distance go to the lower
+    sample index.
 
     References
     ----------
@@ -334,7 +336,7 @@ class Relief(BaseSelector):
 
 
 class DReliefF(BaseSelector):
-    """dReliefF: ReliefF whose neighbours are found under the distance weighted by the weights.
+    """Double ReliefF (dReliefF): neighbours found under the feature-weighted distance.
 
     Prat Masramon (2016), sec. 5.3, eq. 5.13: before each instance, the feature weights
     estimated so far weigh the features in the distance that finds its nearest hits and misses.
@@ -409,7 +411,7 @@ class DReliefF(BaseSelector):
 
 
 class PDReliefF(DReliefF):
-    """pdReliefF: progressively weighted double ReliefF.
+    """Progressively weighted double ReliefF (pdReliefF).
 
     Prat Masramon (2016), sec. 5.3.1, eqs. 5.14-5.17: the neighbour distance moves from plain
     ReliefF's (``f = 1``) towards the current feature weights as the iterations proceed. See

@@ -60,7 +60,9 @@ def relieff_scores(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        The data.
     y : ndarray of shape (n_samples,)
+        The class labels.
     sample_weight : ndarray of shape (n_samples,), optional
         Instance weights ``w_i`` of eq. 5.3 (normalised to sum 1 here). ``None``: ``1/n`` each.
         A sample of weight 0 is treated as absent: it is neither an instance nor a neighbour.
@@ -96,6 +98,10 @@ def relieff_scores(
     ndarray of shape (n_features,)
         The weights ``W_j``, in ``[-1, 1]``; higher = more relevant.
 
+    See Also
+    --------
+    ReliefF : The selector built on these weights.
+
     Notes
     -----
     - Scaling: features are min-max scaled on the fitted (positive-weight) data, so ``diff``
@@ -107,10 +113,6 @@ def relieff_scores(
     - Priors: ``P(C)`` is the weighted class frequency ``sum_{i in C} w_i`` (the class
       frequency for equal weights); two classes give a factor of 1.
     - Scale: the scores are the full sums of eq. 5.1 / 5.3, in ``[-1, 1]``.
-
-    See Also
-    --------
-    ReliefF : The selector built on these weights.
 
     References
     ----------

@@ -98,6 +98,10 @@ def simba_weights(
     ndarray of shape (n_features,)
         In ``[0, 1]``, maximum 1 (all 0 if every weight reached 0).
 
+    See Also
+    --------
+    Simba : The selector built on these weights.
+
     Notes
     -----
     - Zero distances (a duplicate as nearest hit or miss): its term is
@@ -107,10 +111,6 @@ def simba_weights(
     - Ties in distance go to the lower sample index.
     - Cost O(T n p) time; each instance's distances to all others are one fused pass of a
       compiled kernel (:func:`~stablefs.selectors._relief_kernels.weighted_distances_to`).
-
-    See Also
-    --------
-    Simba : The selector built on these weights.
 
     References
     ----------

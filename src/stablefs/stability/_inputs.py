@@ -605,6 +605,8 @@ def top_k_subsets(rankings, k: int, *, order: np.ndarray | None = None) -> np.nd
         One ranking per result, 1 = best (e.g. the ``ranking_`` of m fitted selectors).
     k : int
         Subset size.
+    order : ndarray of shape (m, p), optional
+        Each row's features best first (:func:`top_k_order`), when already computed.
 
     Returns
     -------
@@ -650,8 +652,9 @@ def subsets_from_cv_results(cv_results: Mapping, size=None):
 
     Returns
     -------
-    ndarray of bool (n_splits × p) when ``size`` is given, else a dict ``{k: matrix}`` over
-    every size RFECV evaluated.
+    ndarray of bool of shape (n_splits, p), or dict
+        The supports of size ``size``, one row per CV split; without ``size``, a dict
+        ``{k: matrix}`` over every size RFECV evaluated.
 
     References
     ----------

@@ -189,15 +189,15 @@ class Ensemble(BaseSelector):
     ranking_, support_, n_features_to_select_, classes_, n_features_in_
         As in :class:`stablefs.selectors.ReliefF`.
 
+    See Also
+    --------
+    StabilitySelection : Selection probabilities over half-samples, with an error bound.
+
     Notes
     -----
     ``sample_weight`` is passed to each member restricted to its resample (and renormalised
     by it); a sample of weight 0 is treated as absent and never drawn. Equal weights are not
     passed on, so selectors without ``sample_weight`` can be ensembled.
-
-    See Also
-    --------
-    StabilitySelection : Selection probabilities over half-samples, with an error bound.
 
     References
     ----------

@@ -731,8 +731,9 @@ def _cv_from_folds(X, codes, n_classes, fold, rule) -> float:
 
 
 def cv_error(X, y, classifier="lda", n_folds: int = 10, random_state=None, folds=None) -> float:
-    """Stratified k-fold cross-validation error, errors pooled over the folds (Xiao, Hua and
-    Dougherty 2007, eq. B.3: total errors / n; one partition, not repeated).
+    """Compute the stratified k-fold cross-validation error, errors pooled over the folds.
+
+    Xiao, Hua and Dougherty 2007, eq. B.3: total errors / n; one partition, not repeated.
 
     Parameters
     ----------
@@ -853,8 +854,9 @@ def _bolster(X, y, classifier, n_draws, random_state, noise, semi) -> float:
 
 def bolstered_error(X, y, classifier="lda", *, n_draws: int = 10, random_state=None,
                     noise=None) -> float:
-    """Bolstered resubstitution error (Braga-Neto and Dougherty 2004), the SFS/SFFS criterion
-    of Xiao, Hua and Dougherty (2007, sec. 3) for LDA and the linear SVM.
+    """Compute the bolstered resubstitution error (Braga-Neto and Dougherty 2004).
+
+    The SFS/SFFS criterion of Xiao, Hua and Dougherty (2007, sec. 3) for LDA and the linear SVM.
 
     ``(1/n) sum_i P(g(Z) != y_i)`` with ``Z ~ N(x_i, sigma_{y_i}^2 I)``, ``sigma`` from
     :func:`bolstering_widths`. Closed form ``Phi(-s_i/sigma_i)`` for two-class LDA and linear
@@ -906,9 +908,10 @@ def bolstered_error(X, y, classifier="lda", *, n_draws: int = 10, random_state=N
 
 def semi_bolstered_error(X, y, classifier="3nn", *, n_draws: int = 10, random_state=None,
                          noise=None) -> float:
-    """Semi-bolstered resubstitution error (Braga-Neto and Dougherty 2004), the SFS/SFFS
-    criterion of Xiao, Hua and Dougherty (2007, sec. 3) for 3NN: only the correctly classified
-    training points are bolstered; each misclassified one contributes 1.
+    """Compute the semi-bolstered resubstitution error (Braga-Neto and Dougherty 2004).
+
+    The SFS/SFFS criterion of Xiao, Hua and Dougherty (2007, sec. 3) for 3NN: only the correctly
+    classified training points are bolstered; each misclassified one contributes 1.
 
     Parameters
     ----------
