@@ -7,11 +7,21 @@ folders named in ``STABLEFS_DATA``); tests that need them skip with a clear reas
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# pytest also runs the docstrings' examples of src/stablefs (--doctest-modules, pyproject.toml).
+# Tests and doctests must import the same copy of the package, or pytest stops with an import
+# mismatch (after a non-editable `pip install .`, `import stablefs` would find the installed copy
+# while the doctests are collected from src): both use the code of this checkout.
+_SRC = str(ROOT / "src")
+if _SRC in sys.path:
+    sys.path.remove(_SRC)
+sys.path.insert(0, _SRC)
 
 
 def _shared_data_dir() -> Path | None:
