@@ -22,11 +22,12 @@ define these estimators; we follow Braga-Neto and Dougherty (2004):
   correctly) the term is ``Phi(-s_i / sigma_{y_i})``. LDA and the linear SVM use it;
 - any other rule (kNN, multi-class rules, a scikit-learn classifier) is bolstered by Monte
   Carlo with ``n_draws`` draws per point (``M = 10`` by default, the value of the original
-  bolstering papers; the seed does not state it);
+  bolstering papers; Xiao, Hua and Dougherty 2007 do not state it);
 - *semi-bolstered* resubstitution bolsters only the correctly classified points; each
   misclassified training point contributes 1.
 
-The classification rules are the seed's, without feature scaling (the seed states none):
+The classification rules are those of Xiao, Hua and Dougherty (2007), without feature scaling
+(they state none):
 LDA with the pooled covariance and the sample class proportions as priors, the K-nearest-
 neighbour rule with Euclidean distance and majority vote, and the linear SVM with C = 1
 (libsvm through :class:`sklearn.svm.SVC`). Every estimator also takes a scikit-learn classifier.
@@ -73,7 +74,7 @@ __all__ = [
     "stratified_folds",
 ]
 
-#: classification rules known by name (the seeds' rules, no feature scaling)
+#: classification rules known by name (the papers' rules, no feature scaling)
 RULES = {
     "lda": "linear discriminant analysis: pooled covariance, sample class proportions as priors",
     "Knn": "K-nearest neighbours, Euclidean, majority vote (e.g. '1nn', '3nn')",
