@@ -17,10 +17,11 @@ __all__ = ["datasets", "measures", "methods"]
 def datasets(names, download):
     """List the named data sets and where each file is, or download some.
 
-    The 16 microarray sets of the datamicroarray collection, with the names the seed papers
-    use as aliases (colon, leukemia, prostate, lung, srbct, dlbcl). NAMEs alone describe those
-    sets (classes and counts, features, platform, value scale: raw intensities or log scale);
-    with --download they are fetched into the cache (sha256-checked, then converted).
+    The 16 microarray sets of the datamicroarray collection (Ramey 2016), with the names the
+    reproduced papers use as aliases (colon, leukemia, prostate, lung, srbct, dlbcl). NAMEs
+    alone describe those sets (classes and counts, features, platform, value scale: raw
+    intensities or log scale); with --download they are fetched into the cache (sha256-checked,
+    then converted).
     """
     from stablefs.datasets import _registry as reg
 

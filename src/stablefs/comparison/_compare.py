@@ -387,7 +387,7 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
     Examples
     --------
     >>> import stablefs
-    >>> result = stablefs.compare("synthetic:han2012?n_samples=60&n_features=200",
+    >>> result = stablefs.compare("synthetic:han2012?n_samples=60&n_features=200&n_blocks=20",
     ...                           methods="ttest,relieff", sizes=[5, 10], repeats=5,
     ...                           permutations=0, nested=0)
     >>> sorted(result.stability["method"].unique())
