@@ -8,7 +8,7 @@ resamples, and rerunning with the same seed gives the same ones. The protocols:
   and the rest for testing (Han 2012, sec. 7.1);
 - ``cv``: R repeats of a stratified k-fold partition (Han 2012 uses 10 × 10-fold);
 - ``holdout``: R repeats of a stratified 3-fold hold-out *with a full-data reference* (Yu,
-  Ding and Loscalzo 2008, sec. 5: 10 × 3): each method is also fitted once on all samples and
+  Ding and Loscalzo 2008, sec. 6.1: 10 × 3): each method is also fitted once on all samples and
   stability is measured against that fit (their eq. 7, ``reference=`` of the measures);
 - ``subsample``: R stratified subsamples without replacement, 90 % of each class for training
   and the rest for testing (Li et al.);
