@@ -1,4 +1,4 @@
-"""Logistic instance weighting (2019 stability thesis sec. 8.2) against direct references."""
+"""Logistic instance weighting (Prat Masramon 2016 sec. 8.2) against direct references."""
 
 from __future__ import annotations
 

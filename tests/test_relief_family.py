@@ -181,7 +181,8 @@ def test_pdrelieff_parameters_satisfy_the_area_condition():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), negate=st.booleans(), n_classes=st.sampled_from([2, 3]))
 def test_lemma_5_1_copy_gets_equal_weight(seed, negate, n_classes):
-    """Lemma 5.1 (2019 thesis): an attribute and its exact (or negated) copy weigh the same."""
+    """Lemma 5.1 (Prat Masramon 2016): an attribute and its exact (or negated) copy weigh the
+    same."""
     rng = np.random.default_rng(seed)
     y = np.repeat(np.arange(n_classes), 7)
     X = rng.normal(size=(y.size, 4))

@@ -1,4 +1,4 @@
-"""Instance weighting by weighted resampling (2019 stability thesis, Alg. 8.3)."""
+"""Instance weighting by weighted resampling (Prat Masramon 2016, Alg. 8.3)."""
 
 from __future__ import annotations
 

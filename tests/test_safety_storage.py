@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from cli_helpers import run, write_toy
 from stablefs._errors import EXIT_RESOURCE, StablefsError
+from stablefs._runtime.pandas_compat import EXACT_FLOATS
 from stablefs._runtime.stored import StoredFileError, read_arrays, write_arrays
 from stablefs.cli import main
 from stablefs.evaluation import runner as runner_mod
@@ -164,7 +165,7 @@ def test_resume_reuses_every_finished_fit_exactly(tmp_path, capsys):
     assert code == 0 and warnings_in(err) == [], err
     info = json.loads((out / "run.json").read_text())
     assert info["fits_reused"] == 3 and info["fits_computed"] == 1
-    res = pd.read_csv(out / "results.csv")
+    res = pd.read_csv(out / "results.csv", **EXACT_FLOATS)  # exact parsing on every pandas
     times = res[res["metric"] == "fit_time"].set_index("resample")["value"]
     for resample, t in stored.items():
         assert times[resample] == t  # the stored numbers, bit for bit

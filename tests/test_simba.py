@@ -1,4 +1,4 @@
-"""Simba and its instance-weighted forms (2019 stability thesis Alg. 2.5, 8.1) against a slow
+"""Simba and its instance-weighted forms (Prat Masramon 2016 Alg. 2.5, 8.1) against a slow
 direct reference written here."""
 
 from __future__ import annotations
@@ -183,7 +183,8 @@ def test_zero_weight_is_removal_and_seeded():
 
 
 def test_xor_demonstration():
-    """Simba finds the three XOR features (Gilad-Bachrach et al. 2004; 2019 thesis Fig. 2.12)."""
+    """Simba finds the three XOR features (Gilad-Bachrach et al. 2004; Prat Masramon 2016,
+    Fig. 2.12)."""
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, size=(300, 8))
     y = ((X[:, 0] > 0) ^ (X[:, 1] > 0) ^ (X[:, 2] > 0)).astype(int)
@@ -220,7 +221,7 @@ def test_method_strings_and_bad_input():
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), negate=st.booleans())
 def test_copy_of_a_feature_gets_the_same_weight(seed, negate):
-    """Lemma 5.1 of the 2019 thesis, for Simba: a feature and its exact (or negated) copy get
+    """Lemma 5.1 of Prat Masramon 2016, for Simba: a feature and its exact (or negated) copy get
     the same update at every step, so the same final weight."""
     rng = np.random.default_rng(seed)
     y = np.repeat([0, 1, 2], 6)

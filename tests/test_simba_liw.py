@@ -1,4 +1,4 @@
-"""``stablefs reproduce simba-liw`` (the 2019 stability thesis, sec. 8.4.1) and its helpers."""
+"""``stablefs reproduce simba-liw`` (Prat Masramon 2016, sec. 8.4.1) and its helpers."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def test_simba_callback_follows_every_update_without_changing_the_result():
 
 
 def test_registry_and_configurations():
-    assert EXP.citation.startswith("the 2019 stability thesis, sec. 8.4.1")
+    assert EXP.citation.startswith("Prat Masramon 2016, sec. 8.4.1")
     default, quick = EXP.default_config(), EXP.quick_config()
     assert (default.n_sets, default.n_train, default.n_features, default.k_max) == (500, 100,
                                                                                    1000, 200)
@@ -189,7 +189,7 @@ def test_quick_run_writes_claims_tables_and_figures(quick_runs):
     assert info["experiment"] == "simba-liw" and info["config"]["n_sets"] == cfg.n_sets
     assert set(info["timings_s"]) == {"training_sets", "xor", "analysis"}
     report = (out / "report.md").read_text()
-    assert "2019 stability thesis" in report and "seed 002" not in report
+    assert "Prat Masramon 2016" in report and "seed 002" not in report
     assert "What the instance weights do" in report
     controls = pd.read_csv(out / "tables" / "controls.csv")
     assert len(controls) == 5 and (controls.sets == cfg.control_sets).all()

@@ -64,7 +64,7 @@ _EXPECTED_FAILURES = {
     "LogisticInstanceWeighting": {
         "check_sample_weight_equivalence_on_dense_data": (
             "a repeated sample is its copy's nearest hit, which changes its Relief margin and "
-            "the margins' mean and deviation (2019 thesis eq. 8.2); the inner ReliefF: "
+            "the margins' mean and deviation (Prat Masramon 2016 eq. 8.2); the inner ReliefF: "
             + _NOT_REPETITION
         )
     },

@@ -165,4 +165,4 @@ def test_quick_report_opens_with_smoke_test(name, smoke):
     text = to_markdown(doc)
     assert (SMOKE_TEST in text) == smoke
     if smoke:  # it opens the report, before the description
-        assert text.index(SMOKE_TEST) < text.index("2019 stability thesis (sec. 8.4.1)")
+        assert text.index(SMOKE_TEST) < text.index("Prat Masramon 2016 (sec. 8.4.1)")

@@ -1,4 +1,4 @@
-"""Instance- and feature-weighted kNN (2019 stability thesis, Alg. 8.2) against a slow
+"""Instance- and feature-weighted kNN (Prat Masramon 2016, Alg. 8.2) against a slow
 reference, and its place among the classifiers of ``compare``."""
 
 from __future__ import annotations

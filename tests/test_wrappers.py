@@ -1,6 +1,6 @@
 """Wrappers SFS, SBS, SFFS, RSA, SBG+: incremental criteria against refits, searches against slow
 references and exhaustive search, mlxtend on the same criterion, and the illustrative problems
-of the 2019 stability thesis (corrAl, antiCorrAl; Table 6.1)."""
+of Prat Masramon 2016 (corrAl, antiCorrAl; Table 6.1)."""
 
 from __future__ import annotations
 

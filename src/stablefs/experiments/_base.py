@@ -396,7 +396,7 @@ def load_registry_sets(names) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return data
 
 
-#: the UCI sets :func:`load_dataset` reads from a folder ``uci/`` (the 2019 thesis' sets)
+#: the UCI sets :func:`load_dataset` reads from a folder ``uci/`` (Prat Masramon 2016's sets)
 UCI_SETS = ("diabetes", "ionosphere", "sonar")
 
 

@@ -1,4 +1,4 @@
-"""The 2019 stability thesis, sec. 8.4.1: Simba against SimbaLIW and SimbaMIW on synthetic
+"""Prat Masramon 2016, sec. 8.4.1: Simba against SimbaLIW and SimbaMIW on synthetic
 
 The experiment's protocol (configuration, Monte-Carlo units, tables and claims) is
 :mod:`.protocol`, its report (figures, notes, the paper's numbers beside ours) :mod:`.report`,

@@ -1,5 +1,5 @@
 """The precision of a ranking's top ``k`` against the known relevant features (the synthetic
-sets of the Simba/SimbaLIW study, 2019 stability thesis sec. 8.4.1)."""
+sets of the Simba/SimbaLIW study, Prat Masramon 2016 sec. 8.4.1)."""
 
 from __future__ import annotations
 

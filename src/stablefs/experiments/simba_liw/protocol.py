@@ -1,4 +1,4 @@
-"""The 2019 stability thesis, sec. 8.4.1: Simba against SimbaLIW and SimbaMIW on synthetic
+"""Prat Masramon 2016, sec. 8.4.1: Simba against SimbaLIW and SimbaMIW on synthetic
 data, and the XOR demonstration (``reproduce simba-liw``).
 
 The experiment (thesis sec. 8.4.1, Figs. 8.2-8.4; Algs. 2.5 and 8.1):
@@ -294,13 +294,13 @@ def _xor_unit(key, *, cfg: dict, seed: int) -> dict[str, np.ndarray]:
 
 
 class SimbaLiwProtocol(Experiment):
-    """The 2019 stability thesis, sec. 8.4.1: Simba, SimbaLIW and SimbaMIW on synthetic data."""
+    """Prat Masramon 2016, sec. 8.4.1: Simba, SimbaLIW and SimbaMIW on synthetic data."""
 
     name = "simba-liw"
     title = "Simba with logistic and margin-based instance weights on synthetic data and XOR"
-    citation = "the 2019 stability thesis, sec. 8.4.1, Figs. 8.2-8.4"
+    citation = "Prat Masramon 2016, sec. 8.4.1, Figs. 8.2-8.4"
     description = (
-        "The 2019 stability thesis (sec. 8.4.1) runs Simba and SimbaLIW, Simba with logistic "
+        "Prat Masramon 2016 (sec. 8.4.1) runs Simba and SimbaLIW, Simba with logistic "
         "instance weights (Alg. 8.1), on 500 training sets of 100 x 1000 drawn from Han "
         "(2012)'s distribution (50 relevant features in correlated blocks): Kuncheva's "
         "stability of the top-k subsets for k up to 200, the precision of the top 50 features "
@@ -510,7 +510,7 @@ class _Analysis(Analysis):
         j = int(np.argmin(d))
         claims.append(Claim(
             "5a", "The stability (Kuncheva index) of SimbaLIW is higher than Simba's at all "
-            "subset sizes up to 200 (2019 stability thesis, sec. 8.4.1, Fig. 8.2).",
+            "subset sizes up to 200 (Prat Masramon 2016, sec. 8.4.1, Fig. 8.2).",
             f"At every k = 1..{c.k_max}: {paired} of the mean pairwise Kuncheva index, SimbaLIW "
             "minus Simba; per k: " + better_rule(MARGINS["kuncheva"], M, a)
             + "; the claim holds if it holds at every k, does not hold if it fails at one.",
@@ -531,7 +531,7 @@ class _Analysis(Analysis):
         claims.append(Claim(
             "5b", "The precision of the top 50 features is higher for SimbaLIW "
             "than for Simba (0.5414 against 0.4722 over 500 training sets; Welch's t-test "
-            "p < 2.2e-16; 2019 stability thesis, sec. 8.4.1, Fig. 8.2).",
+            "p < 2.2e-16; Prat Masramon 2016, sec. 8.4.1, Fig. 8.2).",
             f"Share of the {c.n_relevant} relevant features among the top {c.precision_k}, per "
             f"training set; {paired} of the mean difference, SimbaLIW minus Simba; "
             + better_rule(MARGINS["precision"], M, a) + ". Welch's t-test (the thesis') "
@@ -569,7 +569,7 @@ class _Analysis(Analysis):
         over_liw = miw_liw.count("holds")
         claims.append(Claim(
             "5e", "SimbaMIW delivers the most stable feature sets of the three, followed by "
-            "SimbaLIW (2019 stability thesis, sec. 8.4.3, on real data; checked here on the "
+            "SimbaLIW (Prat Masramon 2016, sec. 8.4.3, on real data; checked here on the "
             "synthetic data).",
             f"At every k = 1..{c.k_max}: {paired} of SimbaMIW minus Simba and of SimbaMIW "
             "minus SimbaLIW; per comparison and k: " + better_rule(MARGINS["kuncheva"], M, a)

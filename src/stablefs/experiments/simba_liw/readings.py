@@ -1,7 +1,7 @@
 """The runs of ``stablefs reproduce simba-liw`` beyond the thesis' own: every reading of eq. 8.2
 and of IW ReliefF, and the controls that tell why SimbaLIW gains or loses.
 
-The 2019 stability thesis (secs. 8.2-8.4.1) leaves open how SimbaLIW's margins are measured
+Prat Masramon 2016 (secs. 8.2-8.4.1) leaves open how SimbaLIW's margins are measured
 (eq. 8.2: to the nearest hit and miss, or averaged over all the rest), on which scale, and
 whether instances are visited in a permutation or drawn with replacement; Han (2012, eq. 4.6)
 does not name the distance between IW ReliefF's margin vectors. On the first ``reading_sets``

@@ -1,5 +1,5 @@
 """The report of ``stablefs reproduce simba-liw`` beyond its tables and claims: the figures
-(the 2019 stability thesis, Figs. 8.2-8.4), the thesis' numbers beside ours, the readings
+(Prat Masramon 2016, Figs. 8.2-8.4), the thesis' numbers beside ours, the readings
 chosen where the thesis is silent, what the controls show, and the summary.
 
 :class:`SimbaLiwReport` extends the analysis of :mod:`stablefs.experiments.simba_liw.protocol`
@@ -79,7 +79,7 @@ class SimbaLiwReport(_Analysis):
         c = self.c
         welch = stats.ttest_ind(self.prec[LIW], self.prec[SIMBA], equal_var=False)
         higher = self.per_k[LIW, SIMBA].count("holds")
-        src = "2019 stability thesis, sec. 8.4.1"
+        src = "Prat Masramon 2016, sec. 8.4.1"
         pub = PublishedTable(src)
         pub.add(f"top-{c.precision_k} precision, Simba (mean over the training sets)",
                 PUBLISHED["precision"][SIMBA], round(float(self.prec[SIMBA].mean()), 4))
@@ -101,7 +101,7 @@ class SimbaLiwReport(_Analysis):
         pub.setting("relevant features", 50, c.n_relevant)
         pub.setting("XOR problem: points x features, relevant", "1000 x 10, 3",
                     f"{c.xor_samples} x {c.xor_features}, {c.xor_relevant}",
-                    "2019 stability thesis, sec. 2.4.2")
+                    "Prat Masramon 2016, sec. 2.4.2")
         return pub.frame()
 
     def notes(self) -> list[str]:
@@ -174,18 +174,18 @@ class SimbaLiwReport(_Analysis):
         cover = f"{coverage(c.alpha)}"
         return [
             FigureSpec("fig8_2_stability_precision",
-                       f"2019 stability thesis Fig. 8.2: left, Kuncheva index of the top-k "
+                       f"Prat Masramon 2016 Fig. 8.2: left, Kuncheva index of the top-k "
                        f"subsets over {c.n_sets} training sets against k (band: {cover} "
                        f"bootstrap interval; dotted: each method's maximum; shaded: "
                        f"{c.peak_low}-{c.peak_high}); right, precision of the top "
                        f"{c.precision_k} features per training set.", self._fig_stability),
             FigureSpec("fig8_3_peak_precision_recall",
-                       "2019 stability thesis Fig. 8.3: precision and recall per training set "
+                       "Prat Masramon 2016 Fig. 8.3: precision and recall per training set "
                        "at each method's k of maximum stability (" + ", ".join(
                            f"{METHODS[m]} {self.peak[m]}" for m in METHODS) + ").",
                        self._fig_peak),
             FigureSpec("fig8_4_xor_weights",
-                       f"2019 stability thesis Fig. 8.4: the weights each method gives the "
+                       f"Prat Masramon 2016 Fig. 8.4: the weights each method gives the "
                        f"{c.xor_features} features of the XOR problem (features 1-"
                        f"{c.xor_relevant} relevant), scaled to a maximum |weight| of 1; mean "
                        f"and standard deviation over {c.xor_sets} data sets of "

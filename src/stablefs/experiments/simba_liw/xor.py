@@ -1,4 +1,4 @@
-"""The XOR demonstration of ``stablefs reproduce simba-liw`` (the 2019 stability thesis,
+"""The XOR demonstration of ``stablefs reproduce simba-liw`` (Prat Masramon 2016,
 sec. 2.4.2, Fig. 2.12, and sec. 8.4.1, Fig. 8.4): the problem of Gilad-Bachrach, Navot and
 Tishby (2004), the angle of a weight vector to the correct one, the tables of the weights and
 of their convergence, and claims 10a and 10b.
@@ -155,7 +155,7 @@ def xor_claims(c, study: XorStudy, counts: np.ndarray, methods: dict, liw: str
                      f"({100 * study.top[m].mean():.0f} %), Relief minus it {_ci(lo, hi)}")
     claims.append(Claim(
         "10a", "On the XOR problem (3 relevant of 10 features), Simba, SimbaLIW and "
-        "SimbaMIW all outperform Relief (2019 stability thesis, sec. 8.4.1, Fig. 8.4; "
+        "SimbaMIW all outperform Relief (Prat Masramon 2016, sec. 8.4.1, Fig. 8.4; "
         "sec. 2.4.2, Fig. 2.12).",
         f"Angle between each method's final feature weights and the correct vector "
         f"(1, 1, 1, 0, ...), {c.xor_sets} XOR data sets of {c.xor_samples}; paired "
@@ -177,7 +177,7 @@ def xor_claims(c, study: XorStudy, counts: np.ndarray, methods: dict, liw: str
         parts.append(f"{methods[m]} minus SimbaLIW {_ci(lo, hi)}")
     claims.append(Claim(
         "10b", "SimbaLIW seems to be the one that converges first to the correct feature "
-        "weights on the XOR problem (2019 stability thesis, sec. 8.4.1, Fig. 8.4).",
+        "weights on the XOR problem (Prat Masramon 2016, sec. 8.4.1, Fig. 8.4).",
         "Angle between the weights and the correct vector after every update of the pass, "
         "averaged over the updates (the area under the convergence curve: lower = closer "
         "sooner); paired bootstrap over the XOR sets of Simba minus SimbaLIW and of "

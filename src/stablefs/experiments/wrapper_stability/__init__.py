@@ -1,4 +1,4 @@
-"""The 2019 stability thesis, ch. 6-7: remainder-set-aware and accumulated-evidence wrappers
+"""Prat Masramon 2016, ch. 6-7: remainder-set-aware and accumulated-evidence wrappers
 
 The experiment's protocol (configuration, Monte-Carlo units, tables and claims) is
 :mod:`.protocol`, its report (figures, notes, the paper's numbers beside ours) :mod:`.report`,

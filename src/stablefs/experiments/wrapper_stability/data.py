@@ -1,5 +1,5 @@
 """The data of ``stablefs reproduce wrapper-stability`` that the experiment builds itself: the
-generated corrAl and antiCorrAl of the 2019 stability thesis (sec. 6.1, Table 6.1), and the
+generated corrAl and antiCorrAl of Prat Masramon 2016 (sec. 6.1, Table 6.1), and the
 BSS/WSS ratio (Dudoit, Fridlyand and Speed 2002) by which each microarray set is reduced to
 its top genes on the selection half of an outer run.
 

@@ -1,4 +1,4 @@
-"""The 2019 stability thesis, ch. 6-7: remainder-set-aware and accumulated-evidence wrappers
+"""Prat Masramon 2016, ch. 6-7: remainder-set-aware and accumulated-evidence wrappers
 (``reproduce wrapper-stability``).
 
 The experiment (thesis secs. 3.2, 6.3, 7.4; Tables 6.1-6.5 and 7.1-7.2), as far as the data
@@ -216,11 +216,11 @@ def _pairs(config) -> list[tuple[str, str]]:
 
 
 class WrapperStabilityProtocol(Experiment):
-    """The 2019 stability thesis, ch. 6-7: RSA and SBG+ against SFG and SBG."""
+    """Prat Masramon 2016, ch. 6-7: RSA and SBG+ against SFG and SBG."""
 
     name = "wrapper-stability"
     title = "Remainder-set-aware and accumulated-evidence wrappers: error and stability"
-    citation = "the 2019 stability thesis, ch. 6-7, Tables 6.1-6.5 and 7.1-7.2"
+    citation = "Prat Masramon 2016, ch. 6-7, Tables 6.1-6.5 and 7.1-7.2"
     description = (
         "The thesis proposes two ways to make sequential wrappers more stable: remainder-set-"
         "aware search (RSA, ch. 6), which also asks how much the features left out would miss "

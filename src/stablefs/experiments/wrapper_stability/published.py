@@ -1,4 +1,4 @@
-"""The published numbers of the 2019 stability thesis for ``stablefs reproduce
+"""The published numbers of Prat Masramon 2016 for ``stablefs reproduce
 wrapper-stability``: its 1NN rows of Tables 6.2-6.5 and 7.1-7.2 (error, subset size, Kuncheva's
 index and the p-values of its tests) and its counts of significant rows over them.
 

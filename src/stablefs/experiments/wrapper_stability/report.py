@@ -1,5 +1,5 @@
 """The report of ``stablefs reproduce wrapper-stability`` beyond its tables and claims: the
-thesis' 1NN numbers beside ours (the 2019 stability thesis, Tables 6.2-6.5 and 7.1-7.2), the
+thesis' 1NN numbers beside ours (Prat Masramon 2016, Tables 6.2-6.5 and 7.1-7.2), the
 readings chosen where the thesis is silent, and the summary.
 
 :class:`WrapperStabilityReport` extends the analysis of
