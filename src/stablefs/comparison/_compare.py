@@ -215,7 +215,8 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             log.info("fit time per method: " + ", ".join(
                 f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
         trust = _trust.assess(
-            result, ds.X, ds.y, o.methods, plan.sizes, resamples, settings=settings,
+            result, ds.X, ds.y, o.methods, plan.sizes, resamples, protocol=o.protocol_,
+            settings=settings,
             classifiers=o.classifiers, measures=o.measures, seed=o.seed, n_jobs=o.n_jobs,
             backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
             standardize=o.standardize, prefilter=o.prefilter, progress=progress)
@@ -328,9 +329,10 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
     scheduler_timeout : float, default 30
         Seconds a scheduler gets to answer before the run is refused.
     permutations : int, default 100
-        Permutations of the recommendation's permutation test (0 skips it).
+        Permutations of the permutation test of the procedure, the choice of (method, k)
+        repeated in each (0 skips it).
     permutation_resamples : int, default 3
-        Resamples refitted per permutation.
+        Resamples of each procedure in the permutation test (at least 2).
     nested : tuple or str, default (5, 3)
         Outer resamples and inner splits of the nested estimate (0 skips it).
     standardize : bool, default False

@@ -78,7 +78,9 @@ def _p(v) -> str:
         return ""
     if not math.isfinite(v):
         return ""
-    return "< 0.001" if v < 0.001 else f"{v:.3f}"
+    from stablefs.report.tables import format_p_value
+
+    return format_p_value(v)
 
 
 # --------------------------------------------------------------------------- figures
