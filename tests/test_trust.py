@@ -554,3 +554,25 @@ def test_refits_build_the_selector_as_the_comparison_did(monkeypatch):
     pilot_times(X, y, ["sfs"], res, seed=1, prep=Preprocessing(), sizes=[2, 4],
                 classifiers=["svm"])
     assert seen and set(seen) == {4}
+
+
+def test_p_values_never_round_onto_the_level():
+    """5/101 is not "0.050": a p just below a level keeps the digits that show it, in the
+    summary's verdict, the comparisons table and the leaderboard alike."""
+    from stablefs.report import comparisons, leaderboard
+    from stablefs.report.summary import format_p
+    from stablefs.report.tables import format_p_value
+
+    assert format_p(5 / 101) == "= 0.0495" and format_p(1 / 101) == "= 0.0099"
+    assert format_p(0.42) == "= 0.42" and format_p(0.0004) == "< 0.001"
+    assert format_p(0.05) == "= 0.050" and format_p(0.0999) == "= 0.0999"
+    assert comparisons._p(5 / 101) == "0.0495" and leaderboard._p(5 / 101) == "0.0495"
+    for p in np.r_[np.linspace(0.001, 0.2, 4001), [k / 101 for k in range(1, 20)]]:
+        shown = float(format_p_value(p))
+        for level in (0.001, 0.005, 0.01, 0.05, 0.1):
+            assert (shown < level) == (p < level) and (shown == level) == (p == level), p
+    results, stability = _tables(0.7)
+    rec = recommend_from_tables(results, stability)
+    v = judge_evidence(rec, {"accuracy": 0.5}, {"permutation": {"p_value": 5 / 101,
+                                                                  "alpha": 0.05}})
+    assert v.signal is True and "p = 0.0495" in v.label
