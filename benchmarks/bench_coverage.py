@@ -13,7 +13,7 @@ holds that value; the nominal rate is 95 %.
   class) of 200 independent N(0, 1) features of which the first 20 are shifted by
   ``delta_f`` in class 2, the top 20 by |Welch t| selected. Two signal levels, ``weak``
   (shifts 1.2 down to 0.3) and ``strong`` (2.5 down to 0.8). Truth: 60,000 independent
-  results (all pairs within blocks of 1,000 for the pairwise measures).
+  results (all pairs within blocks of 200 for the pairwise measures).
 * ``bernoulli``: feature f is in S independently with probability π_f (15 features at 0.85,
   185 at 0.05): subsets of random size, Nogueira's Φ in closed form,
   1 − Σ π_f(1 − π_f) / (p (K/p)(1 − K/p)) with K = Σ π_f.
@@ -89,7 +89,7 @@ def measures_of(model: str) -> list[str]:
     return out
 
 
-def truth(model: str, n_blocks: int = 60, block: int = 1000) -> dict[str, float]:
+def truth(model: str, n_blocks: int = 300, block: int = 200) -> dict[str, float]:
     """The population values: pairwise measures as the mean over all pairs within blocks of
     independent results, Nogueira's Φ from the pooled results (closed form for bernoulli)."""
     rng = np.random.default_rng(20_340)
