@@ -231,8 +231,9 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the resamples and every randomised method.")
 @click.option("--permutations", type=int, default=100, show_default=True, metavar="N",
-              help="Permutation test of each set's recommended (method, k), labels permuted and "
-                   "the selector refitted on 3 resamples (as 'stablefs compare'); 0 skips it "
+              help="Permutation test of each set's procedure, labels permuted, every selector "
+                   "refitted on 3 resamples and the choice of (method, k) repeated (as "
+                   "'stablefs compare'); 0 skips it "
                    "(the majority-class baselines are always reported).")
 @click.option("--no-report", is_flag=True,
               help="Skip each set's report.html/report.md (the leaderboard is still written).")
