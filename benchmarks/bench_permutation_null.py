@@ -132,6 +132,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=os.environ.get("STABLEFS_DATA", "../shared/datasets"))
     ap.add_argument("--null-sets", type=int, default=400)
+    ap.add_argument("--start", type=int, default=0, help="index of the first null set")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--permutations", type=int, default=19)
     ap.add_argument("--out", default="permutation_null.csv")
@@ -145,7 +146,7 @@ def main() -> None:
         if out.exists():
             with out.open() as f:
                 done = {int(r["index"]) for r in csv.DictReader(f)}
-        todo = [i for i in range(args.null_sets) if i not in done]
+        todo = [i for i in range(args.start, args.start + args.null_sets) if i not in done]
         colon = _colon(args.data)
         new = not out.exists()
         with out.open("a", newline="") as f:
