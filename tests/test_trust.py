@@ -151,7 +151,7 @@ def test_permuted_splits_are_stratified_on_the_permuted_labels():
     stratified = {c: int(np.sum(y[real[0].train] == c)) for c in "abc"}
     carried_over_differs = False
     for b in range(10):
-        perm, res = permuted_resamples(proto, y, 0, b, 3)
+        perm, res = permuted_resamples(proto, None, y, 0, b, 3)
         yb = y[perm]
         assert len(res) == 3
         for r in res:  # every training part holds each permuted class in its share
@@ -159,7 +159,7 @@ def test_permuted_splits_are_stratified_on_the_permuted_labels():
         # the real-label splits, as the test used before, are not stratified on yb
         carried_over_differs |= any({c: int(np.sum(yb[r.train] == c)) for c in "abc"}
                                     != stratified for r in real)
-        again = permuted_resamples(proto, y, 0, b, 3)  # determined by the seed and b
+        again = permuted_resamples(proto, None, y, 0, b, 3)  # determined by the seed and b
         assert np.array_equal(again[0], perm)
         assert all(np.array_equal(u.train, v.train) for u, v in zip(again[1], res,
                                                                      strict=True))

@@ -294,8 +294,9 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
     selected subsets (Nogueira et al. 2018, with its confidence interval) and the held-out
     accuracy of classifiers trained on them are measured at each subset size k; the most
     stable (method, k) whose accuracy is tied with the best is recommended, and checked
-    against the majority-class baseline, by a permutation test that refits the selector on
-    permuted labels (Ambroise and McLachlan 2002) and by a nested estimate of the choice.
+    against the majority-class baseline, by a permutation test of the whole procedure (the
+    labels permuted, every selector refitted, Ambroise and McLachlan 2002, and the choice
+    repeated) and by a nested estimate of the choice.
 
     Parameters
     ----------
