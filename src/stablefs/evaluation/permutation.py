@@ -271,6 +271,7 @@ def procedure_statistic(X, y, methods, sizes, resamples, *, choose, classifier, 
     (statistic, method, k, values, fit_seconds)
         ``values``: the chosen pair's balanced accuracy on each resample.
     """
+    from stablefs.evaluation.classifiers import check_classifiers
     from stablefs.evaluation.runner import run_experiment
 
     run = run_experiment(X, y, methods, sizes, protocol=_Splits(resamples),
@@ -283,7 +284,8 @@ def procedure_statistic(X, y, methods, sizes, resamples, *, choose, classifier, 
     if pick is None:
         return -math.inf, None, None, [], fit_time
     method, k = str(pick[0]), int(pick[1])
-    metric = f"balanced_accuracy_{classifier}"
+    (name,) = check_classifiers([classifier])
+    metric = f"balanced_accuracy_{name}"
     at = res[(res["method"] == method) & (res["k"] == k) & (res["metric"] == metric)]
     values = [float(v) for v in at.sort_values("resample")["value"]]
     return float(np.mean(values)), method, k, values, fit_time
