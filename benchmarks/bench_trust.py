@@ -5,8 +5,8 @@ iw-relieff, en-relieff; 20 stratified 2/3 splits; k = 10..50; SVM and 1NN), the 
 
 1. the plain comparison (``run_experiment``: every fit and evaluation, the stability
    intervals and the paired tests; data loading and the report excluded);
-2. the permutation test of the recommended (method, k) with the default settings
-   (100 permutations x 3 resamples, selector refitted; sequential stopping);
+2. the permutation test of the procedure with the default settings (100 permutations x 3
+   resamples x every method, the choice repeated in each; sequential stopping);
 3. the nested estimate with the default settings (5 outer resamples x 3 inner splits x
    every method);
 
@@ -68,15 +68,11 @@ def main() -> None:
           f"majority-class accuracy {base['accuracy']:.3f}")
 
     resamples = proto.resamples(ds.y, 0)
-    used = resamples[:args.permutation_resamples]
-    res = result.results
-    obs = res[(res["method"] == rec.method) & (res["k"] == rec.k)
-              & (res["metric"] == f"balanced_accuracy_{clf}")].set_index("resample")["value"]
     t0 = time.perf_counter()
-    perm = permutation_test(ds.X, ds.y, rec.method, int(rec.k), resamples=used,
-                            classifier=clf, n_permutations=args.permutations,
-                            n_resamples=len(used), observed_values=[obs[r.index] for r in used],
-                            n_jobs=args.n_jobs)
+    perm = permutation_test(ds.X, ds.y, methods, sizes, protocol=proto, choose=choose_pair,
+                            classifier=clf, measure=rec.measure, resamples=resamples,
+                            n_permutations=args.permutations,
+                            n_resamples=args.permutation_resamples, n_jobs=args.n_jobs)
     t_perm = time.perf_counter() - t0
     print(f"permutation test: {t_perm:.1f} s = {t_perm / plain:.2f} x plain; "
           f"{perm.n_used} permutations x {perm.n_resamples} resamples; observed "

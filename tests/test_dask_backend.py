@@ -34,7 +34,7 @@ def test_one_dask_client_serves_every_phase_of_a_comparison(monkeypatch):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 20))
     y = np.repeat(["a", "b"], 15)
-    X[y == "b", :3] += 2
+    X[y == "b", :3] += 3  # clear signal: the permutation test of the procedure passes
     frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(20)])
     frame.insert(0, "label", y)
     kw = dict(methods="ttest,relieff", sizes=[3], repeats=4, classifiers="1nn",

@@ -15,6 +15,7 @@ from stablefs.stability import (
     frequency_intervals,
     kuncheva,
     measure_interval,
+    nogueira,
     nogueira_ci,
     selection_frequency,
     stability_curve,
@@ -128,12 +129,21 @@ def test_measure_interval_for_every_measure():
         assert MEASURES[name](Z, p, X=X) == pytest.approx(est), name
 
 
-def test_nogueira_interval_is_analytic():
+def test_nogueira_interval_is_the_jackknife_t():
+    from scipy import stats
+
     rng = np.random.default_rng(2)
-    subsets = [rng.choice(20, 5, replace=False) for _ in range(2)]
+    subsets = [rng.choice(20, 5, replace=False) for _ in range(6)]
     est, low, high = measure_interval("nogueira", subsets, 20)
     e, v, lo, hi = nogueira_ci(subsets, 20)
-    assert (est, low, high) == (e, lo, hi)                 # defined already for m = 2
+    assert (est, low, high) == (e, lo, hi)
+    loo = np.array([nogueira(subsets[:l] + subsets[l + 1:], 20) for l in range(6)])
+    var = 5 / 6 * np.sum((loo - loo.mean()) ** 2)
+    t = stats.t.ppf(0.975, 5)
+    assert (low, high) == pytest.approx((max(est - t * np.sqrt(var), -1 / 5),
+                                         min(est + t * np.sqrt(var), 1.0)))
+    est2, lo2, hi2 = measure_interval("nogueira", subsets[:2], 20)  # jackknife: m >= 3
+    assert np.isfinite(est2) and np.isnan(lo2) and np.isnan(hi2)
 
 
 def test_pairwise_interval_is_the_jackknife_and_nan_below_three():
@@ -142,8 +152,8 @@ def test_pairwise_interval_is_the_jackknife_and_nan_below_three():
     est, low, high = measure_interval("kuncheva", subsets, 30, alpha=0.1)
     loo = np.array([kuncheva(subsets[:l] + subsets[l + 1:], 30) for l in range(6)])
     var = 5 / 6 * np.sum((loo - loo.mean()) ** 2)
-    z = 1.6448536269514722
-    assert (low, high) == pytest.approx((est - z * np.sqrt(var), est + z * np.sqrt(var)))
+    t = 2.015048372669157  # scipy.stats.t.ppf(0.95, 5)
+    assert (low, high) == pytest.approx((est - t * np.sqrt(var), est + t * np.sqrt(var)))
     assert pair_scores("kuncheva", subsets, 30).jackknife_variance() == pytest.approx(var)
     est2, lo2, hi2 = measure_interval("kuncheva", subsets[:2], 30)
     assert np.isfinite(est2) and np.isnan(lo2) and np.isnan(hi2)
@@ -159,8 +169,24 @@ def test_system_interval_is_the_jackknife():
     est, low, high = measure_interval("somol_c", subsets, 15)
     loo = np.array([somol_c(subsets[:l] + subsets[l + 1:]) for l in range(5)])
     sd = np.sqrt(4 / 5 * np.sum((loo - loo.mean()) ** 2))
-    assert (low, high) == pytest.approx((est - 1.959963984540054 * sd,
-                                         est + 1.959963984540054 * sd))
+    t = 2.7764451051977987  # scipy.stats.t.ppf(0.975, 4)
+    assert (low, high) == pytest.approx((max(est - t * sd, 0.0), min(est + t * sd, 1.0)))
+
+
+def test_intervals_are_clipped_to_the_measure_range():
+    from stablefs.stability import measure_bounds
+
+    # two groups of identical subsets: a wide interval around a high value
+    subsets = [[0, 1, 2, 3]] * 4 + [[0, 1, 2, 4]]
+    for name in ("jaccard", "kuncheva", "nogueira", "somol_c"):
+        est, low, high = measure_interval(name, subsets, 40)
+        lowest, highest = measure_bounds(name, 5)
+        assert high <= 1.0 and (lowest is None or low >= lowest)
+    assert measure_interval("jaccard", subsets, 40)[2] == 1.0  # would be > 1 unclipped
+    assert measure_bounds("nogueira", 5) == (-0.25, 1.0)
+    assert measure_bounds("kuncheva", 5) == (-1.0, 1.0)
+    assert measure_bounds("jaccard", 5) == (0.0, 1.0)
+    assert measure_bounds("unadjusted", 5) == (None, 1.0)
 
 
 def test_measure_interval_errors():

@@ -71,39 +71,99 @@ def test_run_experiment_records_the_baseline():
 # -------------------------------------------------------------------- permutation
 
 
-def _reference_statistic(X, y, resamples, k, seed, b):
-    """The permutation statistic written out: permute, refit the t-test, SVM on the top k."""
-    if b < 0:
-        yb = y
-    else:
-        rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED, b]))
-        while True:
-            yb = y[rng.permutation(y.size)]
-            if all(np.unique(yb[r.train]).size == 2 for r in resamples):
-                break
-    vals = []
-    for r in resamples:
-        sel = make_selector("ttest").fit(X[r.train], yb[r.train])
-        top = np.sort(np.argsort(sel.ranking_, kind="stable")[:k])
-        clf = make_pipeline(MinMaxScaler(), SVC(kernel="linear", C=1.0))
-        clf.fit(X[r.train][:, top], yb[r.train])
-        vals.append(balanced_accuracy_score(yb[r.test], clf.predict(X[r.test][:, top])))
-    return float(np.mean(vals))
+def _hand_choice(table):
+    """The simple rule both sides use: best mean accuracy, then the smaller k, then name."""
+    best = max(table.items(), key=lambda kv: (round(kv[1], 12), -kv[0][1], kv[0][0]))
+    return best[0]
+
+
+def _choose(stability, results):
+    acc = results[results["metric"] == "accuracy_svm"].groupby(["method", "k"])["value"].mean()
+    return _hand_choice({(m, float(k)): v for (m, k), v in acc.items()})
+
+
+def _svm(Xtr, ytr, Xte):
+    return make_pipeline(MinMaxScaler(), SVC(kernel="linear", C=1.0)).fit(Xtr, ytr).predict(Xte)
+
+
+def _reference_procedure(X, y, resamples, methods, sizes, seed):
+    """The procedure written out: every method fitted on every resample, SVM accuracy at every
+    k, the hand rule's choice, and the chosen pair's mean balanced accuracy."""
+    acc, bal = {}, {}
+    for m in methods:
+        for pos, r in enumerate(resamples):
+            sel = make_selector(m, random_state=task_seed(seed, pos, m), n_jobs=1).fit(
+                X[r.train], y[r.train])
+            order = np.argsort(sel.ranking_, kind="stable")
+            for k in sizes:
+                cols = np.sort(order[:k])
+                pred = _svm(X[r.train][:, cols], y[r.train], X[r.test][:, cols])
+                acc.setdefault((m, float(k)), []).append(np.mean(pred == y[r.test]))
+                bal.setdefault((m, float(k)), []).append(balanced_accuracy_score(y[r.test],
+                                                                                 pred))
+    pick = _hand_choice({key: float(np.mean(v)) for key, v in acc.items()})
+    return float(np.mean(bal[pick])), pick
+
+
+def _reference_permutation(X, y, methods, sizes, seed, b, n_resamples=3):
+    """Permutation b written out: the labels permuted, the splits drawn on (stratified on)
+    the permuted labels, the whole procedure repeated with its own seed."""
+    from stablefs.evaluation.runner import derive_seed
+
+    perm = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED, b])).permutation(y.size)
+    yb = y[perm]
+    res = Protocol("split", 20).resamples(yb, derive_seed(seed, 0x5B17, b))[:n_resamples]
+    return _reference_procedure(X, yb, res, methods, sizes, derive_seed(seed, 0xBE55, b))
 
 
 def test_permutation_p_value_equals_a_slow_reference():
+    """The observed statistic and every permuted one are the same procedure, the choice of
+    (method, k) repeated inside each permutation on resamples drawn on its labels."""
     X, y = _data(signal=0.8)
-    resamples = Protocol("split", 3).resamples(y, 0)
-    B = 15
-    got = permutation_test(X, y, "ttest", 3, resamples=resamples, classifier="svm",
-                           n_permutations=B, n_resamples=3, h=B + 1, random_state=4)
-    ref_obs = _reference_statistic(X, y, resamples, 3, 4, -1)
-    ref = [_reference_statistic(X, y, resamples, 3, 4, b) for b in range(B)]
+    proto = Protocol("split", 20)
+    methods, sizes, B, seed = ["ttest", "relieff"], [2, 4], 12, 4
+    got = permutation_test(X, y, methods, sizes, protocol=proto, choose=_choose,
+                           classifier="svm", n_permutations=B, n_resamples=3, h=B + 1,
+                           random_state=seed)
+    ref_obs, ref_pick = _reference_procedure(X, y, proto.resamples(y, seed)[:3], methods,
+                                             sizes, seed)
+    ref = [_reference_permutation(X, y, methods, sizes, seed, b) for b in range(B)]
     assert got.observed == pytest.approx(ref_obs)
-    np.testing.assert_allclose(got.statistics, ref)
-    expected = (1 + sum(t >= ref_obs for t in ref)) / (1 + B)
+    assert (got.method, float(got.k)) == ref_pick
+    np.testing.assert_allclose(got.statistics, [t for t, _ in ref])
+    assert [(m, float(k)) for m, k in got.choices] == [pick for _, pick in ref]
+    assert len(set(got.choices)) > 1  # the choice is remade, not carried over
+    expected = (1 + sum(t >= ref_obs for t, _ in ref)) / (1 + B)
     assert got.p_value == pytest.approx(expected)
     assert not got.stopped and got.n_used == B
+    table = got.table()
+    assert list(table.columns) == ["permutation", "statistic", "method", "k"]
+    assert table["method"].iloc[0] == got.method and len(table) == B + 1
+    assert got.to_dict()["fits"] == (B + 1) * 3 * 2
+
+
+def test_permuted_splits_are_stratified_on_the_permuted_labels():
+    from stablefs.evaluation.permutation import permuted_resamples
+
+    y = np.array(["a"] * 20 + ["b"] * 10 + ["c"] * 6)
+    proto = Protocol("split", 20)
+    real = proto.resamples(y, 0)[:3]
+    stratified = {c: int(np.sum(y[real[0].train] == c)) for c in "abc"}
+    carried_over_differs = False
+    for b in range(10):
+        perm, res = permuted_resamples(proto, None, y, 0, b, 3)
+        yb = y[perm]
+        assert len(res) == 3
+        for r in res:  # every training part holds each permuted class in its share
+            assert {c: int(np.sum(yb[r.train] == c)) for c in "abc"} == stratified
+        # the real-label splits, as the test used before, are not stratified on yb
+        carried_over_differs |= any({c: int(np.sum(yb[r.train] == c)) for c in "abc"}
+                                    != stratified for r in real)
+        again = permuted_resamples(proto, None, y, 0, b, 3)  # determined by the seed and b
+        assert np.array_equal(again[0], perm)
+        assert all(np.array_equal(u.train, v.train) for u, v in zip(again[1], res,
+                                                                     strict=True))
+    assert carried_over_differs
 
 
 def test_p_value_formula_and_stop_rule():
@@ -145,66 +205,52 @@ def test_sequential_decision_always_equals_the_full_test(hits, alpha):
 
 def test_permutation_test_stops_early_without_signal():
     X, y = _data(signal=0.0, seed=3)
-    res = Protocol("split", 2).resamples(y, 0)
-    t = permutation_test(X, y, "ttest", 2, resamples=res, classifier="1nn",
-                         n_permutations=99, n_resamples=2, random_state=0)
+    t = permutation_test(X, y, ["ttest"], [2], protocol=Protocol("split", 2), choose=_choose,
+                         classifier="svm", n_permutations=99, n_resamples=2, random_state=0)
     assert t.stopped and t.n_used < 99 and t.p_value >= 0.05 and not t.significant
 
 
 def test_permutation_test_independent_of_n_jobs():
     X, y = _data(signal=0.7)
-    res = Protocol("split", 4).resamples(y, 1)
-    kw = dict(resamples=res, classifier="svm", n_permutations=12, n_resamples=2,
-              random_state=7, h=13)
-    a = permutation_test(X, y, "relieff", 3, n_jobs=1, **kw)
-    b = permutation_test(X, y, "relieff", 3, n_jobs=2, **kw)
+    kw = dict(protocol=Protocol("split", 4), choose=_choose, classifier="svm",
+              n_permutations=12, n_resamples=2, random_state=7, h=13)
+    a = permutation_test(X, y, ["relieff", "ttest"], [3, 5], n_jobs=1, **kw)
+    b = permutation_test(X, y, ["relieff", "ttest"], [3, 5], n_jobs=2, **kw)
     np.testing.assert_array_equal(a.statistics, b.statistics)
-    assert a.p_value == b.p_value and a.observed == b.observed
+    assert a.p_value == b.p_value and a.observed == b.observed and a.choices == b.choices
 
 
 def test_permutation_test_resumes_after_an_interruption(tmp_path, monkeypatch):
     X, y = _data(signal=0.7)
-    res = Protocol("split", 3).resamples(y, 2)
-    kw = dict(resamples=res, classifier="svm", n_permutations=20, n_resamples=2,
-              random_state=5, h=21, cache_dir=tmp_path)
-    full = permutation_test(X, y, "ttest", 3, **{**kw, "cache_dir": None})
+    kw = dict(protocol=Protocol("split", 3), choose=_choose, classifier="svm",
+              n_permutations=20, n_resamples=2, random_state=5, h=21, cache_dir=tmp_path)
+    full = permutation_test(X, y, ["ttest"], [3], **{**kw, "cache_dir": None})
     saved = perm_mod._UnitCache.save
     calls = {"n": 0}
 
-    def save_then_stop(self, b, values, fit_time):
-        saved(self, b, values, fit_time)
+    def save_then_stop(self, b, *args):
+        saved(self, b, *args)
         calls["n"] += 1
         if calls["n"] == 7:
             raise KeyboardInterrupt
 
     monkeypatch.setattr(perm_mod._UnitCache, "save", save_then_stop)
     with pytest.raises(KeyboardInterrupt):
-        permutation_test(X, y, "ttest", 3, **kw)
+        permutation_test(X, y, ["ttest"], [3], **kw)
     monkeypatch.setattr(perm_mod._UnitCache, "save", saved)
     files = list(tmp_path.rglob("*.json"))
     assert len(files) == 7 and all("pickle" not in f.read_text() for f in files)
-    again = permutation_test(X, y, "ttest", 3, **kw)
+    again = permutation_test(X, y, ["ttest"], [3], **kw)
     assert again.units_reused == 7 and again.units_computed == 13
     np.testing.assert_array_equal(again.statistics, full.statistics)
     # a damaged unit is recomputed, not trusted
     files[0].write_text("{not json")
-    third = permutation_test(X, y, "ttest", 3, **kw)
+    third = permutation_test(X, y, ["ttest"], [3], **kw)
     assert third.units_computed == 1
     np.testing.assert_array_equal(third.statistics, full.statistics)
 
 
 # ------------------------------------------------------------------------- nested
-
-
-def _hand_choice(table):
-    """The simple rule both sides use: best mean accuracy, then the smaller k, then name."""
-    best = max(table.items(), key=lambda kv: (kv[1], -kv[0][1], kv[0][0]))
-    return best[0]
-
-
-def _choose(stability, results):
-    acc = results[results["metric"] == "accuracy_svm"].groupby(["method", "k"])["value"].mean()
-    return _hand_choice({(m, float(k)): v for (m, k), v in acc.items()})
 
 
 def _svm_accuracy(Xtr, ytr, Xte, yte):
@@ -318,7 +364,7 @@ def test_cli_recommends_nothing_on_noise(tmp_path, capsys):
     assert run["trust"]["evidence_of_signal"] is False
     assert run["config"]["permutations"] == 19
     perm = pd.read_csv(out / "permutation.csv")
-    assert list(perm.columns) == ["permutation", "statistic"]
+    assert list(perm.columns) == ["permutation", "statistic", "method", "k"]
     assert len(perm) == run["trust"]["permutation"]["permutations_used"] + 1
     assert (out / "baseline.csv").exists()
     # the finished run, reused, prints the same verdict
@@ -353,18 +399,29 @@ def test_progress_lines_every_tenth(capsys):
     assert lines[-1].startswith("stablefs: compare: 100% (20 of 20")
 
 
-def test_observed_statistic_is_the_comparisons_balanced_accuracy():
+def test_observed_statistic_is_the_rule_applied_to_the_comparisons_first_resamples():
+    """The observed procedure is the comparison's own fits on its first R resamples (same
+    resamples and seeds, to the last bit), the recommendation rule applied to those R alone:
+    its choice need not be the comparison's recommendation, which saw every resample."""
+    from stablefs.report.summary import choose_pair
+
     X, y = _data(signal=0.8, seed=2)
-    proto = Protocol("split", 3)
-    method = "en-ttest(n_estimators=5)"  # randomised: the seeds must be the runner's
-    main = run_experiment(X, y, [method], [3], protocol=proto, classifiers=["svm", "1nn"],
+    proto = Protocol("split", 6)
+    methods = ["en-ttest(n_estimators=5)", "relieff"]  # randomised: the runner's seeds
+    main = run_experiment(X, y, methods, [3, 6], protocol=proto, classifiers=["1nn", "svm"],
                           measures=["nogueira"], random_state=6)
-    res = main.results
-    ba = res[(res["metric"] == "balanced_accuracy_1nn") & (res["k"] == 3)]["value"].to_numpy()
-    t = permutation_test(X, y, method, 3, resamples=proto.resamples(y, 6), classifier="1nn",
-                         n_permutations=3, n_resamples=3, random_state=6)
-    # the real-label fits recomputed by the test are the comparison's, to the last bit
-    assert t.observed_values == list(ba)
+    t = permutation_test(X, y, methods, [3, 6], protocol=proto, choose=choose_pair,
+                         classifier="1nn", n_permutations=3, n_resamples=3, random_state=6,
+                         resamples=proto.resamples(y, 6))
+    first = main.results[main.results["resample"] < 3]
+    first = first[first["metric"].str.endswith("_1nn") | (first["metric"] == "fit_time")]
+    stab = run_experiment(X, y, methods, [3, 6], protocol=Protocol("split", 3),
+                          classifiers=["1nn"], measures=["nogueira"], random_state=6).stability
+    m, k = choose_pair(stab, first)
+    assert (t.method, t.k) == (m, int(k))
+    res = first[(first["method"] == m) & (first["k"] == k)
+                & (first["metric"] == "balanced_accuracy_1nn")].sort_values("resample")
+    assert t.observed_values == list(res["value"])
 
 
 def test_accuracy_plots_draw_the_baseline():
@@ -486,13 +543,36 @@ def test_refits_build_the_selector_as_the_comparison_did(monkeypatch):
                             classifiers=["svm"], measures=["kuncheva"], random_state=1)
     assert set(seen) == {4}
     seen.clear()
-    t = permutation_test(X, y, "sfs", 2, resamples=res, classifier="svm", n_permutations=3,
-                         n_resamples=2, random_state=1, sizes=[2, 4])
+    t = permutation_test(X, y, ["sfs"], [2, 4], protocol=Protocol("split", 3), choose=_choose,
+                         classifier="svm", n_permutations=3, n_resamples=2, random_state=1,
+                         h=4)
     assert set(seen) == {4} and t.n_used == 3
-    observed = result.results.query("method == 'sfs' and k == 2 and metric == "
+    observed = result.results.query(f"method == 'sfs' and k == {t.k} and metric == "
                                     "'balanced_accuracy_svm'").set_index("resample")["value"]
     assert t.observed == pytest.approx(observed.loc[[r.index for r in res[:2]]].mean())
     seen.clear()
     pilot_times(X, y, ["sfs"], res, seed=1, prep=Preprocessing(), sizes=[2, 4],
                 classifiers=["svm"])
     assert seen and set(seen) == {4}
+
+
+def test_p_values_never_round_onto_the_level():
+    """5/101 is not "0.050": a p just below a level keeps the digits that show it, in the
+    summary's verdict, the comparisons table and the leaderboard alike."""
+    from stablefs.report import comparisons, leaderboard
+    from stablefs.report.summary import format_p
+    from stablefs.report.tables import format_p_value
+
+    assert format_p(5 / 101) == "= 0.0495" and format_p(1 / 101) == "= 0.0099"
+    assert format_p(0.42) == "= 0.42" and format_p(0.0004) == "< 0.001"
+    assert format_p(0.05) == "= 0.050" and format_p(0.0999) == "= 0.0999"
+    assert comparisons._p(5 / 101) == "0.0495" and leaderboard._p(5 / 101) == "0.0495"
+    for p in np.r_[np.linspace(0.001, 0.2, 4001), [k / 101 for k in range(1, 20)]]:
+        shown = float(format_p_value(p))
+        for level in (0.001, 0.005, 0.01, 0.05, 0.1):
+            assert (shown < level) == (p < level) and (shown == level) == (p == level), p
+    results, stability = _tables(0.7)
+    rec = recommend_from_tables(results, stability)
+    v = judge_evidence(rec, {"accuracy": 0.5}, {"permutation": {"p_value": 5 / 101,
+                                                                  "alpha": 0.05}})
+    assert v.signal is True and "p = 0.0495" in v.label

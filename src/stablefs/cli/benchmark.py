@@ -161,6 +161,7 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
     import pandas as pd
 
     from stablefs.report.leaderboard import headline_k
+    from stablefs.report.summary import format_p
 
     if not len(cells):
         return "no cell was computed."
@@ -180,7 +181,7 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
                      + t.to_string(float_format=lambda v: f"{v:.2f}"))
         f = friedman[friedman["k"] == k]
         for r in f.itertuples(index=False):
-            lines.append(f"  {r.measure}: {r.test} p = {r.p_value:.3g} over {r.n_sets} sets"
+            lines.append(f"  {r.measure}: {r.test} p {format_p(r.p_value)} over {r.n_sets} sets"
                          + (f", Nemenyi CD = {r.cd_nemenyi:.2f}" if r.cd_nemenyi == r.cd_nemenyi
                             else ""))
     for q in measures[:2]:
@@ -230,8 +231,9 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the resamples and every randomised method.")
 @click.option("--permutations", type=int, default=100, show_default=True, metavar="N",
-              help="Permutation test of each set's recommended (method, k), labels permuted and "
-                   "the selector refitted on 3 resamples (as 'stablefs compare'); 0 skips it "
+              help="Permutation test of each set's procedure, labels permuted, every selector "
+                   "refitted on 3 resamples and the choice of (method, k) repeated (as "
+                   "'stablefs compare'); 0 skips it "
                    "(the majority-class baselines are always reported).")
 @click.option("--no-report", is_flag=True,
               help="Skip each set's report.html/report.md (the leaderboard is still written).")
@@ -392,12 +394,13 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
                 if b.name not in bres.results:
                     continue
                 if permutations:
-                    echo(f"{b.name}: permutation test of the recommended pair (up to "
+                    echo(f"{b.name}: permutation test of the procedure (up to "
                          f"{permutations} permutations x {DEFAULT_PERMUTATION_RESAMPLES} "
-                         "resamples)")
+                         "resamples x every method, the choice repeated)")
                 signal[b.name] = set_signal(
                     bres.results[b.name], b.dataset.X, b.dataset.y,
-                    proto.resamples(b.dataset.y, seed), n_permutations=permutations,
+                    proto.resamples(b.dataset.y, seed), protocol=proto,
+                    methods=method_list, sizes=b.sizes, n_permutations=permutations,
                     n_resamples=DEFAULT_PERMUTATION_RESAMPLES, seed=seed, n_jobs=n_jobs,
                     backend=backend, scheduler=address,
                     cache_dir=folder.partial / "permutation" / b.name, prefilter=b.prefilter)

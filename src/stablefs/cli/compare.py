@@ -73,12 +73,15 @@ __all__ = ["compare"]
 @click.option("--svg", is_flag=True, help="Also write every figure of the report as SVG "
               "(vector graphics, for papers) beside its PNG.")
 @click.option("--permutations", type=int, default=100, show_default=True, metavar="N",
-              help="Permutation test of the recommended (method, k): N label permutations, "
-                   "the selector refitted on each; p = (1 + exceedances) / (1 + N), so "
+              help="Permutation test of the whole procedure: N label permutations, on each "
+                   "every method refitted and the choice of (method, k) repeated on R "
+                   "resamples stratified on the permuted labels; p = (1 + exceedances) / "
+                   "(1 + N), so "
                    "p < 0.01 needs N >= 100; stops early once p >= 0.05 is certain (Besag "
                    "and Clifford 1991). 0 skips the test.")
 @click.option("--permutation-resamples", type=int, default=3, show_default=True, metavar="R",
-              help="Resamples refitted per permutation (the first R of the comparison's).")
+              help="Resamples of each procedure in the permutation test (the first R of the "
+                   "comparison's for the observed one; at least 2).")
 @click.option("--nested", "nested", default="5:3", show_default=True, metavar="OUTER:INNER",
               help="Nested estimate of the recommended pair: the choice of method and k "
                    "repeated on INNER 2/3 splits of the training part of OUTER resamples. "

@@ -215,7 +215,8 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             log.info("fit time per method: " + ", ".join(
                 f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
         trust = _trust.assess(
-            result, ds.X, ds.y, o.methods, plan.sizes, resamples, settings=settings,
+            result, ds.X, ds.y, o.methods, plan.sizes, resamples, protocol=o.protocol_,
+            settings=settings,
             classifiers=o.classifiers, measures=o.measures, seed=o.seed, n_jobs=o.n_jobs,
             backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
             standardize=o.standardize, prefilter=o.prefilter, progress=progress)
@@ -293,8 +294,9 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
     selected subsets (Nogueira et al. 2018, with its confidence interval) and the held-out
     accuracy of classifiers trained on them are measured at each subset size k; the most
     stable (method, k) whose accuracy is tied with the best is recommended, and checked
-    against the majority-class baseline, by a permutation test that refits the selector on
-    permuted labels (Ambroise and McLachlan 2002) and by a nested estimate of the choice.
+    against the majority-class baseline, by a permutation test of the whole procedure (the
+    labels permuted, every selector refitted, Ambroise and McLachlan 2002, and the choice
+    repeated) and by a nested estimate of the choice.
 
     Parameters
     ----------
@@ -328,9 +330,10 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
     scheduler_timeout : float, default 30
         Seconds a scheduler gets to answer before the run is refused.
     permutations : int, default 100
-        Permutations of the recommendation's permutation test (0 skips it).
+        Permutations of the permutation test of the procedure, the choice of (method, k)
+        repeated in each (0 skips it).
     permutation_resamples : int, default 3
-        Resamples refitted per permutation.
+        Resamples of each procedure in the permutation test (at least 2).
     nested : tuple or str, default (5, 3)
         Outer resamples and inner splits of the nested estimate (0 skips it).
     standardize : bool, default False

@@ -77,7 +77,8 @@ class CompareOptions:
         self.protocol_ = _protocol(self.protocol, self.repeats)
         self.nested = parse_nested(self.nested)
         _whole("permutations", self.permutations, 0, why=" (0 skips the test)")
-        _whole("permutation_resamples", self.permutation_resamples, 1)
+        _whole("permutation_resamples", self.permutation_resamples, 2,
+               why=" (the choice compares stability across resamples)")
         if self.prefilter is not None:
             _whole("prefilter", self.prefilter, 1)
         if self.missing is not None and self.missing not in MISSING_CHOICES:

@@ -100,16 +100,16 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
     :data:`ANNOUNCE_SECONDS` on; shorter estimates only with ``-v``); above
     :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds.
 
-    Fits: resamples x the pilot tasks; permutation test: B x R x (fit + one evaluation) of
-    the slowest method (the recommended one is not known yet); nested estimate: OUTER x
+    Fits: resamples x the pilot tasks; permutation test: (B + 1) x R x the pilot tasks (every
+    method refitted and evaluated at every k: the choice is repeated); nested estimate: OUTER x
     INNER x (fit + one evaluation) of every method, at full size (an upper bound: the inner
     training parts are 2/3 as large)."""
     pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
                         classifiers=classifiers)
     n_res = sum(1 for r in resamples)
     fits = n_res * sum(t for t, _ in pilot.values()) / workers
-    perm = (settings.permutations * settings.permutation_resamples
-            * max(u for _, u in pilot.values()) / workers)
+    perm = ((settings.permutations + 1) * settings.permutation_resamples
+            * sum(t for t, _ in pilot.values()) / workers)
     nested = (min(settings.nested_outer, n_res) * settings.nested_inner
               * sum(u for _, u in pilot.values()) / workers) if settings.nested_outer else 0.0
     log.info("pilot task on one training part (fit and evaluation): " + ", ".join(
@@ -118,8 +118,8 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
     parts = [f"{_fmt_s(fits)} for the {n_res * len(pilot)} fits"]
     if settings.permutations:
         parts.append(f"up to {_fmt_s(perm)} for the permutation test "
-                     f"({settings.permutations} x {settings.permutation_resamples} fits of the "
-                     "recommended method; less when it stops early)")
+                     f"({settings.permutations} x {settings.permutation_resamples} fits of "
+                     "every method, the choice repeated; less when it stops early)")
     if settings.nested_outer:
         parts.append(f"up to {_fmt_s(nested)} for the nested estimate")
     line = (f"estimated wall time about {_fmt_s(total)} on {workers} worker"
@@ -143,29 +143,25 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
     return total
 
 
-def test_recommendation(result, rec, X, y, resamples, *, n_permutations: int,
-                        n_resamples: int, **options):
+def test_recommendation(result, rec, X, y, resamples, *, protocol, methods, sizes,
+                        n_permutations: int, n_resamples: int, **options):
     """The permutation test (:func:`~stablefs.evaluation.permutation.permutation_test`) of
-    the recommended pair ``rec`` of a comparison ``result``, with the classifier of its
-    metric, on the first ``n_resamples`` resamples with a test part, reusing their real-label
-    balanced accuracies as the observed values; ``options`` go to ``permutation_test``."""
+    the comparison procedure whose recommendation is ``rec``: the choice among ``methods`` x
+    ``sizes`` by the report's rule (:func:`stablefs.report.summary.choose_pair`, with
+    ``rec``'s classifier and stability measure) repeated on the first ``n_resamples``
+    resamples and on each permutation; ``options`` go to ``permutation_test``."""
     from stablefs.evaluation.permutation import permutation_test
+    from stablefs.report.summary import choose_pair
     from stablefs.report.tables import parse_metric
 
     clf = parse_metric(rec.metric)[1]
-    metric = f"balanced_accuracy_{clf}"
-    used = [r for r in resamples if len(r.test)][:n_resamples]
-    res = result.results
-    sel = res[(res["method"] == rec.method) & (res["k"] == rec.k)
-              & (res["metric"] == metric)].set_index("resample")["value"]
-    sizes = sorted(int(k) for k in res["k"].unique() if k > 0)  # the -k (fit_time: k = 0)
     return permutation_test(
-        X, y, rec.method, int(rec.k), resamples=used, classifier=clf,
-        n_permutations=n_permutations, n_resamples=len(used),
-        observed_values=[float(sel.loc[r.index]) for r in used], sizes=sizes, **options)
+        X, y, methods, sizes, protocol=protocol, choose=choose_pair, classifier=clf,
+        measure=rec.measure, resamples=resamples, n_permutations=n_permutations,
+        n_resamples=n_resamples, **options)
 
 
-def assess(result, X, y, methods, sizes, resamples, *, settings: TrustSettings,
+def assess(result, X, y, methods, sizes, resamples, *, protocol, settings: TrustSettings,
            classifiers, measures, seed: int, n_jobs, backend, scheduler, cache_dir,
            impute, standardize, prefilter, progress) -> Trust:
     """The recommendation's permutation test and nested estimate (``run.json`` ``trust``)."""
@@ -183,11 +179,13 @@ def assess(result, X, y, methods, sizes, resamples, *, settings: TrustSettings,
                   cache_dir=cache_dir, impute=impute, standardize=standardize,
                   prefilter=prefilter, progress=progress)
     if settings.permutations:
-        log.info(f"permutation test of {rec.method} at k={int(rec.k)} with {clf}: up to "
+        log.info(f"permutation test of the procedure (the choice among {len(methods)} "
+                 f"methods x {len(sizes)} k repeated) with {clf}: up to "
                  f"{settings.permutations} permutations x "
-                 f"{settings.permutation_resamples} resamples")
+                 f"{settings.permutation_resamples} resamples x {len(methods)} methods")
         trust.permutation = test_recommendation(
-            result, rec, X, y, resamples, n_permutations=settings.permutations,
+            result, rec, X, y, resamples, protocol=protocol, methods=methods, sizes=sizes,
+            n_permutations=settings.permutations,
             n_resamples=settings.permutation_resamples, **common)
         trust.info["permutation"] = trust.permutation.to_dict()
     verdict = judge_evidence(rec, base, trust.info)
@@ -244,13 +242,15 @@ SET_SIGNAL_COLUMNS = ["best_method", "best_k", "permutation_p", "permutations_us
                       "signal"]
 
 
-def set_signal(result, X, y, resamples, *, n_permutations: int, n_resamples: int, seed: int,
-               n_jobs, backend: str, scheduler, cache_dir, prefilter) -> dict:
+def set_signal(result, X, y, resamples, *, protocol, methods, sizes, n_permutations: int,
+               n_resamples: int, seed: int, n_jobs, backend: str, scheduler, cache_dir,
+               prefilter) -> dict:
     """The evidence of signal of one leaderboard set (``stablefs benchmark``): the pair
     ``compare`` would recommend on the set's grid, judged against the majority-class
-    baseline of the held-out parts (as ``compare`` judges it), and its
-    permutation test (labels permuted, the selector refitted; :mod:`~stablefs.evaluation.
-    permutation`) with ``n_permutations`` (0: baselines only). Returns the columns of
+    baseline of the held-out parts (as ``compare`` judges it), and the permutation test of
+    the procedure (labels permuted, the selectors refitted and the choice repeated;
+    :mod:`~stablefs.evaluation.permutation`) with ``n_permutations`` (0: baselines only).
+    Returns the columns of
     :data:`SET_SIGNAL_COLUMNS`."""
     from stablefs.report.summary import judge_evidence, recommend_from_tables
     from stablefs.report.tables import baseline_means
@@ -265,7 +265,8 @@ def set_signal(result, X, y, resamples, *, n_permutations: int, n_resamples: int
     info: dict = {}
     if n_permutations:
         test = test_recommendation(
-            result, rec, X, y, resamples, n_permutations=n_permutations,
+            result, rec, X, y, resamples, protocol=protocol, methods=methods, sizes=sizes,
+            n_permutations=n_permutations,
             n_resamples=n_resamples, random_state=seed, n_jobs=n_jobs, backend=backend,
             scheduler=scheduler, cache_dir=cache_dir, prefilter=prefilter)
         info["permutation"] = test.to_dict()

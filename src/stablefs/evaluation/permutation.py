@@ -1,24 +1,32 @@
-"""Permutation test of a chosen (method, k): is its held-out accuracy better than chance?
+"""Permutation test of the whole comparison procedure: does its chosen pair beat chance?
 
 The null hypothesis is that the labels carry no information the features can predict. Under
-it the labels are exchangeable, so the whole selection-and-classification procedure is
-repeated with the labels permuted across the samples, and the observed statistic is compared
-with the permuted ones (Good 2005; for classifiers Ojala and Garriga 2010, "test 1").
+it the labels are exchangeable, so the whole procedure (resampling, selection, evaluation
+*and the choice of the (method, k) pair*) is repeated with the labels permuted across the
+samples, and the observed statistic is compared with the permuted ones (Good 2005; for
+classifiers Ojala and Garriga 2010, "test 1").
 
-What is permuted and what is refitted:
+The statistic is that of the procedure, not of a pair chosen beforehand: on ``R`` resamples
+(the comparison's first ``R``, default 3) every method is fitted, every k evaluated, the
+recommendation rule (``choose``, the report's) picks a (method, k) from those fits alone, and
+the statistic is the picked pair's mean held-out **balanced accuracy** over the ``R``
+resamples (the mean recall over the classes: 1/c for any rule that ignores the features,
+whatever the class sizes). Each permutation b repeats all of it on the permuted labels:
 
-- one permutation of all labels per permutation b, drawn from the seed and b only;
-- the resamples are the *same index sets* as the comparison's (the first ``n_resamples``
-  of them), so the stratification of the real labels is kept as it was;
-- the selector is **refitted** on the permuted labels of each training part, then the
-  classifier is trained on the top-k features and scored on the permuted labels of the test
-  part. Reusing the real-label selections would carry the real labels' information into the
-  null and bias it (Ambroise and McLachlan 2002, selection bias);
-- the statistic is the mean held-out **balanced accuracy** over those resamples (the mean
-  recall over the classes: 1/c for any rule that ignores the features, whatever the class
-  sizes, so imbalanced classes do not inflate it as plain accuracy is inflated by always
-  answering the majority class). The observed statistic is the same mean of the real-label
-  fits on the same resamples.
+- one permutation of all labels, drawn from the seed and b only;
+- ``R`` new resamples drawn by the comparison's protocol *stratified on the permuted labels*
+  (reusing splits stratified on the real labels would make the permuted data differ from
+  the real data in a way the null does not allow);
+- every selector **refitted** on the permuted labels of each training part (reusing the
+  real-label selections would carry the real labels' information into the null: Ambroise and
+  McLachlan 2002, selection bias), every k evaluated, the choice repeated.
+
+The observed statistic and each permuted one are thus the same function of (data, labels,
+seed), and the test is exact for the procedure: choosing the best of many pairs on the very
+fits that score it inflates the observed statistic, and the permuted ones by the same
+amount. (Scoring a pair chosen beforehand, as the test did before, asks whether *this* pair
+beats chance, conditional on a choice made on the same data; a choice among many pairs makes
+that optimistic.) A procedure that recommends nothing scores -inf.
 
 The p-value is ``(1 + #{T_b >= T_obs}) / (1 + B)`` (Phipson and Smyth 2010: never 0; with
 B = 100, the default, the smallest is 1/101 < 0.01). Sequential stopping (Besag and Clifford
@@ -28,16 +36,14 @@ observed statistic, with the p-value ``h / L`` at the L-th permutation. With the
 and by the full test's, so stopping never changes the decision at ``alpha``; it only saves the
 permutations of a clearly non-significant result. A significant result runs all B.
 
-Note that the (method, k) is chosen on the same resamples before the test and the choice is
-not repeated inside the permutations, so the test asks whether *this* pair predicts better
-than chance; the optimism of having chosen it is what the nested estimate
-(:mod:`stablefs.evaluation.nested`) measures.
+Cost: ``(B + 1) x R x M`` fits for M methods (each evaluated at every k), M times the cost
+of testing one pair.
 
-Units, resumption, determinism: every permutation is one unit (``n_resamples`` fits) whose
-permutation and selector seeds depend only on the seed, b, the resample and the method, so
-results do not depend on ``n_jobs``, the backend, or batch boundaries. With ``cache_dir``
-each finished unit is stored at once as a small JSON file (no pickle) under a folder keyed by
-everything that decides it; a rerun reuses them.
+Units, resumption, determinism: every permutation is one unit whose permutation, splits and
+selector seeds depend only on the seed, b, the resample and the method, so results do not
+depend on ``n_jobs``, the backend, or batch boundaries. With ``cache_dir`` each finished
+unit is stored at once as a small JSON file (no pickle) under a folder keyed by everything
+that decides it; a rerun reuses them.
 """
 
 from __future__ import annotations
@@ -47,7 +53,6 @@ import json
 import logging
 import math
 import time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,15 +63,16 @@ import pandas as pd
 from stablefs._errors import StablefsError
 
 __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_PERMUTATION_RESAMPLES", "PermutationTest",
-           "permutation_p_value", "permutation_test", "sequential_stop", "stop_after"]
+           "permutation_p_value", "permutation_test", "permuted_resamples",
+           "procedure_statistic", "sequential_stop", "stop_after"]
 
 log = logging.getLogger("stablefs")
 
 #: default number of permutations B: the smallest for which p < 0.01 is reachable
 #: (smallest p = 1/101; B = 99 stops at exactly 0.01)
 DEFAULT_PERMUTATIONS = 100
-#: default number of the comparison's resamples each permutation refits (fewer than the
-#: comparison's 20 splits: the test costs up to B x this many fits of one method)
+#: default number of resamples each permutation draws and refits every method on (fewer than
+#: the comparison's 20 splits: the test costs up to (B + 1) x this many fits of every method)
 DEFAULT_PERMUTATION_RESAMPLES = 3
 #: the level at which "evidence of signal" is decided
 LEVEL = 0.05
@@ -121,13 +127,14 @@ def sequential_stop(statistics, observed: float, n_permutations: int, h: int
 class PermutationTest:
     """The result of :func:`permutation_test`.
 
-    ``statistics`` holds the permuted statistics actually used, in permutation order (the
-    first ``n_used``); ``p_value`` is Besag and Clifford's when ``stopped`` else the full
-    test's.
+    ``method``/``k`` are the pair the procedure chose on the real labels (None when it chose
+    nothing); ``statistics`` holds the permuted statistics actually used, in permutation
+    order (the first ``n_used``), and ``choices`` the pair chosen in each; ``p_value`` is
+    Besag and Clifford's when ``stopped`` else the full test's.
     """
 
-    method: str
-    k: int
+    method: str | None
+    k: int | None
     classifier: str
     metric: str
     observed: float
@@ -143,8 +150,12 @@ class PermutationTest:
     seconds: float = 0.0
     units_computed: int = 0
     units_reused: int = 0
-    #: the real-label values on each resample (their mean is ``observed``)
+    #: the chosen pair's real-label values on each resample (their mean is ``observed``)
     observed_values: list = field(default_factory=list)
+    #: the (method, k) chosen in each permutation used, in order
+    choices: list = field(default_factory=list)
+    methods: list = field(default_factory=list)
+    sizes: list = field(default_factory=list)
 
     @property
     def n_used(self) -> int:
@@ -155,101 +166,146 @@ class PermutationTest:
         return bool(self.p_value < self.alpha)
 
     def table(self) -> pd.DataFrame:
-        """``permutation, statistic`` (permutation 0 is the observed, real-label value)."""
+        """``permutation, statistic, method, k``: permutation 0 is the observed, real-label
+        procedure, then one row per permutation with the pair it chose."""
+        picks = [(self.method, self.k), *self.choices[:self.n_used]]
+        stats = np.concatenate([[self.observed], self.statistics])
         return pd.DataFrame({
             "permutation": np.arange(self.n_used + 1),
-            "statistic": np.concatenate([[self.observed], self.statistics]),
+            "statistic": np.where(np.isfinite(stats), stats, np.nan),
+            "method": [m for m, _ in picks],
+            "k": pd.array([k for _, k in picks], dtype="Int64"),
         })
 
     def to_dict(self) -> dict:
         """A JSON-ready summary (for ``run.json``)."""
+        null = self.statistics[np.isfinite(self.statistics)]
         return {
-            "method": self.method, "k": int(self.k), "classifier": self.classifier,
-            "statistic": f"mean held-out {self.metric.replace('_', ' ')}",
-            "metric": self.metric, "observed": self.observed,
-            "null_mean": float(np.mean(self.statistics)) if self.n_used else None,
+            "method": self.method, "k": None if self.k is None else int(self.k),
+            "classifier": self.classifier,
+            "statistic": f"mean held-out {self.metric.replace('_', ' ')} of the pair the "
+                         "recommendation rule chooses on the same resamples",
+            "procedure": "the choice among every method and k repeated on each permutation",
+            "methods": [str(m) for m in self.methods], "sizes": [int(s) for s in self.sizes],
+            "metric": self.metric,
+            "observed": self.observed if np.isfinite(self.observed) else None,
+            "null_mean": float(np.mean(null)) if null.size else None,
             "p_value": self.p_value, "alpha": self.alpha, "significant": self.significant,
             "permutations_requested": int(self.n_permutations),
             "permutations_used": self.n_used, "exceedances": int(self.exceedances),
             "stop_after": int(self.stop_after), "stopped_early": bool(self.stopped),
             "resamples_per_permutation": int(self.n_resamples),
             "resamples": [int(r) for r in self.resamples],
-            "fits": self.n_used * int(self.n_resamples),
+            "fits": (self.n_used + 1) * int(self.n_resamples) * len(self.methods),
             "units_computed": int(self.units_computed), "units_reused": int(self.units_reused),
             "seconds": round(float(self.seconds), 3),
         }
 
 
-
-def _permutation(seed: int, b: int, y: np.ndarray, resamples) -> np.ndarray:
-    """The b-th permutation of the sample indices; redrawn (deterministically) until every
-    training part holds at least two classes, so every selector can be fitted."""
+def _permutation(seed: int, b: int, n: int) -> np.ndarray:
+    """The b-th permutation of the n sample indices (from the seed and b only)."""
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EED, int(b)]))
-    for _ in range(1000):
-        perm = rng.permutation(y.size)
-        yb = y[perm]
-        if all(np.unique(yb[r.train]).size >= 2 for r in resamples):
-            return perm
-    raise StablefsError("cannot permute the labels so that every training part keeps two "
-                        "classes: the classes are too small for a permutation test; use "
-                        "--permutations 0.")
+    return rng.permutation(n)
 
 
-def _unit_seed(seed: int, b: int, resample: int, method: str) -> int:
+def _unit_seed(seed: int, b: int) -> int:
+    """The run seed of permutation b's fits (each fit's seed derives from it, the resample
+    and the method, as in the comparison: :func:`~stablefs.evaluation.runner.task_seed`)."""
     from stablefs.evaluation.runner import derive_seed
 
-    return derive_seed(seed, 0xBE55, int(b) % 2**32, int(resample) % 2**32,
-                       zlib.crc32(method.encode()))
+    return derive_seed(seed, 0xBE55, int(b) % 2**32)
 
 
-def _search_limited(template, sizes) -> bool:
-    """Whether building ``template`` for ``sizes`` bounds its search (a forward wrapper)."""
-    from stablefs.methods import honour_sizes, make_selector
+def _split_seed(seed: int, b: int) -> int:
+    """The seed of permutation b's resamples, drawn on its permuted labels."""
+    from stablefs.evaluation.runner import derive_seed
 
-    if not isinstance(template, str):
-        return False
-    free = make_selector(template).get_params(deep=True)
-    return repr(honour_sizes(make_selector(template), sizes).get_params(deep=True)) != repr(free)
+    return derive_seed(seed, 0x5B17, int(b) % 2**32)
 
 
-def _unit(b, name, template, X, y, perm, resamples, k, classifiers, metric, prep, seed,
-          sizes=None):
-    """Permutation b: refit the selector on each resample's permuted training labels and
-    score the top-k subset on the permuted test labels. b = -1 is the identity (real
-    labels). The selector is built as the comparison built it (``sizes``: its ``-k``)."""
+def _with_test(resamples, n: int) -> list:
+    """The first ``n`` resamples with a test part (a full-data reference fit has none)."""
+    return [r for r in resamples if len(r.test)][:n]
+
+
+def permuted_resamples(protocol, X, y: np.ndarray, seed: int, b: int, n: int
+                       ) -> tuple[np.ndarray, list]:
+    """Permutation b's labels and resamples: ``(perm, resamples)`` with the protocol's first
+    ``n`` resamples with a test part drawn on (so stratified on) the permuted labels
+    ``y[perm]``. ``protocol`` is a :class:`~stablefs.evaluation.protocols.Protocol` (seeded
+    from the seed and b) or a scikit-learn splitter (its ``split(X, y[perm])``)."""
+    from stablefs.evaluation._checks import _protocol_resamples
+
+    perm = _permutation(seed, b, y.size)
+    resamples, _ = _protocol_resamples(protocol, None, X, y[perm], _split_seed(seed, b))
+    return perm, _with_test(resamples, n)
+
+
+class _Splits:
+    """Fixed resamples as a scikit-learn-style splitter (``split(X, y)``), for
+    :func:`~stablefs.evaluation.runner.run_experiment`; indices keep the resamples' order."""
+
+    def __init__(self, resamples):
+        self.resamples = list(resamples)
+
+    def split(self, X=None, y=None):
+        for r in self.resamples:
+            yield np.asarray(r.train), np.asarray(r.test)
+
+    def __repr__(self) -> str:
+        return f"{len(self.resamples)} fixed resamples"
+
+
+def procedure_statistic(X, y, methods, sizes, resamples, *, choose, classifier, measure,
+                        seed: int, impute=None, standardize=False, prefilter=None
+                        ) -> tuple[float, str | None, int | None, list, float]:
+    """The comparison procedure on ``resamples`` and its statistic.
+
+    Every method fitted on each resample (seeds as the comparison's: ``seed``, the resample's
+    position and the method), every k evaluated with ``classifier``, the stability
+    ``measure`` computed, ``choose(stability, results)`` applied; the statistic is the chosen
+    pair's mean held-out balanced accuracy over the resamples (-inf when nothing is chosen).
+
+    Returns
+    -------
+    (statistic, method, k, values, fit_seconds)
+        ``values``: the chosen pair's balanced accuracy on each resample.
+    """
+    from stablefs.evaluation.classifiers import check_classifiers
+    from stablefs.evaluation.runner import run_experiment
+
+    run = run_experiment(X, y, methods, sizes, protocol=_Splits(resamples),
+                         classifiers=[classifier], measures=[measure], random_state=seed,
+                         n_jobs=1, impute=impute, standardize=standardize,
+                         prefilter=prefilter, compare_pairs=False)
+    res = run.results
+    fit_time = float(res.loc[res["metric"] == "fit_time", "value"].sum())
+    pick = choose(run.stability, res)
+    if pick is None:
+        return -math.inf, None, None, [], fit_time
+    method, k = str(pick[0]), int(pick[1])
+    (name,) = check_classifiers([classifier])
+    metric = f"balanced_accuracy_{name}"
+    at = res[(res["method"] == method) & (res["k"] == k) & (res["metric"] == metric)]
+    values = [float(v) for v in at.sort_values("resample")["value"]]
+    return float(np.mean(values)), method, k, values, fit_time
+
+
+def _unit(b, X, y, protocol, methods, sizes, n_resamples, options):
+    """Permutation b: permuted labels, resamples stratified on them, the whole procedure."""
     from stablefs._runtime.threads import limit_threads
-    from stablefs.evaluation.classifiers import balanced_accuracy, make_classifier
-    from stablefs.evaluation.preprocessing import expand_ranking
-    from stablefs.evaluation.runner import task_seed
-    from stablefs.methods import build_selector
 
-    yb = y if perm is None else y[perm]
-    (template_clf,) = classifiers.values()
-    values, fit_time = [], 0.0
-    for res in resamples:
-        # as the runner's fit task, scoring only the balanced accuracy at k
-        # b = -1 (real labels) is the comparison's own fit: the runner's seed
-        unit_seed = task_seed(seed, res.index, name) if b < 0 else _unit_seed(seed, b,
-                                                                              res.index, name)
-        selector = build_selector(template, unit_seed, [k] if sizes is None else sizes)
-        y_train = yb[res.train]
-        X_train, X_test, keep = prep.apply(X[res.train], y_train, X[res.test])
-        start = time.perf_counter()
-        selector.fit(X_train if keep is None else X_train[:, keep], y_train)
-        fit_time += time.perf_counter() - start
-        ranking, _ = expand_ranking(np.asarray(selector.ranking_, dtype=np.int32),
-                                    np.asarray(selector.scores_, dtype=np.float64), keep,
-                                    X.shape[1], X_train, y_train)
-        cols = np.sort(np.argsort(ranking, kind="stable")[:int(k)])
-        with limit_threads(1):
-            model = make_classifier(template_clf).fit(X_train[:, cols], y_train)
-            pred = model.predict(X_test[:, cols])
-        values.append(balanced_accuracy(yb[res.test], pred))
-    return b, values, fit_time
+    perm, resamples = permuted_resamples(protocol, X, y, options["seed"], b, n_resamples)
+    with limit_threads(1):
+        stat, method, k, _, fit_time = procedure_statistic(
+            X, y[perm], methods, sizes, resamples, **{**options,
+                                                      "seed": _unit_seed(options["seed"], b)})
+    return b, stat, method, k, fit_time
 
 
 class _UnitCache:
-    """Finished permutations as JSON files ``<dir>/<b>.json`` (``{"b", "values"}``)."""
+    """Finished permutations as JSON files ``<dir>/<b>.json``
+    (``{"b", "statistic", "method", "k", "fit_time"}``; a statistic of -inf is null)."""
 
     def __init__(self, cache_dir, config: dict):
         self.dir = None
@@ -257,7 +313,7 @@ class _UnitCache:
             key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode())
             self.dir = Path(cache_dir) / "permutation" / key.hexdigest()[:16]
 
-    def load(self, b: int, n_values: int):
+    def load(self, b: int):
         if self.dir is None:
             return None
         path = self.dir / f"{b:05d}.json"
@@ -265,69 +321,75 @@ class _UnitCache:
             return None
         try:
             data = json.loads(path.read_text())
-            values = [float(v) for v in data["values"]]
-            if int(data["b"]) != b or len(values) != n_values:
+            if int(data["b"]) != b:
                 raise ValueError("does not match")
-            return values, float(data.get("fit_time", 0.0))
+            stat = -math.inf if data["statistic"] is None else float(data["statistic"])
+            method = None if data["method"] is None else str(data["method"])
+            k = None if data["k"] is None else int(data["k"])
+            return stat, method, k, float(data.get("fit_time", 0.0))
         except (ValueError, KeyError, TypeError):
             # recomputed; the new unit replaces the file atomically (nothing is deleted here)
             log.warning(f"{path} does not parse as a finished permutation: recomputed.")
             return None
 
-    def save(self, b: int, values, fit_time: float) -> None:
+    def save(self, b: int, stat: float, method, k, fit_time: float) -> None:
         if self.dir is None:
             return
         from stablefs._runtime.io import atomic_write_text
 
         self.dir.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.dir / f"{b:05d}.json",
-                          json.dumps({"b": b, "values": values, "fit_time": fit_time}))
+        atomic_write_text(self.dir / f"{b:05d}.json", json.dumps({
+            "b": b, "statistic": stat if math.isfinite(stat) else None, "method": method,
+            "k": k, "fit_time": fit_time}))
 
 
-def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
+def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm",
+                     measure: str = "nogueira", resamples=None,
                      n_permutations: int = DEFAULT_PERMUTATIONS,
                      n_resamples: int = DEFAULT_PERMUTATION_RESAMPLES,
-                     observed_values=None, alpha: float = LEVEL, h: int | None = None,
+                     alpha: float = LEVEL, h: int | None = None,
                      random_state: int = 0, n_jobs: int | None = 1, backend: str = "loky",
                      scheduler: str | None = None, cache_dir=None, impute: str | None = None,
                      standardize: bool = False, prefilter: int | None = None,
-                     progress=None, sizes=None) -> PermutationTest:
-    """Permutation test of one (method, k) with the selector refitted on permuted labels.
+                     progress=None) -> PermutationTest:
+    """Permutation test of the comparison procedure, its choice of (method, k) included.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,)
-    method : str, selector or (name, selector)
-        As for :func:`~stablefs.evaluation.runner.run_experiment`.
-    k : int
-        Subset size.
-    resamples : sequence of Resample
-        The comparison's resamples; the first ``n_resamples`` with a test part are used.
-    classifier : str or (name, classifier)
-        The classifier of the statistic (the recommendation's).
+    methods, sizes
+        As given to :func:`~stablefs.evaluation.runner.run_experiment` (the pairs the choice
+        is made among; a forward wrapper searches up to ``max(sizes)`` as in the comparison).
+    protocol : Protocol, str or scikit-learn splitter
+        The comparison's resampling protocol; each permutation draws its resamples with it on
+        the permuted labels (a splitter's ``split(X, y)`` is called with them).
+    choose : callable
+        ``choose(stability, results) -> (method, k) or None``: the recommendation rule
+        (the report's :func:`stablefs.report.summary.choose_pair`).
+    classifier : str
+        The classifier of the choice's accuracy and of the statistic's balanced accuracy.
+    measure : str
+        The stability measure of the choice.
+    resamples : sequence of Resample, optional
+        The comparison's resamples (default: the protocol's, drawn with ``random_state``); the
+        first ``n_resamples`` with a test part are the observed procedure's.
     n_permutations : int, default 100
         B. With B = 100 the smallest p-value is 1/101 < 0.01.
     n_resamples : int, default 3
-        Resamples refitted per permutation (the test costs up to B x this many fits).
-    observed_values : sequence of float, optional
-        The real-label balanced accuracies on those resamples, when the comparison has them
-        (the same fits, so reusing them is valid); otherwise they are computed.
+        R, the resamples of each procedure (at least 2: the choice compares stability).
     alpha : float, default 0.05
         Level of the decision; sets the default ``h``.
     h : int, optional
         Stop after h exceedances (Besag and Clifford 1991); default :func:`stop_after`.
     random_state : int
-        Seeds the permutations and the selectors.
+        The comparison's seed (the observed procedure's fits are the comparison's), and the
+        seed of the permutations, their resamples and their fits.
     n_jobs, backend, scheduler, cache_dir, impute, standardize, prefilter
         As for :func:`~stablefs.evaluation.runner.run_experiment`; the cache holds one JSON
         file per permutation.
     progress : None, "bar" or "lines"
         Progress on stderr (:mod:`stablefs._runtime.progress`).
-    sizes : sequence of int, optional
-        The comparison's subset sizes, so that each refit is built as its fits were (a
-        forward wrapper searches up to ``max(sizes)``; :func:`stablefs.methods.build_selector`).
-        Default ``[k]``.
 
     Returns
     -------
@@ -335,8 +397,9 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
     """
     from stablefs import __version__
     from stablefs._runtime.progress import make_progress
+    from stablefs.evaluation._checks import _protocol_resamples
     from stablefs.evaluation.classifiers import check_classifiers
-    from stablefs.evaluation.preprocessing import Preprocessing
+    from stablefs.evaluation.protocols import Protocol
     from stablefs.evaluation.runner import (
         _backend_context,
         _digest,
@@ -351,45 +414,46 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
     if isinstance(n_permutations, bool) or int(n_permutations) < 1:
         raise StablefsError(f"the number of permutations must be at least 1, not "
                             f"{n_permutations} (0 skips the test).")
-    if int(n_resamples) < 1:
-        raise StablefsError(f"resamples per permutation must be at least 1, not "
-                            f"{n_resamples}.")
+    if int(n_resamples) < 2:
+        raise StablefsError(f"resamples per permutation must be at least 2 (the choice "
+                            f"compares stability across them), not {n_resamples}.")
     n_permutations, n_resamples = int(n_permutations), int(n_resamples)
-    (name, template), = _method_templates([method]).items()
-    clfs = check_classifiers([classifier])
-    clf_name = next(iter(clfs))
+    if isinstance(protocol, str):
+        protocol = Protocol.parse(protocol)
+    templates = _method_templates(methods)
+    sizes = [int(s) for s in sizes]
+    (clf_name, clf), = check_classifiers([classifier]).items()
     metric = f"balanced_accuracy_{clf_name}"
-    used = [r for r in resamples if len(r.test)][:n_resamples]
+    if resamples is None:
+        resamples, _ = _protocol_resamples(protocol, None, X, y, random_state)
+    used = _with_test(resamples, n_resamples)
+    if len(used) < 2:
+        raise StablefsError(f"the permutation test needs at least 2 resamples with a test "
+                            f"part; the protocol gives {len(used)}.")
     n_resamples = len(used)
-    sizes = [int(k)] if sizes is None else [int(s) for s in sizes]
-    prep = Preprocessing(impute=impute, standardize=bool(standardize), prefilter=prefilter)
     h = stop_after(n_permutations, alpha) if h is None else int(h)
     check_n_jobs(n_jobs)
+    options = dict(choose=choose, classifier=classifier, measure=measure, seed=random_state,
+                   impute=impute, standardize=bool(standardize), prefilter=prefilter)
     t0 = time.perf_counter()
-
-    if observed_values is None:
-        _, observed_values, _ = _unit(-1, name, template, X, y, None, used, k, clfs, metric,
-                                      prep, random_state, sizes)
-    observed_values = [float(v) for v in observed_values]
-    if len(observed_values) != n_resamples:
-        raise StablefsError(f"{len(observed_values)} observed values for {n_resamples} "
-                            "resamples.")
-    observed = float(np.mean(observed_values))
+    observed, method, k, observed_values, _ = procedure_statistic(
+        X, y, methods, sizes, used, **options)
 
     config = {"data": _digest(X, y), "resamples": _resamples_digest(used),
-              "method": _method_key(name, template), "k": int(k), "metric": metric,
-              "classifier": clfs[clf_name] if isinstance(clfs[clf_name], str)
-              else repr(clfs[clf_name]), "seed": int(random_state), "stablefs": __version__,
+              "procedure": 2, "protocol": repr(protocol),
+              "methods": [_method_key(n, t) for n, t in templates.items()], "sizes": sizes,
+              "metric": metric, "measure": measure,
+              "classifier": clf if isinstance(clf, str) else repr(clf),
+              "choose": getattr(choose, "__qualname__", repr(choose)),
+              "seed": int(random_state), "stablefs": __version__,
               "prep": [impute, bool(standardize), prefilter]}
-    if _search_limited(template, sizes):  # in the key only when it changes the selector
-        config["search_to"] = max(sizes)
     cache = _UnitCache(cache_dir, config)
-    values: dict[int, float] = {}
+    values: dict[int, tuple] = {}
     reused = computed = 0
     for b in range(n_permutations):
-        hit = cache.load(b, n_resamples)
+        hit = cache.load(b)
         if hit is not None:
-            values[b] = float(np.mean(hit[0]))
+            values[b] = hit[:3]
             reused += 1
 
     def decided():
@@ -397,7 +461,7 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
         for b in range(n_permutations):
             if b not in values:
                 break
-            done.append(values[b])
+            done.append(values[b][0])
         p, n_used, e, stopped = sequential_stop(done, observed, n_permutations, h)
         return (stopped or n_used == n_permutations), done
 
@@ -412,12 +476,11 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
                 batch = max(4 * workers, 10)
                 while not finished:
                     todo = [b for b in range(n_permutations) if b not in values][:batch]
-                    jobs = (joblib.delayed(_unit)(
-                        b, name, template, X, y, _permutation(random_state, b, y, used), used,
-                        k, clfs, metric, prep, random_state, sizes) for b in todo)
-                    for b, vals, ft in parallel(jobs):
-                        cache.save(b, vals, ft)
-                        values[b] = float(np.mean(vals))
+                    jobs = (joblib.delayed(_unit)(b, X, y, protocol, methods, sizes,
+                                                  n_resamples, options) for b in todo)
+                    for b, stat, m_b, k_b, ft in parallel(jobs):
+                        cache.save(b, stat, m_b, k_b, ft)
+                        values[b] = (stat, m_b, k_b)
                         computed += 1
                         bar.update(1)
                     finished, _ = decided()
@@ -427,9 +490,11 @@ def permutation_test(X, y, method, k: int, *, resamples, classifier="svm",
     _, done = decided()
     p, n_used, e, stopped = sequential_stop(done, observed, n_permutations, h)
     return PermutationTest(
-        method=name, k=int(k), classifier=clf_name, metric=metric, observed=observed,
+        method=method, k=k, classifier=clf_name, metric=metric, observed=observed,
         statistics=np.asarray(done[:n_used], dtype=float), n_permutations=n_permutations,
         n_resamples=n_resamples, resamples=[int(r.index) for r in used], alpha=float(alpha),
         stop_after=h, exceedances=e, p_value=float(p), stopped=stopped,
         seconds=time.perf_counter() - t0, units_computed=computed, units_reused=reused,
-        observed_values=observed_values)
+        observed_values=observed_values,
+        choices=[values[b][1:] for b in range(n_used)],
+        methods=list(templates), sizes=sizes)

@@ -9,8 +9,10 @@ the correlation-aware pairwise ones (nPOGR, Zucknick, the intersection count). N
 estimator and the whole-system measures (Somol, Křížek, ...) are defined on the collection of
 resamples only and keep their usual form.
 
-The interval is the normal interval of the mean of m independent terms, estimate ±
-z_{1-α/2} s/sqrt(m) (the delete-one jackknife of a mean, :class:`PairScores`).
+The interval is the Student-t interval of the mean of m independent terms, estimate ±
+t_{m-1, 1-α/2} s/sqrt(m) (the delete-one jackknife of a mean, :class:`PairScores`, is s²/m),
+clipped to the measure's range (:func:`~stablefs.stability.measure_bounds`), as every
+stability interval of a run.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import numpy as np
 from stablefs.stability import MEASURES
 from stablefs.stability import correlated as _corr
 from stablefs.stability import subsets as _sub
-from stablefs.stability._common import normal_interval
+from stablefs.stability._common import student_interval
+from stablefs.stability._registry import measure_bounds
 
 __all__ = ["has_reference_form", "reference_interval"]
 
@@ -64,5 +67,6 @@ def reference_interval(name: str, subsets: np.ndarray, reference: np.ndarray, *,
                                            reference=ref)
     else:
         raise ValueError(f"measure {name!r} has no reference form")
-    low, high = normal_interval(scores.mean, scores.jackknife_variance(), alpha)
+    low, high = student_interval(scores.mean, scores.jackknife_variance(), scores.m, alpha,
+                                 measure_bounds(name, scores.m))
     return scores.mean, low, high

@@ -101,10 +101,10 @@ class ExperimentResult:
     ...                         measures=["kuncheva", "nogueira"])
     >>> for row in result.stability.itertuples():
     ...     print(row.method, row.measure, round(row.estimate, 3), row.interval)
-    ttest kuncheva 0.695 bootstrap
-    ttest nogueira 0.695 analytic
-    en-ttest(n_estimators=5) kuncheva 0.804 bootstrap
-    en-ttest(n_estimators=5) nogueira 0.804 analytic
+    ttest kuncheva 0.695 jackknife-t
+    ttest nogueira 0.695 jackknife-t
+    en-ttest(n_estimators=5) kuncheva 0.804 jackknife-t
+    en-ttest(n_estimators=5) nogueira 0.804 jackknife-t
     >>> sorted(result.results["metric"].unique().tolist())
     ['accuracy_svm', 'auc_svm', 'balanced_accuracy_svm', 'fit_time', 'mcc_svm']
     """
@@ -532,8 +532,8 @@ def run_experiment(
     ...                         measures=["kuncheva", "nogueira"])
     >>> for row in result.stability.query("measure == 'nogueira'").itertuples():
     ...     print(row.method, round(row.estimate, 3), [round(row.low, 3), round(row.high, 3)])
-    ttest 0.695 [0.633, 0.756]
-    en-ttest(n_estimators=5) 0.804 [0.766, 0.841]
+    ttest 0.695 [0.533, 0.856]
+    en-ttest(n_estimators=5) 0.804 [0.705, 0.903]
     >>> accuracy = result.results.query("metric == 'accuracy_svm'")
     >>> accuracy.groupby("method", sort=False)["value"].mean().round(3).to_dict()
     {'ttest': 0.971, 'en-ttest(n_estimators=5)': 0.971}

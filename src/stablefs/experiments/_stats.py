@@ -248,7 +248,8 @@ MARGINS = {
 
 
 def t_interval(samples: np.ndarray, runs: int, alpha: float = 0.05,
-               estimate: float | None = None) -> tuple[float, float]:
+               estimate: float | None = None,
+               bounds: tuple[float, float] | None = None) -> tuple[float, float]:
     """Student-t interval from bootstrap replicates over ``runs`` Monte-Carlo units.
 
     ``estimate ± t_{runs-1, 1-alpha/2} · se`` with ``se`` the standard deviation of the
@@ -257,18 +258,19 @@ def t_interval(samples: np.ndarray, runs: int, alpha: float = 0.05,
     textbook t-interval of the mean (Efron and Tibshirani 1993, sec. 12.2), which keeps its
     95 % coverage at 10 runs where the percentile interval falls to about 90 %. For other
     statistics (means over pairs of runs, ratios) it is the t-interval with a bootstrap
-    standard error. ``estimate`` defaults to the mean of the (finite) replicates.
+    standard error. ``estimate`` defaults to the mean of the (finite) replicates; ``bounds``
+    (the statistic's range, e.g. ``(-1, 1)`` for a correlation) clips the interval
+    (:func:`stablefs.stability._common.student_interval`).
     """
-    from scipy import stats
+    from stablefs.stability._common import student_interval
 
     s = np.asarray(samples, dtype=float)
     s = s[np.isfinite(s)]
     if s.size < 2 or runs < 2:
         return float("nan"), float("nan")
     centre = float(np.mean(s)) if estimate is None else float(estimate)
-    se = float(np.std(s)) * np.sqrt(runs / (runs - 1.0))
-    half = float(stats.t.ppf(1 - alpha / 2, runs - 1)) * se
-    return centre - half, centre + half
+    variance = float(np.var(s)) * runs / (runs - 1.0)
+    return student_interval(centre, variance, runs, alpha, bounds)
 
 
 def _interval(samples, runs, alpha: float, estimate: float | None, min_runs: int

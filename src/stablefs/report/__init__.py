@@ -44,12 +44,9 @@ __all__ = ["write_report"]
 _MEASURE_NOTES = {
     "kuncheva": "Kuncheva index: overlap of two equal-size subsets corrected for the overlap "
     "expected by chance, averaged over all pairs of resamples; 1 = identical lists, "
-    "0 = no better than random; interval from a percentile bootstrap over resamples.",
+    "0 = no better than random.",
     "nogueira": "Nogueira stability: one minus the average variance of each feature's "
-    "selection indicator, scaled so that 1 = identical lists and 0 = random selection; "
-    "its confidence interval is the paper's asymptotic one, which is too narrow with few "
-    "resamples (in our simulations a 95% interval covers about 88–91% at 20 resamples and "
-    "80–85% at 10; see stablefs.stability.nogueira_ci).",
+    "selection indicator, scaled so that 1 = identical lists and 0 = random selection.",
     "jaccard": "Jaccard index: |A ∩ B| / |A ∪ B| averaged over pairs of resamples; not "
     "corrected for chance, so it grows with k.",
     "dice": "Dice coefficient: 2|A ∩ B| / (|A| + |B|) averaged over pairs of resamples; not "
@@ -288,8 +285,10 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         for measure in pd.unique(stab["measure"]):
             doc.add(Heading(3, f"{_tab.measure_label(measure)}"),
                     _tab.stability_table(stab, measure, methods))
-        doc.add(Paragraph("Cells: estimate [lower, upper confidence bound]. " + bold_note,
-                          css_class="note"))
+        doc.add(Paragraph("Cells: estimate [lower, upper 95% confidence bound: the "
+                          "delete-one-resample jackknife standard error with a Student-t "
+                          "quantile, clipped to the measure's range, which covers at 95% from "
+                          "10 resamples on]. " + bold_note, css_class="note"))
 
     # predictive performance
     doc.add(Heading(2, "Predictive performance"))

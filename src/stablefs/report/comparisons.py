@@ -3,12 +3,12 @@ significant after Holm's correction (:func:`stablefs.evaluation.compare_methods`
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pandas as pd
 
 from stablefs.report.render import Heading, Paragraph, Table
+from stablefs.report.tables import format_p_value
 
 __all__ = ["comparison_blocks"]
 
@@ -21,9 +21,7 @@ _TESTS = {
 
 
 def _p(p: float) -> str:
-    if not math.isfinite(p):
-        return "–"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return format_p_value(p)
 
 
 def comparison_blocks(comparisons, *, alpha: float = 0.05, max_rows: int = 40) -> list:

@@ -78,7 +78,9 @@ def _p(v) -> str:
         return ""
     if not math.isfinite(v):
         return ""
-    return "< 0.001" if v < 0.001 else f"{v:.3f}"
+    from stablefs.report.tables import format_p_value
+
+    return format_p_value(v)
 
 
 # --------------------------------------------------------------------------- figures
@@ -524,7 +526,7 @@ def write_leaderboard(out_dir, *, cells: pd.DataFrame, ranks: pd.DataFrame,
     parts.append('<h2 id="cells">Every cell</h2>')
     parts.append(
         "<p>One row per data set, method and size k: the estimate with its 95% interval "
-        "(stability: the asymptotic interval of Nogueira et al. 2018; balanced accuracy: mean "
+        "(stability: the jackknife t-interval over the resamples; balanced accuracy: mean "
         "over the resamples with the corrected resampled t interval of Nadeau and Bengio "
         "2003), the method's rank in its set by stability, its mean fit time, and a link to "
         "the set's full comparison report.</p>")

@@ -24,6 +24,7 @@ from stablefs.report.tables import (
     format_estimate,
     format_k,
     format_mean_sd,
+    format_p_value,
     format_seconds,
     measure_label,
     parse_metric,
@@ -383,13 +384,13 @@ class Evidence:
 
 
 def format_p(p: float) -> str:
-    """``= 0.0099`` / ``= 0.035`` / ``= 0.42``: two significant digits, so that a value just
-    below a level never prints as the level (1/101 is 0.0099, not 0.010)."""
+    """``= 0.0099`` / ``= 0.035`` / ``= 0.0495`` / ``< 0.001``: two significant digits, more
+    where they would round the value onto or across a level (5/101 is 0.0495, not 0.050;
+    :func:`~stablefs.report.tables.format_p_value`)."""
     if not np.isfinite(p):
         return "undecided"
-    if p < 0.001:
-        return "< 0.001"
-    return f"= {p:.4f}" if p < 0.01 else f"= {p:.3f}" if p < 0.1 else f"= {p:.2f}"
+    text = format_p_value(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _p(p: float) -> str:
@@ -427,8 +428,9 @@ def judge_evidence(rec: Recommendation | None, baseline: dict | None, trust: dic
         p = float(perm["p_value"])
         alpha = float(perm.get("alpha", 0.05))
         if not p < alpha:
-            reasons.append(f"a permutation test (labels permuted, the selector refitted) "
-                           f"gives p {_p(p)}, not below {alpha:g}")
+            reasons.append(f"a permutation test of the procedure (labels permuted, the "
+                           f"selectors refitted, the choice repeated) gives p {_p(p)}, not "
+                           f"below {alpha:g}")
     return Evidence(not reasons, reasons, perm is not None, acc, base, p)
 
 
@@ -450,13 +452,22 @@ def trust_sentences(rec: Recommendation | None, baseline: dict | None, trust: di
                else f"{perm['permutations_used']} permutations, {perm['exceedances']} "
                "reaching the observed value")
         lead = "Evidence of signal: p" if verdict.signal else "P"
-        out.append(f"{lead}ermutation test of {perm['method']} at k={format_k(perm['k'])}: mean "
-                   f"held-out balanced accuracy {perm['observed']:.{digits + 1}f} on "
-                   f"{perm['resamples_per_permutation']} resamples, against "
-                   f"{perm['null_mean']:.{digits + 1}f} on average with the labels permuted and "
-                   f"the selector refitted each time (Ambroise and McLachlan 2002): p "
-                   f"{_p(perm['p_value'])} ({how}; {perm['fits']} fits, "
-                   f"{format_seconds(perm['seconds'])}).")
+        methods = perm.get("methods") or []
+        grid = (f"the choice among {len(methods)} method{'s' if len(methods) != 1 else ''} x "
+                f"{len(perm.get('sizes') or [])} k" if methods else "the choice")
+        chose = (f"it chose {perm['method']} at k={format_k(perm['k'])}" if perm.get("method")
+                 else "it chose nothing")
+        observed = perm.get("observed")
+        observed = math.nan if observed is None else float(observed)
+        null_mean = perm.get("null_mean")
+        null_mean = math.nan if null_mean is None else float(null_mean)
+        out.append(f"{lead}ermutation test of the whole procedure ({grid} repeated on "
+                   f"{perm['resamples_per_permutation']} resamples): {chose}, mean held-out "
+                   f"balanced accuracy {observed:.{digits + 1}f}, against "
+                   f"{null_mean:.{digits + 1}f} on average with the labels permuted, the "
+                   "resamples stratified on them, every selector refitted and the choice "
+                   f"repeated (Ambroise and McLachlan 2002): p {_p(perm['p_value'])} ({how}; "
+                   f"{perm['fits']} fits, {format_seconds(perm['seconds'])}).")
     elif rec is not None and trust is not None:
         out.append("No permutation test was run (--permutations 0): the recommendation is "
                    "judged against the majority-class baseline only.")

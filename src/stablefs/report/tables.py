@@ -35,6 +35,7 @@ __all__ = [
     "format_estimate",
     "format_k",
     "format_mean_sd",
+    "format_p_value",
     "format_seconds",
     "measure_label",
     "metric_label",
@@ -177,6 +178,29 @@ def format_mean_sd(mean: float, sd: float = math.nan, *, digits: int = 3) -> str
     if sd is None or not math.isfinite(sd):
         return _fmt(mean, digits)
     return f"{_fmt(mean, digits)} ± {_fmt(sd, digits)}"
+
+
+#: the levels a printed p-value is read against: never rounded onto or across one of them
+P_LEVELS = (0.001, 0.005, 0.01, 0.05, 0.1)
+
+
+def format_p_value(p: float, *, small: str = "< 0.001") -> str:
+    """A p-value with two significant digits, more where two would round it onto or across a
+    level of :data:`P_LEVELS`: 5/101 prints ``"0.0495"``, not ``"0.050"``; 1/101
+    ``"0.0099"``; 0.42 ``"0.42"``. Below 0.001 ``small`` (``"sci"``: ``"1.2e-05"``); NaN
+    ``"–"``."""
+    if p is None or not math.isfinite(p):
+        return DASH
+    if p < 1e-3:
+        return f"{p:.2g}" if small == "sci" else small
+    for sig in range(2, 8):
+        decimals = max(0, sig - 1 - math.floor(math.log10(p)))
+        text = f"{p:.{decimals}f}"
+        shown = float(text)
+        if all((shown < level) == (p < level) and (shown == level) == (p == level)
+               for level in P_LEVELS):
+            return text
+    return f"{p:.8f}"
 
 
 def format_seconds(seconds: float, sd: float | None = None) -> str:
@@ -536,9 +560,7 @@ def _with_symbol(feature: str, sig: pd.DataFrame | None) -> str:
 
 
 def _fmt_p(p: float) -> str:
-    if not math.isfinite(p):
-        return DASH
-    return f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}"
+    return format_p_value(p, small="sci")
 
 
 _SAME_AS = {"nogueira": "kuncheva"}

@@ -3,8 +3,10 @@
 Everywhere in the report (the summary, the bold cells of the tables, the recommendation) a
 method is *best* at a k when it has the best estimate, and *tied* with the best when its
 interval overlaps the best one's interval. The intervals are those of ``stability.csv``
-(``low``/``high``) for stability, and for accuracy-like metrics a Student-t interval for the
-mean over resamples (:func:`t_interval`). Without intervals only exactly equal values tie.
+(``low``/``high``: the jackknife t-interval over resamples,
+:func:`stablefs.evaluation.statistics.stability_interval`) for stability, and for
+accuracy-like metrics a Student-t interval for the mean over resamples (:func:`t_interval`).
+Without intervals only exactly equal values tie.
 
 The recommendation (:func:`recommend`) is taken from the stability–accuracy Pareto front of
 the (method, k) pairs (:func:`pareto_front`).
@@ -16,7 +18,6 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 __all__ = ["LEVEL", "leaders", "overlaps", "pareto_front", "recommend", "t_interval"]
 
@@ -32,13 +33,14 @@ def t_interval(mean, sd, n, level: float = LEVEL) -> tuple[np.ndarray, np.ndarra
     and is too narrow (Nadeau and Bengio 2003); the report says so. It is used only to decide
     ties, where too narrow errs towards naming a winner.
     """
+    from stablefs.stability._common import student_interval
+
     mean = np.asarray(mean, dtype=float)
-    sd = np.asarray(sd, dtype=float)
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        half = stats.t.ppf((1 + level) / 2, n - 1) * sd / np.sqrt(n)
-    half = np.where(n >= 2, half, np.nan)
-    return mean - half, mean + half
+        var = np.asarray(sd, dtype=float) ** 2 / n
+    low, high = student_interval(mean, var, n, 1 - level)
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
 
 
 def overlaps(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:

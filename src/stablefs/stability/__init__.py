@@ -41,7 +41,8 @@ from stablefs._runtime import lazy as _lazy
 _EXPORTS = {
     "_inputs": ("subsets_from_cv_results", "top_k_subsets"),
     "_registry": (
-        "MEASURES", "Measure", "available_measures", "measure_interval", "measure_pair_scores",
+        "MEASURES", "Measure", "available_measures", "measure_bounds", "measure_interval",
+        "measure_pair_scores",
     ),
     "correlated": ("intersection_count", "npogr", "sechidis", "zucknick"),
     "curves": ("stability_curve",),
@@ -86,6 +87,7 @@ __all__ = [
     "lustgarten",
     "matching_similarity",
     "matching_stability",
+    "measure_bounds",
     "measure_interval",
     "measure_pair_scores",
     "nogueira",

@@ -2,21 +2,28 @@
 
 ``MEASURES[name]`` is a :class:`Measure`: callable as ``MEASURES[name](subsets, n_features,
 X=..., random_state=...)`` and carrying its properties. :func:`measure_interval` returns
-(estimate, low, high):
+(estimate, low, high), every interval formed the same way: the **delete-one-result jackknife
+standard error and a Student-t interval with m − 1 degrees of freedom**, estimate ±
+t_{m−1, 1−α/2} sqrt(v), clipped to the measure's range (:func:`measure_bounds`):
 
-* ``nogueira``: the analytic interval of Nogueira et al. (2018), see
-  :func:`~stablefs.stability.nogueira_ci` (defined for m ≥ 2).
+* ``nogueira``: v the jackknife variance of Φ̂ (:func:`~stablefs.stability.nogueira_ci`,
+  ``variance="jackknife"``).
 * Pairwise-average measures (Kuncheva, Jaccard, …, nPOGR, Zucknick, intersection count):
-  the mean over pairs is a U-statistic of order 2 over the m results. Its variance is
-  estimated by the delete-one-result jackknife, v = (m−1)/m Σ_l (U_(−l) − Ū)², and the
-  interval is estimate ± z_{1−α/2} sqrt(v) (normal approximation). U_(−l) needs at least
-  two results left, so **m < 3 gives NaN bounds** (the estimate is still returned). For the
-  Monte-Carlo-corrected measures the expectation term is held fixed; its simulation error
-  is not part of the interval.
-* Whole-system measures (Somol, Křížek, Davis, Novovičová, Sechidis): delete-one-result
-  jackknife of the statistic itself, same normal interval, NaN bounds when m < 3.
+  the mean over pairs is a U-statistic of order 2 over the m results;
+  v = (m−1)/m Σ_l (U_(−l) − Ū)². For the Monte-Carlo-corrected measures the expectation
+  term is held fixed; its simulation error is not part of the interval.
+* Whole-system measures (Somol, Křížek, Davis, Novovičová, Sechidis): the jackknife of the
+  statistic itself.
 
-Bounds are not clipped to the measure's range.
+U_(−l) needs at least two results left, so **m < 3 gives NaN bounds** (the estimate is still
+returned). Why this interval: simulated with a known population stability (m independent
+training sets; ``benchmarks/bench_coverage.py``), the paper's asymptotic interval for Φ̂
+covered 83–91 % at 10–20 results and the percentile bootstrap over results 88–94 %; the
+jackknife t-interval covered 94.6–97.2 % at 10, 20 and 50 (97 at 10 results with a weak
+signal: conservative, not narrow). It is deterministic (no draws) and
+costs m evaluations at most. Where every result selects the same subset the variance is 0
+and the interval is the single point 1; near random selection (population value ≈ 0) the
+U-statistic is degenerate and the interval is conservative (about 99 %).
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from stablefs._errors import StablefsError
 from stablefs._runtime.lazy import submodule
 from stablefs.stability import correlated
 from stablefs.stability import subsets as sub
-from stablefs.stability._common import jackknife_variance, normal_interval
+from stablefs.stability._common import jackknife_variance, student_interval
 from stablefs.stability._inputs import as_subsets, check_alpha, listing, named, plain
 
 # the package attributes nogueira and somol are the functions of those names
@@ -40,7 +47,8 @@ from stablefs.stability._inputs import as_subsets, check_alpha, listing, named, 
 nogueira = submodule("stablefs.stability.nogueira")
 somol = submodule("stablefs.stability.somol")
 
-__all__ = ["MEASURES", "Measure", "available_measures", "measure_interval", "measure_pair_scores"]
+__all__ = ["MEASURES", "Measure", "available_measures", "measure_bounds", "measure_interval",
+           "measure_pair_scores"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,9 @@ class Measure:
         False for the measures where lower is more stable.
     description : str
         One line, with its reference.
+    lowest : float or None
+        The least value of the estimate (None when not bounded in closed form; Nogueira's
+        −1/(m − 1) depends on m, :func:`measure_bounds`). Every measure is at most 1.
 
     References
     ----------
@@ -93,6 +104,7 @@ class Measure:
     needs_X: bool = False
     higher_is_better: bool = True
     description: str = ""
+    lowest: float | None = None
 
     def __call__(self, subsets, n_features=None, *, X=None, random_state=0,
                  feature_names=None) -> float:
@@ -101,8 +113,15 @@ class Measure:
                                 feature_names=feature_names, _interval=False)[0]
 
 
+#: least values: 0 for the similarities, -1 for the correlation-like chance-corrected ones
+_LOWEST = {"jaccard": 0.0, "dice": 0.0, "hamming": 0.0, "ochiai": 0.0, "zucknick": 0.0,
+           "somol": 0.0, "somol_c": 0.0, "somol_cw": 0.0, "krizek": 0.0, "davis": 0.0,
+           "novovicova": 0.0, "kuncheva": -1.0, "phi": -1.0, "kappa": -1.0,
+           "lustgarten": -1.0, "wald": -1.0}
+
+
 def _m(name, func, kind, cc, desc, **kw) -> Measure:
-    return Measure(name, func, kind, cc, description=desc, **kw)
+    return Measure(name, func, kind, cc, description=desc, lowest=_LOWEST.get(name), **kw)
 
 
 MEASURES: dict[str, Measure] = {
@@ -111,7 +130,7 @@ MEASURES: dict[str, Measure] = {
         _m("kuncheva", sub.kuncheva, "pairwise", True,
            "Kuncheva's consistency index (Kuncheva 2007; Han 2012, eq. 5.5)", equal_sizes=True),
         _m("nogueira", nogueira.nogueira, "nogueira", True,
-           "Nogueira, Sechidis and Brown 2018 estimator, with its analytic interval"),
+           "Nogueira, Sechidis and Brown 2018 estimator (its variance: eq. 7)"),
         _m("jaccard", sub.jaccard, "pairwise", False,
            "Jaccard index of subsets (Kalousis et al. 2007)"),
         _m("dice", sub.dice, "pairwise", False,
@@ -187,6 +206,17 @@ def _unknown(name) -> StablefsError:
     )
 
 
+def measure_bounds(name: str, m: int) -> tuple[float | None, float]:
+    """The range ``(lowest, 1)`` an interval of measure ``name`` over ``m`` results is clipped
+    to: Nogueira's Φ̂ lies in [−1/(m − 1), 1] (Nogueira et al. 2018); lowest is None where it
+    has no closed form (no clipping below)."""
+    if name not in MEASURES:
+        raise _unknown(name)
+    if MEASURES[name].kind == "nogueira":
+        return (-1.0 / (m - 1) if m > 1 else None), 1.0
+    return MEASURES[name].lowest, 1.0
+
+
 def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: float = 0.05,
                      random_state=0, feature_names=None,
                      _interval: bool = True) -> tuple[float, float, float]:
@@ -214,17 +244,17 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
 
     Returns
     -------
-    estimate, low, high : float
-        See the module docstring for how each interval is formed; low/high are NaN when the
-        interval is undefined (m < 3 for jackknife intervals).
+    (estimate, low, high)
+        The jackknife t-interval of the module docstring, clipped to :func:`measure_bounds`;
+        low/high are NaN when it is undefined (m < 3).
 
     References
     ----------
     .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
-       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018 (the analytic
-       interval of ``nogueira``).
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018 (the estimator and
+       its variance).
     .. [2] B. Efron and C. Stein, "The jackknife estimate of variance", The Annals of
-       Statistics 9(3), 586–596, 1981 (the jackknife intervals).
+       Statistics 9(3), 586–596, 1981 (the jackknife standard error).
 
     Examples
     --------
@@ -232,7 +262,7 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
     >>> subsets = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [0, 1, 2], [1, 2, 3]]
     >>> estimate, low, high = measure_interval("kuncheva", subsets, n_features=10)
     >>> round(estimate, 3), round(low, 3), round(high, 3)
-    (0.571, 0.419, 0.724)
+    (0.571, 0.356, 0.787)
     """
     if name not in MEASURES:
         raise _unknown(name)
@@ -253,7 +283,8 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
     est = scores.mean
     if not _interval:
         return est, np.nan, np.nan
-    low, high = normal_interval(est, scores.jackknife_variance(), alpha)
+    low, high = student_interval(est, scores.jackknife_variance(), scores.m, alpha,
+                                 measure_bounds(name, scores.m))
     return est, low, high
 
 
@@ -348,7 +379,7 @@ def _system_interval(name, subsets, n_features, X, random_state, alpha, interval
     if not interval:
         return est, np.nan, np.nan
     var = jackknife_variance(lambda rows: stat(data.subset(rows)), data.m)
-    low, high = normal_interval(est, var, alpha)
+    low, high = student_interval(est, var, data.m, alpha, measure_bounds(name, data.m))
     return est, low, high
 
 

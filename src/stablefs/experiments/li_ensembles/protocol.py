@@ -456,7 +456,8 @@ class _Analysis(Analysis):
                     vals, i, j = spearman_pairs(R[:, row])
                     self.pairs[(name, spec, m)] = (vals, i, j)
                     lo, hi = t_interval(pair_mean_boot(vals, i, j, self.counts_sub),
-                                        c.n_subsamples, c.alpha, float(vals.mean()))
+                                        c.n_subsamples, c.alpha, float(vals.mean()),
+                                        bounds=(-1.0, 1.0))  # Spearman's range
                     rows.append((name, METHODS[spec], spec, m, float(vals.mean()), lo, hi,
                                  float(vals.std(ddof=1)) if vals.size > 1 else np.nan))
             for what in ("ensemble-l2lw", ENR, IWL, L2LW):

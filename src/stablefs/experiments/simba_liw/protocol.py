@@ -394,7 +394,9 @@ class SimbaLiwProtocol(Experiment):
 
 
 def _p(p: float) -> str:
-    return "< 1e-300" if p == 0 else f"{p:.2g}"
+    from stablefs.report.tables import format_p_value
+
+    return "< 1e-300" if p == 0 else format_p_value(p, small="sci")
 
 
 class _Analysis(Analysis):
@@ -419,7 +421,7 @@ class _Analysis(Analysis):
         rows = []
         for m, label in METHODS.items():
             for j, k in enumerate(self.ks):
-                lo, hi = t_interval(self.kun_boot[m][:, j], M, c.alpha)
+                lo, hi = t_interval(self.kun_boot[m][:, j], M, c.alpha, bounds=(-1.0, 1.0))
                 rows.append({"method": label, "k": int(k), "kuncheva": float(self.kun[m][j]),
                              "low": lo, "high": hi})
         self.kun_table = pd.DataFrame(rows)
@@ -467,7 +469,7 @@ class _Analysis(Analysis):
             self.r_boot[m] = kuncheva_path(self.r_orders[m], c.n_features, [c.relieff_k],
                                            self.r_counts)[:, 0]
             self.r_prec[m] = top_k_precision(self.r_orders[m], self.relevant, c.relieff_k)
-            lo, hi = t_interval(self.r_boot[m], c.relieff_sets, c.alpha)
+            lo, hi = t_interval(self.r_boot[m], c.relieff_sets, c.alpha, bounds=(-1.0, 1.0))
             for j, k in enumerate(self.ks):
                 rows.append({"method": label, "k": int(k),
                              "kuncheva": float(self.r_kun[m][j]),
