@@ -207,9 +207,37 @@ def _unknown(name) -> StablefsError:
 
 
 def measure_bounds(name: str, m: int) -> tuple[float | None, float]:
-    """The range ``(lowest, 1)`` an interval of measure ``name`` over ``m`` results is clipped
-    to: Nogueira's Φ̂ lies in [−1/(m − 1), 1] (Nogueira et al. 2018); lowest is None where it
-    has no closed form (no clipping below)."""
+    """The range ``(lowest, 1)`` an interval of measure ``name`` over ``m`` results is clipped to.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`available_measures`.
+    m : int
+        The number of selection results.
+
+    Returns
+    -------
+    lowest : float or None
+        The least value the estimate can take: Nogueira's Φ̂ lies in [−1/(m − 1), 1]
+        (Nogueira et al. 2018); ``None`` where it has no closed form (no clipping below).
+    highest : float
+        1 for every measure.
+
+    References
+    ----------
+    .. [1] S. Nogueira, K. Sechidis and G. Brown, "On the stability of feature selection
+       algorithms", Journal of Machine Learning Research 18(174), 1–54, 2018 (the range of
+       the estimator).
+
+    Examples
+    --------
+    >>> from stablefs.stability import measure_bounds
+    >>> measure_bounds("nogueira", 5)
+    (-0.25, 1.0)
+    >>> measure_bounds("jaccard", 5)
+    (0.0, 1.0)
+    """
     if name not in MEASURES:
         raise _unknown(name)
     if MEASURES[name].kind == "nogueira":
