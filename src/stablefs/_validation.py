@@ -6,10 +6,19 @@ Each check raises :class:`stablefs.StablefsError` with one line that names the p
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    #: a seed for scikit-learn's ``check_random_state``: an int, a ``RandomState`` or None
+    RandomStateLike: TypeAlias = int | np.integer | np.random.RandomState | None
+    #: a seed for NumPy's ``default_rng``: an int, a ``SeedSequence``, a ``Generator`` or None
+    SeedLike: TypeAlias = int | np.integer | np.random.SeedSequence | np.random.Generator | None
 
 
 def check_n_features_to_select(n_features_to_select, n_features: int) -> int:

@@ -25,10 +25,25 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+    from typing import TypeAlias
+
+    import pandas as pd
+    from numpy.typing import ArrayLike, NDArray
+
+    #: one selection result: a collection of feature indices or names, or a boolean mask
+    Subset: TypeAlias = Collection[int | np.integer | str] | ArrayLike
+    #: a system of subsets in any of the forms above
+    Subsets: TypeAlias = "SubsetData | pd.DataFrame | ArrayLike | Sequence[Subset]"
+    #: the p column names of the data, in order
+    FeatureNames: TypeAlias = Sequence[str] | NDArray[np.str_] | NDArray[np.object_] | pd.Index
 
 __all__ = [
     "SubsetData",
@@ -95,7 +110,7 @@ class SubsetData:
         """All pairwise intersection sizes |S_i ∩ S_j| (m × m) from one matrix product."""
         u = self.Z.shape[1]
         dtype = np.float32 if u < 2**24 else np.float64  # integer sums stay exact
-        Zf = self.Z.astype(dtype)
+        Zf: np.ndarray = self.Z.astype(dtype)
         return np.rint(Zf @ Zf.T).astype(np.int64)
 
     def subset(self, rows) -> SubsetData:
@@ -235,8 +250,10 @@ def names_to_indices(values: list, pos: int, what: str, lookup: dict | None) -> 
         )
     if len(set(values)) < len(values):
         seen = set()
-        dup = next(x for x in values if x in seen or seen.add(x))
-        raise StablefsError(f"{what} {pos} lists feature {plain(dup)} twice.")
+        for x in values:
+            if x in seen:
+                raise StablefsError(f"{what} {pos} lists feature {plain(x)} twice.")
+            seen.add(x)
     return np.fromiter((lookup[x] for x in values), dtype=np.int64, count=len(values))
 
 
@@ -256,6 +273,7 @@ def named(subsets, n_features=None, feature_names=None, reference=None, *, X=Non
     if feature_names is None:
         return subsets, n_features, reference
     names = check_feature_names(feature_names, n_features)
+    assert names is not None  # feature_names is not None
     if X is not None and np.ndim(X) == 2 and np.shape(X)[1] != len(names):
         raise StablefsError(
             f"X has {np.shape(X)[1]} feature columns but feature_names lists {len(names)} "
@@ -454,9 +472,10 @@ def _from_sequence(subsets, p, require_p: bool, what: str, lookup: dict | None =
         if require_p and any(s is not None for s in sets):
             check_n_features(None, required=True)
         p = max((int(s.max()) + 1 for s in sets if s is not None and s.size), default=1)
+    index_sets: list[np.ndarray] = []
     for pos, s in enumerate(sets):
         if s is None:
-            sets[pos] = np.flatnonzero(masks[pos]).astype(np.int64)
+            index_sets.append(np.flatnonzero(masks[pos]).astype(np.int64))
             continue
         if s.size:
             lo, hi = int(s.min()), int(s.max())
@@ -472,13 +491,14 @@ def _from_sequence(subsets, p, require_p: bool, what: str, lookup: dict | None =
                 hint = (" (this looks like a 0/1 matrix: pass it as dtype bool)"
                         if zero_one else "")
                 raise StablefsError(f"{what} {pos} lists feature {dup} twice{hint}.")
-            sets[pos] = srt
-    m = len(sets)
-    sizes = np.array([s.size for s in sets], dtype=np.int64)
+            s = srt
+        index_sets.append(s)
+    m = len(index_sets)
+    sizes = np.array([s.size for s in index_sets], dtype=np.int64)
     if m == 0 or sizes.sum() == 0:
         return SubsetData(np.zeros((m, 0), dtype=bool), np.empty(0, np.int64), sizes, int(p),
                           p_known)
-    flat = np.concatenate(sets)
+    flat = np.concatenate(index_sets)
     rows = np.repeat(np.arange(m), sizes)
     cols, inv = np.unique(flat, return_inverse=True)
     Z = np.zeros((m, cols.size), dtype=bool)
@@ -500,7 +520,7 @@ def as_reference(reference, data: SubsetData) -> SubsetData:
 
 
 def _row_lengths(rows) -> list[int | None]:
-    out = []
+    out: list[int | None] = []
     for r in rows:
         if isinstance(r, (str, bytes)) or np.ndim(r) != 1:
             out.append(None)
@@ -521,12 +541,11 @@ def _as_matrix(values, what: str, row: str) -> np.ndarray:
         )
     if hasattr(values, "to_numpy"):
         values = values.to_numpy()
-    ragged = False
     try:
         A = np.asarray(values)
-    except ValueError:
-        ragged, A = True, None
-    if ragged or (A.dtype == object and A.ndim == 1):
+    except ValueError:  # ragged rows
+        A = None
+    if A is None or (A.dtype == object and A.ndim == 1):
         rows = list(values)
         lengths = _row_lengths(rows)
         if None in lengths:
@@ -589,12 +608,13 @@ def top_k_order(rankings) -> np.ndarray:
 def _check_k(k, p: int) -> int:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise StablefsError(f"subset size k = {plain(k)} is not a whole number.")
-    if not 0 <= k <= p:
+    if not 0 <= int(k) <= p:
         raise StablefsError(f"subset size k = {k} must lie in 0..{p} (the number of features).")
     return int(k)
 
 
-def top_k_subsets(rankings, k: int, *, order: np.ndarray | None = None) -> np.ndarray:
+def top_k_subsets(rankings: ArrayLike | None, k: int, *,
+                  order: np.ndarray | None = None) -> NDArray[np.bool_]:
     """Turn rankings into the boolean (m × p) matrix of each ranking's k best features.
 
     Ties are broken by the lower feature index, as ``ranking_`` of every selector does.
@@ -637,7 +657,17 @@ def top_k_subsets(rankings, k: int, *, order: np.ndarray | None = None) -> np.nd
     return out
 
 
-def subsets_from_cv_results(cv_results: Mapping, size=None):
+@overload
+def subsets_from_cv_results(cv_results: Mapping[str, Any], size: None = None
+                            ) -> dict[int, NDArray[np.bool_]]: ...
+
+
+@overload
+def subsets_from_cv_results(cv_results: Mapping[str, Any], size: int) -> NDArray[np.bool_]: ...
+
+
+def subsets_from_cv_results(cv_results: Mapping[str, Any], size: int | None = None
+                            ) -> NDArray[np.bool_] | dict[int, NDArray[np.bool_]]:
     """Per-split supports from scikit-learn ``RFECV.cv_results_``.
 
     ``cv_results_`` holds, for each CV split i, ``split{i}_support`` (steps × p booleans) and

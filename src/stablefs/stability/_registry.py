@@ -31,6 +31,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +41,15 @@ from stablefs.stability import correlated
 from stablefs.stability import subsets as sub
 from stablefs.stability._common import jackknife_variance, student_interval
 from stablefs.stability._inputs import as_subsets, check_alpha, listing, named, plain
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from stablefs._validation import SeedLike
+    from stablefs.stability._common import PairScores
+    from stablefs.stability._inputs import FeatureNames, Subsets
 
 # the package attributes nogueira and somol are the functions of those names
 # (stablefs._runtime.lazy):
@@ -97,8 +107,8 @@ class Measure:
     """
 
     name: str
-    func: Callable
-    kind: str
+    func: Callable[..., float]
+    kind: Literal["pairwise", "system", "nogueira", "correlated-pairwise", "correlated-system"]
     chance_corrected: bool
     equal_sizes: bool = False
     needs_X: bool = False
@@ -106,8 +116,9 @@ class Measure:
     description: str = ""
     lowest: float | None = None
 
-    def __call__(self, subsets, n_features=None, *, X=None, random_state=0,
-                 feature_names=None) -> float:
+    def __call__(self, subsets: Subsets, n_features: int | None = None, *,
+                 X: ArrayLike | None = None, random_state: SeedLike = 0,
+                 feature_names: FeatureNames | None = None) -> float:
         """Evaluate the measure (X and random_state are used only where needed)."""
         return measure_interval(self.name, subsets, n_features, X=X, random_state=random_state,
                                 feature_names=feature_names, _interval=False)[0]
@@ -245,8 +256,9 @@ def measure_bounds(name: str, m: int) -> tuple[float | None, float]:
     return MEASURES[name].lowest, 1.0
 
 
-def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: float = 0.05,
-                     random_state=0, feature_names=None,
+def measure_interval(name: str, subsets: Subsets, n_features: int | None = None, *,
+                     X: ArrayLike | None = None, alpha: float = 0.05, random_state: SeedLike = 0,
+                     feature_names: FeatureNames | None = None,
                      _interval: bool = True) -> tuple[float, float, float]:
     """Estimate and (1 − alpha) confidence interval of a registered stability measure.
 
@@ -316,8 +328,9 @@ def measure_interval(name: str, subsets, n_features=None, *, X=None, alpha: floa
     return est, low, high
 
 
-def measure_pair_scores(name: str, subsets, n_features=None, *, X=None, random_state=0,
-                        feature_names=None):
+def measure_pair_scores(name: str, subsets: Subsets, n_features: int | None = None, *,
+                        X: ArrayLike | None = None, random_state: SeedLike = 0,
+                        feature_names: FeatureNames | None = None) -> PairScores | None:
     """Compute the per-pair similarities of a pairwise-average measure (Han 2012, eq. 5.4).
 
     Used by the bootstrap intervals of :func:`stablefs.evaluation.bootstrap_pair_interval`.

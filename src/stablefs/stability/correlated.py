@@ -18,6 +18,7 @@ other feature (r = 0), so they can only match themselves.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,12 @@ from stablefs.stability._inputs import (
     named,
     plain,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from stablefs._validation import SeedLike
+    from stablefs.stability._inputs import FeatureNames, Subset, Subsets
 
 __all__ = ["intersection_count", "npogr", "sechidis", "zucknick"]
 
@@ -108,7 +115,7 @@ class _Blocks:
     def __init__(self, XT: np.ndarray, union: np.ndarray | None = None):
         self.XT = XT
         self.union = None
-        self._pu = None
+        self._pu: tuple[float, np.ndarray] | None = None
         if union is not None and union.size <= _UNION_MAX:
             self.union = union
             XU = XT[union]
@@ -294,8 +301,9 @@ def _p_of(X):
     return int(shape[1]) if len(shape) == 2 else None
 
 
-def npogr(subsets, X, *, fdr: float = 0.001, n_pairs: int = 10000, random_state=0,
-          reference=None, feature_names=None) -> float:
+def npogr(subsets: Subsets, X: ArrayLike, *, fdr: float = 0.001, n_pairs: int = 10000,
+          random_state: SeedLike = 0, reference: Subset | None = None,
+          feature_names: FeatureNames | None = None) -> float:
     r"""Normalised POGR (Zhang et al. 2009) in the symmetric form of Han (2012, eq. 5.8).
 
     For two subsets of size k, r = |S_i ∩ S_j|, O_ij = number of genes of S_i \ S_j that are
@@ -458,8 +466,8 @@ def _zucknick_pairs(subsets, X, *, threshold=0.9, reference=None) -> PairScores:
     return PairScores(vals, i, j, data.m)
 
 
-def zucknick(subsets, X, *, threshold: float = 0.9, reference=None,
-             feature_names=None) -> float:
+def zucknick(subsets: Subsets, X: ArrayLike, *, threshold: float = 0.9,
+             reference: Subset | None = None, feature_names: FeatureNames | None = None) -> float:
     r"""Zucknick, Richardson & Stronach (2008) correlation-weighted Jaccard, as in ``stabm``.
 
     s(S_i, S_j) = (|S_i ∩ S_j| + C(S_i, S_j) + C(S_j, S_i)) / |S_i ∪ S_j|,
@@ -543,8 +551,10 @@ def _intersection_pairs(subsets, X, *, threshold=0.9, n_pairs=10000, random_stat
     return PairScores((observed - expected) / den, i, j, data.m)
 
 
-def intersection_count(subsets, X, *, threshold: float = 0.9, n_pairs: int = 10000,
-                       random_state=0, reference=None, feature_names=None) -> float:
+def intersection_count(subsets: Subsets, X: ArrayLike, *, threshold: float = 0.9,
+                       n_pairs: int = 10000, random_state: SeedLike = 0,
+                       reference: Subset | None = None,
+                       feature_names: FeatureNames | None = None) -> float:
     r"""Adjusted intersection count (Bommert & Rahnenführer 2020; ``stabm`` IntersectionCount).
 
     I(S_i, S_j) = |S_i ∩ S_j| + min(C(S_i, S_j), C(S_j, S_i)), where C(S_a, S_b) counts the
@@ -655,8 +665,9 @@ def _sechidis_value(data: SubsetData, XT: np.ndarray, threshold: float, mu_c: fl
     return float(1 - tr / null)
 
 
-def sechidis(subsets, X, *, threshold: float = 0.9, n_pairs: int | None = 100_000,
-             random_state=0, feature_names=None) -> float:
+def sechidis(subsets: Subsets, X: ArrayLike, *, threshold: float = 0.9,
+             n_pairs: int | None = 100_000, random_state: SeedLike = 0,
+             feature_names: FeatureNames | None = None) -> float:
     r"""Sechidis et al. (2020) stability in the presence of feature correlations.
 
     Φ̂_C = 1 − tr(C S) / tr(C Σ₀), with S the unbiased (m−1) sample covariance of the
@@ -722,10 +733,10 @@ def sechidis(subsets, X, *, threshold: float = 0.9, n_pairs: int | None = 100_00
     0.753
     """
     subsets, _, _ = named(subsets, None, feature_names, X=X)
-    data, X = _prepare(subsets, X, None)
+    data, Xc = _prepare(subsets, X, None)
     threshold = _check_threshold(threshold, "threshold")
     if n_pairs is not None:
         n_pairs = _check_n_pairs(n_pairs)
-    XT = standardized_columns(X)
+    XT = standardized_columns(Xc)
     mu = _mean_offdiag_similarity(XT, threshold, n_pairs, np.random.default_rng(random_state))
     return _sechidis_value(data, XT, threshold, mu)

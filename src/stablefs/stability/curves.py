@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from stablefs.stability._inputs import as_rankings, top_k_subsets
 from stablefs.stability._registry import measure_interval
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
+
+    from stablefs._validation import SeedLike
+
 __all__ = ["stability_curve"]
 
 
-def stability_curve(rankings, sizes, measure: str = "kuncheva", *, interval: bool = False,
-                    alpha: float = 0.05, X=None, random_state=0) -> pd.DataFrame:
+def stability_curve(rankings: ArrayLike, sizes: Iterable[int], measure: str = "kuncheva", *,
+                    interval: bool = False, alpha: float = 0.05, X: ArrayLike | None = None,
+                    random_state: SeedLike = 0) -> pd.DataFrame:
     """Stability of the top-k subsets of m rankings for each k in ``sizes``.
 
     Each ranking's k best features (1 = best; ties broken by the lower feature index, as

@@ -24,12 +24,20 @@ indexed by the names and :func:`consensus` returns the names.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
 from stablefs.stability._inputs import as_subsets, check_feature_names, plain
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from stablefs.stability._inputs import FeatureNames, Subsets
 
 __all__ = [
     "CONSENSUS_THRESHOLD",
@@ -50,8 +58,8 @@ def _data(subsets, n_features, feature_names):
     return as_subsets(subsets, n_features, feature_names=names), names
 
 
-def selection_frequency(subsets, n_features=None, *, counts: bool = False,
-                        feature_names=None) -> np.ndarray | pd.Series:
+def selection_frequency(subsets: Subsets, n_features: int | None = None, *, counts: bool = False,
+                        feature_names: FeatureNames | None = None) -> np.ndarray | pd.Series:
     """Compute the selection frequency of every feature, F_f / m (or the counts F_f).
 
     Parameters
@@ -110,7 +118,7 @@ def _check_threshold(threshold) -> float:
     return t
 
 
-def in_consensus(frequency, threshold: float = CONSENSUS_THRESHOLD) -> np.ndarray:
+def in_consensus(frequency: ArrayLike, threshold: float = CONSENSUS_THRESHOLD) -> NDArray[np.bool_]:
     """Tell which features are consensus features, given their selection frequencies.
 
     The one rule of this package: ``frequency > threshold`` (strictly; Han 2012, sec. 7.4).
@@ -147,8 +155,9 @@ def in_consensus(frequency, threshold: float = CONSENSUS_THRESHOLD) -> np.ndarra
     return f > t
 
 
-def consensus(subsets, n_features=None, *, threshold: float = CONSENSUS_THRESHOLD,
-              feature_names=None) -> np.ndarray:
+def consensus(subsets: Subsets, n_features: int | None = None, *,
+              threshold: float = CONSENSUS_THRESHOLD,
+              feature_names: FeatureNames | None = None) -> NDArray[np.intp] | NDArray[np.object_]:
     """Consensus signature: the features selected in *more than* ``threshold`` of the results.
 
     Han 2012, sec. 7.4: a consensus gene is represented in more than 50 % of the
@@ -199,8 +208,9 @@ def consensus(subsets, n_features=None, *, threshold: float = CONSENSUS_THRESHOL
     return out
 
 
-def frequency_intervals(subsets, n_features=None, thresholds=(0.0, 0.5, 0.85), *,
-                        feature_names=None) -> pd.Series:
+def frequency_intervals(subsets: Subsets, n_features: int | None = None,
+                        thresholds: Sequence[float] = (0.0, 0.5, 0.85), *,
+                        feature_names: FeatureNames | None = None) -> pd.Series:
     """Count the features whose selection frequency exceeds each threshold (Han 2012, Table 7.6).
 
     For m = 100 and the default thresholds the entries are the Table 7.6 columns
@@ -246,7 +256,8 @@ def frequency_intervals(subsets, n_features=None, thresholds=(0.0, 0.5, 0.85), *
     return pd.Series(values, index=labels, name="n_features", dtype=np.int64)
 
 
-def frequency_curve(subsets, n_features=None, *, feature_names=None) -> pd.Series:
+def frequency_curve(subsets: Subsets, n_features: int | None = None, *,
+                    feature_names: FeatureNames | None = None) -> pd.Series:
     """Count the features that occur in at least c of the m results, for c = 1..m.
 
     Han 2012, Figs. 7.7–7.8. The area under this curve is Σ_i |S_i| (for m signatures of size

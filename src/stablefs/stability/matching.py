@@ -21,6 +21,8 @@ For plain subsets Sim^M_ID = |S_1 ∩ S_2| / min(|S_1|, |S_2|); the paper's rema
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -31,6 +33,17 @@ from stablefs.stability._inputs import (
     names_to_indices,
     plain,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal, TypeAlias
+
+    from numpy.typing import ArrayLike
+
+    from stablefs.stability._inputs import FeatureNames, Subset
+
+    #: one result: a set of groups (each an index collection) or a plain subset
+    Groups: TypeAlias = Sequence[Subset] | Subset
 
 __all__ = ["matching_similarity", "matching_stability"]
 
@@ -121,8 +134,9 @@ def _value_weights(A, B, X) -> np.ndarray:
     return unit(ca).T @ unit(cb)
 
 
-def matching_similarity(groups_a, groups_b, X=None, by: str = "index", *,
-                        feature_names=None) -> float:
+def matching_similarity(groups_a: Groups, groups_b: Groups, X: ArrayLike | None = None,
+                        by: Literal["index", "value"] = "index", *,
+                        feature_names: FeatureNames | None = None) -> float:
     r"""Sim^M_ID or Sim^M_V of two results by maximum weighted bipartite matching.
 
     Sim^M(R_1, R_2) = Σ_{(G_i, G_j) ∈ M} w(G_i, G_j) / |M|, M a maximum-weight matching of the
@@ -186,8 +200,9 @@ def matching_similarity(groups_a, groups_b, X=None, by: str = "index", *,
     return float(W[rows, cols].sum() / min(len(A), len(B)))
 
 
-def matching_stability(results, reference=None, X=None, by: str = "index", *,
-                       feature_names=None) -> float:
+def matching_stability(results: Sequence[Groups], reference: Groups | None = None,
+                       X: ArrayLike | None = None, by: Literal["index", "value"] = "index", *,
+                       feature_names: FeatureNames | None = None) -> float:
     r"""Average Sim^M over results: against ``reference`` or over all pairs.
 
     With a reference R (e.g. the groups found on the full data): (1/q) Σ_i Sim^M(R, R_i) (Yu,

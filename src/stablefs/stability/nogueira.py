@@ -60,13 +60,18 @@ algorithms) z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b); p-values from the standard 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs.stability._common import normal_interval, student_interval
 from stablefs.stability._inputs import SubsetData, as_subsets, check_alpha, named, plain
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from stablefs.stability._inputs import FeatureNames, Subsets
 
 __all__ = [
     "NogueiraTest",
@@ -166,7 +171,8 @@ def _jackknife_variance(data: SubsetData) -> float:
     return float((m - 1) / m * np.sum((loo - loo.mean()) ** 2))
 
 
-def nogueira(subsets, n_features=None, *, feature_names=None) -> float:
+def nogueira(subsets: Subsets, n_features: int | None = None, *,
+             feature_names: FeatureNames | None = None) -> float:
     r"""Nogueira, Sechidis & Brown (2018) stability estimator Φ̂.
 
     Φ̂ = 1 − [(1/p) Σ_f s_f²] / [(k̄/p)(1 − k̄/p)],  s_f² = m/(m−1) p̂_f (1 − p̂_f),
@@ -228,8 +234,9 @@ def nogueira(subsets, n_features=None, *, feature_names=None) -> float:
     return _estimate(_data(subsets, n_features, feature_names))
 
 
-def nogueira_variance(subsets, n_features=None, *, method: str = "asymptotic",
-                      feature_names=None) -> float:
+def nogueira_variance(subsets: Subsets, n_features: int | None = None, *,
+                      method: Literal["asymptotic", "jackknife"] = "asymptotic",
+                      feature_names: FeatureNames | None = None) -> float:
     """Estimate the variance of Φ̂: asymptotic (Nogueira et al. 2018) or jackknife.
 
     See the module docstring for the formula, its derivation and its small-m behaviour.
@@ -280,9 +287,9 @@ def nogueira_variance(subsets, n_features=None, *, method: str = "asymptotic",
     )
 
 
-def nogueira_ci(subsets, n_features=None, alpha: float = 0.05, *,
-                variance: str = "jackknife",
-                feature_names=None) -> tuple[float, float, float, float]:
+def nogueira_ci(subsets: Subsets, n_features: int | None = None, alpha: float = 0.05, *,
+                variance: Literal["asymptotic", "jackknife"] = "jackknife",
+                feature_names: FeatureNames | None = None) -> tuple[float, float, float, float]:
     """Φ̂ with its variance and (1 − alpha) confidence interval.
 
     Parameters
@@ -363,8 +370,9 @@ def _z(diff: float, var: float) -> float:
     return 0.0 if diff == 0 else float(np.copysign(np.inf, diff))
 
 
-def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
-                  alternative: str = "greater", feature_names=None) -> NogueiraTest:
+def nogueira_test(subsets: Subsets, n_features: int | None = None, *, null: float = 0.0,
+                  alternative: Literal["greater", "less", "two-sided"] = "greater",
+                  feature_names: FeatureNames | None = None) -> NogueiraTest:
     """One-sample z-test of H0: Φ = ``null`` (Nogueira et al. 2018).
 
     z = (Φ̂ − Φ₀)/sqrt(v(Φ̂)) with the asymptotic variance; ``null=0`` tests whether the
@@ -417,9 +425,9 @@ def nogueira_test(subsets, n_features=None, *, null: float = 0.0,
     return NogueiraTest(float(z), _pvalue(z, alternative), est, var)
 
 
-def nogueira_two_sample_test(subsets_a, subsets_b, n_features=None, *,
-                             alternative: str = "two-sided",
-                             feature_names=None) -> NogueiraTest:
+def nogueira_two_sample_test(subsets_a: Subsets, subsets_b: Subsets, n_features: int | None = None,
+                             *, alternative: Literal["greater", "less", "two-sided"] = "two-sided",
+                             feature_names: FeatureNames | None = None) -> NogueiraTest:
     """Two-sample z-test of H0: Φ_a = Φ_b for two algorithms (Nogueira et al. 2018).
 
     z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b). The two systems of results are assumed independent

@@ -7,12 +7,16 @@ selector). Pairwise similarities are averaged over all m(m−1)/2 pairs (Han 201
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
 
 from stablefs._errors import StablefsError
 from stablefs.stability._inputs import as_rankings, as_weights, plain
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["f_measure", "kendall", "pearson", "spearman", "weight_variance"]
 
@@ -37,7 +41,7 @@ def _mean_row_correlation(V: np.ndarray, what: str) -> float:
 
 
 def _check_topk(k, p: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= p:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= int(k) <= p:
         raise StablefsError(f"k = {plain(k)} must be a whole number in 1..{p}.")
     return int(k)
 
@@ -67,7 +71,7 @@ def _topk_pairwise(R: np.ndarray, k: int, corr) -> float:
     return float(np.mean(vals))
 
 
-def spearman(rankings, k: int | None = None) -> float:
+def spearman(rankings: ArrayLike, k: int | None = None) -> float:
     r"""Mean pairwise Spearman rank correlation (Kalousis et al. 2007; Li et al. 2013, sec. 4.1).
 
     Full rankings: ρ(r, r') = Pearson correlation of the (tie-averaged) ranks, which for
@@ -120,7 +124,7 @@ def spearman(rankings, k: int | None = None) -> float:
     return _topk_pairwise(R, k, lambda a, b: float(np.corrcoef(a, b)[0, 1]))
 
 
-def kendall(rankings, k: int | None = None) -> float:
+def kendall(rankings: ArrayLike, k: int | None = None) -> float:
     r"""Mean pairwise Kendall τ_b of rankings, full or top-k.
 
     τ_b = (n_c − n_d) / sqrt((n_0 − n_1)(n_0 − n_2)) over feature pairs (ties handled as in
@@ -174,7 +178,7 @@ def kendall(rankings, k: int | None = None) -> float:
     return _topk_pairwise(R, k, tau)
 
 
-def pearson(weights) -> float:
+def pearson(weights: ArrayLike) -> float:
     r"""Mean pairwise Pearson correlation of feature-weight vectors (Kalousis et al. 2007).
 
     ρ(w, w') = Σ_f (w_f − w̄)(w'_f − w̄') / sqrt(Σ_f (w_f − w̄)² Σ_f (w'_f − w̄')²).
@@ -211,7 +215,7 @@ def pearson(weights) -> float:
     return _mean_row_correlation(W, "weight vector")
 
 
-def weight_variance(weights, *, normalize: bool = False) -> float:
+def weight_variance(weights: ArrayLike, *, normalize: bool = False) -> float:
     r"""Average feature-weight variance (Han 2012, eqs. 3.3–3.4); lower is more stable.
 
     Var(X_j) = (1/m) Σ_i (w_ij − w̄_j)²  (the expectation over training sets of eq. 3.3
@@ -263,7 +267,7 @@ def weight_variance(weights, *, normalize: bool = False) -> float:
     return float(W.var(axis=0).mean())
 
 
-def f_measure(stability, accuracy):
+def f_measure(stability: ArrayLike, accuracy: ArrayLike) -> float | NDArray[np.float64]:
     r"""Stability–accuracy F-measure 2·s·a/(s + a) (Saeys et al. 2008; Li et al. 2013).
 
     The harmonic mean of stability s and accuracy a, both in [0, 1].

@@ -13,12 +13,18 @@ consistent about) — except Křížek's entropy, which is defined for it.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs.stability._common import with_sections
 from stablefs.stability._inputs import SubsetData, as_subsets, named, plain
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from stablefs.stability._inputs import FeatureNames, Subsets
 
 __all__ = ["davis", "krizek", "novovicova", "somol", "somol_c", "somol_cw", "somol_cw_rel"]
 
@@ -81,10 +87,10 @@ def _krizek(data: SubsetData, normalize: bool = True) -> float:
 
 def _davis(data: SubsetData, penalty: float = 0.0) -> float:
     F = _nonempty(data, "Davis' measure")
-    value = np.mean(F / data.m)
+    value = float(np.mean(F / data.m))
     if penalty:
-        value -= penalty * np.median(data.sizes) / data.p
-    return float(max(0.0, value))
+        value -= float(penalty * np.median(data.sizes) / data.p)
+    return max(0.0, value)
 
 
 def _novovicova(data: SubsetData) -> float:
@@ -125,7 +131,8 @@ def _params(note: str):
 
 
 @_params("not needed (the value does not depend on p).")
-def somol_c(subsets, n_features=None, *, feature_names=None) -> float:
+def somol_c(subsets: Subsets, n_features: int | None = None, *,
+            feature_names: FeatureNames | None = None) -> float:
     r"""Somol & Novovičová's consistency C (Prat Masramon 2016, eqs. 2.39–2.40).
 
     C = (1/|V|) Σ_{f∈V} (F_f − 1)/(m − 1).
@@ -153,7 +160,8 @@ def somol_c(subsets, n_features=None, *, feature_names=None) -> float:
 
 
 @_params("not needed (the value does not depend on p).")
-def somol_cw(subsets, n_features=None, *, feature_names=None) -> float:
+def somol_cw(subsets: Subsets, n_features: int | None = None, *,
+             feature_names: FeatureNames | None = None) -> float:
     r"""Somol & Novovičová's weighted consistency CW (Prat Masramon 2016, eqs. 2.41, 2.51).
 
     CW = Σ_f (F_f/N) (F_f − 1)/(m − 1),  N = Σ_i |S_i|.
@@ -182,7 +190,8 @@ def somol_cw(subsets, n_features=None, *, feature_names=None) -> float:
 
 
 @_params("required for index collections (CW_min depends on it).")
-def somol_cw_rel(subsets, n_features=None, *, feature_names=None) -> float:
+def somol_cw_rel(subsets: Subsets, n_features: int | None = None, *,
+                 feature_names: FeatureNames | None = None) -> float:
     r"""Somol & Novovičová's relative weighted consistency CW_rel (Prat Masramon 2016, eq. 2.52).
 
     CW_rel = (CW − CW_min)/(CW_max − CW_min) with, for D = N mod p and H = N mod m,
@@ -217,7 +226,9 @@ def somol_cw_rel(subsets, n_features=None, *, feature_names=None) -> float:
     return _somol_cw_rel(_prep(subsets, n_features, True, feature_names))
 
 
-def somol(subsets, n_features=None, *, variant: str = "cw_rel", feature_names=None) -> float:
+def somol(subsets: Subsets, n_features: int | None = None, *,
+          variant: Literal["cw_rel", "cw", "c"] = "cw_rel",
+          feature_names: FeatureNames | None = None) -> float:
     """Somol & Novovičová's consistency; ``variant`` ∈ {"cw_rel" (default), "cw", "c"}.
 
     ``"cw_rel"`` (:func:`somol_cw_rel`) is the form recommended by its authors and the one
@@ -268,7 +279,8 @@ def somol(subsets, n_features=None, *, variant: str = "cw_rel", feature_names=No
     raise StablefsError(f"unknown Somol variant {plain(variant)}: use 'cw_rel', 'cw' or 'c'.")
 
 
-def krizek(subsets, n_features=None, *, normalize: bool = True, feature_names=None) -> float:
+def krizek(subsets: Subsets, n_features: int | None = None, *, normalize: bool = True,
+           feature_names: FeatureNames | None = None) -> float:
     r"""Křížek et al.'s entropy of the distribution of distinct subsets (Prat Masramon 2016).
 
     H = −Σ_{distinct X} F_X log F_X, F_X = (number of results equal to X)/m (natural log).
@@ -318,7 +330,8 @@ def krizek(subsets, n_features=None, *, normalize: bool = True, feature_names=No
     return _krizek(_prep(subsets, n_features, False, feature_names), normalize)
 
 
-def davis(subsets, n_features=None, *, penalty: float = 0.0, feature_names=None) -> float:
+def davis(subsets: Subsets, n_features: int | None = None, *, penalty: float = 0.0,
+          feature_names: FeatureNames | None = None) -> float:
     r"""Davis et al. (2006) stability, as in Bommert's ``stabm::stabilityDavis``.
 
     S = max{0, (1/|V|) Σ_{f∈V} F_f/m − penalty · median(|S_1|, …, |S_m|)/p}.
@@ -367,7 +380,8 @@ def davis(subsets, n_features=None, *, penalty: float = 0.0, feature_names=None)
 
 
 @_params("not needed.")
-def novovicova(subsets, n_features=None, *, feature_names=None) -> float:
+def novovicova(subsets: Subsets, n_features: int | None = None, *,
+               feature_names: FeatureNames | None = None) -> float:
     r"""Novovičová, Somol & Pudil (2009) entropy-based stability, as in ``stabm``.
 
     SS = (1/(N log₂ m)) Σ_{f∈V} F_f log₂ F_f,  N = Σ_f F_f.

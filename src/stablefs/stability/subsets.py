@@ -24,6 +24,7 @@ Conventions for degenerate input (never a silent NaN):
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,17 @@ from stablefs.stability._inputs import (
     named,
     plain,
 )
+
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    from numpy.typing import NDArray
+
+    from stablefs.stability._inputs import FeatureNames, Subset, Subsets
+
+    #: the names of the pairwise measures of this module
+    PairwiseMeasure: TypeAlias = Literal["kuncheva", "jaccard", "dice", "hamming", "ochiai",
+                                         "lustgarten", "phi", "kappa", "wald", "unadjusted"]
 
 __all__ = [
     "dice",
@@ -156,8 +168,9 @@ _KERNELS: dict[str, tuple[Kernel, bool]] = {  # name -> (kernel, needs n_feature
 }
 
 
-def pair_scores(name: str, subsets, n_features=None, reference=None, feature_names=None
-                ) -> PairScores:
+def pair_scores(name: str, subsets: Subsets, n_features: int | None = None,
+                reference: Subset | None = None,
+                feature_names: FeatureNames | None = None) -> PairScores:
     """The per-pair similarities of measure ``name`` (used by the registry's intervals)."""
     kernel, needs_p = _KERNELS[name]
     subsets, n_features, reference = named(subsets, n_features, feature_names, reference)
@@ -185,8 +198,9 @@ def _pairwise(name: str, subsets, n_features, reference, feature_names) -> float
     return pair_scores(name, subsets, n_features, reference, feature_names).mean
 
 
-def similarity_matrix(subsets, n_features=None, measure: str = "jaccard", *,
-                      feature_names=None) -> np.ndarray:
+def similarity_matrix(subsets: Subsets, n_features: int | None = None,
+                      measure: PairwiseMeasure = "jaccard", *,
+                      feature_names: FeatureNames | None = None) -> NDArray[np.float64]:
     """Compute the (m × m) matrix of pairwise similarities s(S_i, S_j) of one pairwise measure.
 
     Parameters
@@ -268,7 +282,8 @@ def _params(needs_p: bool):
 
 
 @_params(True)
-def kuncheva(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def kuncheva(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+             feature_names: FeatureNames | None = None) -> float:
     r"""Kuncheva's consistency index (Han 2012, eq. 5.5; Prat Masramon 2016, eqs. 2.34–2.36).
 
     s(S_i, S_j) = (a − k²/p) / (k − k²/p) = (a·p − k²) / (k (p − k)),  k = |S_i| = |S_j|.
@@ -318,7 +333,8 @@ def kuncheva(subsets, n_features=None, *, reference=None, feature_names=None) ->
 
 
 @_params(False)
-def jaccard(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def jaccard(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+            feature_names: FeatureNames | None = None) -> float:
     r"""Jaccard index, Kalousis et al.'s subset similarity (Prat Masramon 2016, eq. 2.48).
 
     s(S_i, S_j) = |S_i ∩ S_j| / |S_i ∪ S_j| = a / (a + b + c).
@@ -357,7 +373,8 @@ def jaccard(subsets, n_features=None, *, reference=None, feature_names=None) -> 
 
 
 @_params(False)
-def dice(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def dice(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+         feature_names: FeatureNames | None = None) -> float:
     r"""Dice–Sørensen coefficient, the Sim_ID of Yu, Ding and Loscalzo (2008, eq. 5).
 
     s(S_i, S_j) = 2 |S_i ∩ S_j| / (|S_i| + |S_j|) = 2a / (2a + b + c).
@@ -385,7 +402,8 @@ def dice(subsets, n_features=None, *, reference=None, feature_names=None) -> flo
 
 
 @_params(True)
-def hamming(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def hamming(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+            feature_names: FeatureNames | None = None) -> float:
     r"""Dunne et al.'s Hamming similarity (Prat Masramon 2016, eqs. 2.26–2.29, 2.47).
 
     s(S_i, S_j) = 1 − D_H / p = 1 − (|S_i \ S_j| + |S_j \ S_i|) / p = (a + d) / p,
@@ -414,7 +432,8 @@ def hamming(subsets, n_features=None, *, reference=None, feature_names=None) -> 
 
 
 @_params(False)
-def ochiai(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def ochiai(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+           feature_names: FeatureNames | None = None) -> float:
     r"""Ochiai coefficient (cosine similarity of the selection masks).
 
     s(S_i, S_j) = |S_i ∩ S_j| / sqrt(|S_i| |S_j|).
@@ -442,7 +461,8 @@ def ochiai(subsets, n_features=None, *, reference=None, feature_names=None) -> f
 
 
 @_params(True)
-def lustgarten(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def lustgarten(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+               feature_names: FeatureNames | None = None) -> float:
     r"""Lustgarten, Gopalakrishnan & Visweswaran (2009) adjusted stability measure.
 
     s(S_i, S_j) = (a − k_i k_j / p) / (min(k_i, k_j) − max(0, k_i + k_j − p)),
@@ -475,7 +495,8 @@ def lustgarten(subsets, n_features=None, *, reference=None, feature_names=None) 
 
 
 @_params(True)
-def phi(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def phi(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+        feature_names: FeatureNames | None = None) -> float:
     r"""Pearson correlation of the two selection masks (phi coefficient).
 
     s(S_i, S_j) = (a d − b c) / sqrt(k_i (p − k_i) k_j (p − k_j))
@@ -502,7 +523,8 @@ def phi(subsets, n_features=None, *, reference=None, feature_names=None) -> floa
 
 
 @_params(True)
-def kappa(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def kappa(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+          feature_names: FeatureNames | None = None) -> float:
     r"""Cohen's kappa of the two selection masks.
 
     With p_o = (a + d)/p and p_e = (k_i k_j + (p − k_i)(p − k_j))/p²:
@@ -531,7 +553,8 @@ def kappa(subsets, n_features=None, *, reference=None, feature_names=None) -> fl
 
 
 @_params(True)
-def wald(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def wald(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+         feature_names: FeatureNames | None = None) -> float:
     r"""Wald, Khoshgoftaar & Napolitano (2013) stability measure.
 
     s(S_i, S_j) = (a − k_i k_j / p) / (min(k_i, k_j) − k_i k_j / p).
@@ -561,7 +584,8 @@ def wald(subsets, n_features=None, *, reference=None, feature_names=None) -> flo
 
 
 @_params(True)
-def unadjusted(subsets, n_features=None, *, reference=None, feature_names=None) -> float:
+def unadjusted(subsets: Subsets, n_features: int | None = None, *, reference: Subset | None = None,
+               feature_names: FeatureNames | None = None) -> float:
     r"""The chance-corrected "unadjusted" measure (Bommert; ``stabm::stabilityUnadjusted``).
 
     s(S_i, S_j) = (a − k_i k_j / p) / (sqrt(k_i k_j) − k_i k_j / p),
