@@ -235,6 +235,7 @@ def attach_labels(sample_names: np.ndarray, has_ids: bool, labels, where: str) -
         ``labels_from``, ``labels_column``, ``labels_id_column`` for ``Dataset.meta``.
     """
     ids = [str(s) for s in sample_names]
+    column: str | None
     if isinstance(labels, pd.Series):
         sheet_name = "the labels Series"
         sheet_ids = [str(v) for v in labels.index.tolist()]

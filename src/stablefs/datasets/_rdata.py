@@ -32,11 +32,15 @@ import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs._runtime.io import atomic_path
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["RDataSet", "convert_rdata", "read_rdata", "write_csv_gz"]
 
@@ -263,7 +267,7 @@ def write_csv_gz(
             h.update(chunk)
             gz.write(chunk)
             for label, row in zip(data.y, X):
-                values = map(float.__repr__, row.tolist())
+                values: Iterable[str] = map(float.__repr__, row.tolist())
                 if missing:
                     values = ("" if v == "nan" else v for v in values)
                 chunk = (_csv_field(str(label)) + "," + ",".join(values) + "\n").encode()

@@ -508,7 +508,9 @@ def npz_declared_arrays(path: Path) -> dict[str, tuple[tuple[int, ...], np.dtype
                     elif version == (2, 0):
                         shape, _, dtype = npy.read_array_header_2_0(fh)
                     else:
-                        shape, _, dtype = npy._read_array_header(fh, version)
+                        # a private NumPy helper (other .npy versions), not in its stubs
+                        shape, _, dtype = npy._read_array_header(  # type: ignore[attr-defined]
+                            fh, version)
                 out[info.filename[:-4]] = (tuple(int(d) for d in shape), np.dtype(dtype))
     except Exception as exc:  # noqa: BLE001 - a header is parsed by tokenize, zipfile, ...
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -54,8 +54,12 @@ import textwrap
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: pinned source of the ``.RData`` files (``../shared/datasets/rdata/README.md``)
 DEFAULT_REGISTRY_URL = (
@@ -699,7 +703,8 @@ def _download(entry: RegistryEntry, data_home=None) -> Path:
     return Path(path)
 
 
-def fetch_dataset(name: str, data_home=None, *, download: bool = True) -> FetchResult:
+def fetch_dataset(name: str, data_home: str | os.PathLike[str] | None = None, *,
+                  download: bool = True) -> FetchResult:
     """Find, check, and if needed download and convert registry set ``name``.
 
     Parameters
@@ -770,7 +775,8 @@ def fetch_dataset(name: str, data_home=None, *, download: bool = True) -> FetchR
     return FetchResult(entry, path, "downloaded", entry.url)
 
 
-def fetch(name: str, data_home=None, *, download: bool = True) -> Path:
+def fetch(name: str, data_home: str | os.PathLike[str] | None = None, *,
+          download: bool = True) -> Path:
     """Path of a verified local ``.csv.gz`` of registry set ``name``, downloading it if needed.
 
     Parameters
@@ -830,7 +836,7 @@ def fetch(name: str, data_home=None, *, download: bool = True) -> Path:
 # the table of ``stablefs datasets``
 # --------------------------------------------------------------------------------------------
 
-SYNTHETIC_ROWS = [
+SYNTHETIC_ROWS: list[dict[str, Any]] = [
     {
         "name": "synthetic:han2012",
         "alias": "",
@@ -860,7 +866,7 @@ SYNTHETIC_ROWS = [
 ]
 
 
-def registry_table(data_home=None) -> list[dict]:
+def registry_table(data_home: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
     """List the named data sets and where their files are, one row per set (``stablefs datasets``).
 
     Parameters
@@ -987,7 +993,7 @@ def format_registry_table(data_home=None, *, names=None, width: int = 100) -> st
         return "  ".join(out).rstrip()
 
     lines = [line(header)] + [line(r) for r in body]
-    roles = {}
+    roles: dict[Path, str] = {}
     for d, role in dirs:
         roles.setdefault(d, role)
     for folder, tag in used.items():
@@ -998,9 +1004,9 @@ def format_registry_table(data_home=None, *, names=None, width: int = 100) -> st
     lines.append("")
     lines.append("synthetic data (generated on demand; options after '?', e.g. "
                  "synthetic:han2012?n_samples=200):")
-    for r in SYNTHETIC_ROWS:
-        lines.append(_middle(f"  {r['name']:<19} {r['n_samples']} x {r['n_features']:<6} "
-                             f"{r['reference']}", width))
+    for syn in SYNTHETIC_ROWS:
+        lines.append(_middle(f"  {syn['name']:<19} {syn['n_samples']} x {syn['n_features']:<6} "
+                             f"{syn['reference']}", width))
     lines.append("")
     prose = (
         f"Sets not found are downloaded on first use (or with 'stablefs datasets --download "

@@ -17,11 +17,20 @@ import difflib
 import inspect
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs.datasets._dataset import Dataset
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from stablefs._validation import SeedLike
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -35,8 +44,10 @@ def _rng(random_state) -> np.random.Generator:
     if random_state is None or isinstance(
         random_state, numbers.Integral | np.random.SeedSequence | np.random.Generator
     ):
-        if isinstance(random_state, numbers.Integral) and int(random_state) < 0:
-            raise StablefsError(f"random_state = {random_state} must be non-negative.")
+        if isinstance(random_state, numbers.Integral):
+            if int(random_state) < 0:
+                raise StablefsError(f"random_state = {random_state} must be non-negative.")
+            random_state = int(random_state)
         return np.random.default_rng(random_state)
     raise StablefsError(
         f"random_state must be None, a non-negative int or a NumPy Generator, not {random_state!r}."
@@ -123,19 +134,11 @@ def block_gaussian(
 # --------------------------------------------------------------------------------------------
 
 
-def make_han2012(
-    n_samples: int = 100,
-    n_features: int = 1000,
-    n_blocks: int = 100,
-    block_size: int = 10,
-    rho: float = 0.8,
-    n_relevant: int = 50,
-    mean: float = 0.5,
-    weight=None,
-    balanced: bool = True,
-    label_by: str = "sign",
-    random_state=None,
-) -> Dataset:
+def make_han2012(n_samples: int = 100, n_features: int = 1000, n_blocks: int = 100,
+                 block_size: int = 10, rho: float = 0.8, n_relevant: int = 50, mean: float = 0.5,
+                 weight: float | ArrayLike | None = None, balanced: bool = True,
+                 label_by: Literal["sign", "component"] = "sign",
+                 random_state: SeedLike | np.random.RandomState = None) -> Dataset:
     r"""Draw the synthetic data of Han (2012), sec. 6.1 ("Experimental Setup").
 
     Each sample is drawn from one of two Gaussian components
@@ -293,9 +296,8 @@ def make_han2012(
 # --------------------------------------------------------------------------------------------
 
 
-def xiao2007_mu(
-    n_features: int = 200, block_size: int = 20, best: float = 0.3, other: float = 0.05
-) -> np.ndarray:
+def xiao2007_mu(n_features: int = 200, block_size: int = 20, best: float = 0.3,
+                other: float = 0.05) -> NDArray[np.float64]:
     r"""Return the base mean vector μ used by :func:`make_xiao2007`.
 
     The paper (Xiao, Hua and Dougherty 2007, Figure 2) shows μ only as a plot: 200 values
@@ -356,16 +358,10 @@ def xiao2007_mu(
 _XIAO_SCALE = {"equal": 1.75, "unequal": 1.75, "bimodal": 4.0}
 
 
-def make_xiao2007(
-    model: str = "equal",
-    n_samples: int = 100,
-    n_features: int = 200,
-    block_size: int = 20,
-    rho: float = 0.1,
-    scale: float | None = None,
-    mu=None,
-    random_state=None,
-) -> Dataset:
+def make_xiao2007(model: Literal["equal", "unequal", "bimodal"] = "equal", n_samples: int = 100,
+                  n_features: int = 200, block_size: int = 20, rho: float = 0.1,
+                  scale: float | None = None, mu: ArrayLike | None = None,
+                  random_state: SeedLike | np.random.RandomState = None) -> Dataset:
     r"""Draw data from a Gaussian model of Xiao, Hua and Dougherty (2007), sec. 2.2 ("Data").
 
     Two equiprobable classes, 0 and 1, each with exactly half the samples (class 0 gets the
@@ -494,7 +490,8 @@ def make_xiao2007(
 # "synthetic:NAME?key=value&..." specs
 # --------------------------------------------------------------------------------------------
 
-GENERATORS = {"han2012": make_han2012, "xiao2007": make_xiao2007}
+GENERATORS: dict[str, Callable[..., Dataset]] = {"han2012": make_han2012,
+                                                 "xiao2007": make_xiao2007}
 
 
 def _parse_value(text: str):

@@ -264,7 +264,7 @@ def _resolve_position(label, n_cols: int, path: Path) -> int:
 class _Collect:
     """A ``loadtxt`` converter that keeps a column's text and stores its index as the value."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.values: list[str] = []
 
     def __call__(self, text: str) -> float:
@@ -419,7 +419,12 @@ def _id_note(name: str, values: list) -> str:
         why = "it has missing values"
     else:
         seen: set = set()
-        dup = next((v for v in present if v in seen or seen.add(v)), None)
+        dup = None
+        for v in present:
+            if v in seen:
+                dup = v
+                break
+            seen.add(v)
         why = f"its values repeat (e.g. {show(dup)})"
     return (
         f" (the first column, {show(name)}, is not a sample-ID column: {why}; sample IDs must be "
@@ -653,7 +658,7 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
         drop = [c for c in (label_pos, id_pos) if c is not None]
         feature_cols = [c for c in range(n_cols) if c not in drop]
         nominal: list[int] = []
-        if ids is not None:
+        if ids is not None and id_pos is not None:  # ids come from the column id_pos
             ids_ok = len(set(ids)) == len(ids) and not any(v in NA_TOKENS for v in ids)
             if not ids_ok:
                 if index_col:
