@@ -20,6 +20,8 @@ checks them before any work (``_fit_context``), and a bad value raises
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
@@ -33,6 +35,10 @@ from stablefs._validation import (
     refuse_anndata,
 )
 from stablefs.selectors._constraints import check_parameters, fraction, whole
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
 
 class BaseSelector(SelectorMixin, BaseEstimator):
@@ -102,7 +108,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         "n_features_to_select": [None, whole(1, None), fraction()],
     }
 
-    def __init__(self, n_features_to_select=None):
+    def __init__(self, n_features_to_select: int | float | None = None) -> None:
         self.n_features_to_select = n_features_to_select
 
     # -- subclass hooks -------------------------------------------------------------------
@@ -127,7 +133,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
     # -- public API -----------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Score and rank the features of ``X`` for the class labels ``y``.
 
         Parameters

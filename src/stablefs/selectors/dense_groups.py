@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import _fit_context, clone
@@ -98,6 +99,15 @@ from stablefs.selectors._feature_space import (
     shifted_gram,
     sq_distances,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    import pandas as pd
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+    from typing_extensions import Self
 
 __all__ = ["DGF", "DRAGS", "dense_feature_groups", "mean_shift", "merge_peaks"]
 
@@ -575,9 +585,11 @@ class DGF(BaseSelector):
 
     _parameter_constraints: dict = {**BaseSelector._parameter_constraints, **_DGF_CONSTRAINTS}
 
-    def __init__(self, n_features_to_select=None, n_neighbors=5, bandwidth=None, kernel="flat",
-                 truncate=1.0, drop_sparse=True, standardize=True, self_neighbor=True,
-                 tol=1e-3, max_iter=300, n_jobs=None):
+    def __init__(self, n_features_to_select: int | float | None = None, n_neighbors: int = 5,
+                 bandwidth: float | None = None, kernel: Literal["flat", "gaussian"] = "flat",
+                 truncate: float | None = 1.0, drop_sparse: bool = True, standardize: bool = True,
+                 self_neighbor: bool = True, tol: float = 1e-3, max_iter: int = 300,
+                 n_jobs: int | None = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.n_neighbors = n_neighbors
         self.bandwidth = bandwidth
@@ -591,7 +603,8 @@ class DGF(BaseSelector):
         self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None,
+            sample_weight: ArrayLike | None = None) -> Self:
         """Find the dense feature groups of ``X`` (``y`` is ignored).
 
         Parameters
@@ -728,9 +741,12 @@ class DRAGS(BaseSelector):
         "relevance": [None, str, HasMethods(["fit"])],
     }
 
-    def __init__(self, n_features_to_select=None, relevance=None, n_neighbors=5, bandwidth=None,
-                 kernel="flat", truncate=1.0, drop_sparse=True, standardize=True,
-                 self_neighbor=True, tol=1e-3, max_iter=300, n_jobs=None):
+    def __init__(self, n_features_to_select: int | float | None = None,
+                 relevance: str | BaseEstimator | None = None, n_neighbors: int = 5,
+                 bandwidth: float | None = None, kernel: Literal["flat", "gaussian"] = "flat",
+                 truncate: float | None = 1.0, drop_sparse: bool = True, standardize: bool = True,
+                 self_neighbor: bool = True, tol: float = 1e-3, max_iter: int = 300,
+                 n_jobs: int | None = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.relevance = relevance
         self.n_neighbors = n_neighbors
@@ -768,7 +784,8 @@ class DRAGS(BaseSelector):
     def _default_n_features_to_select(self, k: int) -> int:
         return max(1, len(self.groups_))
 
-    def signature(self, feature_names=None, *, all_groups: bool = False):
+    def signature(self, feature_names: Sequence[str] | None = None, *,
+                  all_groups: bool = False) -> pd.DataFrame:
         """The selected groups as a table, one row per member (a group-aware signature).
 
         Parameters

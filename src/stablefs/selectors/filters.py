@@ -20,6 +20,8 @@ discretisation uses the samples of positive weight, unweighted.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
@@ -27,6 +29,11 @@ from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import StrOptions, fraction, n_jobs_constraint, whole
 from stablefs.selectors._discretize import _entropy, mdl_bins, quantile_bins
 from stablefs.selectors._neighbors import positive_weight_subset
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from stablefs._validation import RandomStateLike
 
 DISCRETIZATIONS = ("mdl", "quantile")
 
@@ -168,7 +175,8 @@ class _DiscreteFilter(BaseSelector):
         "n_bins": [whole(2, None)],
     }
 
-    def __init__(self, discretization="mdl", n_bins=10, n_features_to_select=None):
+    def __init__(self, discretization: Literal["mdl", "quantile"] = "mdl", n_bins: int = 10,
+                 n_features_to_select: int | float | None = None) -> None:
         self.discretization = discretization
         self.n_bins = n_bins
         self.n_features_to_select = n_features_to_select
@@ -332,8 +340,10 @@ class RandomForestImportance(BaseSelector):
         "n_jobs": n_jobs_constraint(),
     }
 
-    def __init__(self, n_estimators=500, *, max_features="sqrt", min_samples_leaf=1,
-                 n_features_to_select=None, random_state=None, n_jobs=None):
+    def __init__(self, n_estimators: int = 500, *,
+                 max_features: Literal["sqrt", "log2"] | int | float = "sqrt",
+                 min_samples_leaf: int = 1, n_features_to_select: int | float | None = None,
+                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_leaf = min_samples_leaf

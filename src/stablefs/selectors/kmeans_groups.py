@@ -22,6 +22,8 @@ Readings where the paper is silent:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.cluster import KMeans
 
@@ -31,6 +33,15 @@ from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods, StrOptions, whole
 from stablefs.selectors._feature_space import feature_space, group_ranking
 from stablefs.selectors.dense_groups import _check_k_groups, group_signature, relevance_scores
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    import pandas as pd
+    from sklearn.base import BaseEstimator
+
+    from stablefs._validation import RandomStateLike
 
 __all__ = ["KMeansGroups"]
 
@@ -126,9 +137,11 @@ class KMeansGroups(BaseSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, n_clusters=100, n_init=50,
-                 representative="correlation", relevance=None, standardize=True, max_iter=300,
-                 random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, n_clusters: int = 100,
+                 n_init: int = 50,
+                 representative: Literal["correlation", "centroid"] = "correlation",
+                 relevance: str | BaseEstimator | None = None, standardize: bool = True,
+                 max_iter: int = 300, random_state: RandomStateLike = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.n_clusters = n_clusters
         self.n_init = n_init
@@ -187,7 +200,8 @@ class KMeansGroups(BaseSelector):
     def _default_n_features_to_select(self, k: int) -> int:
         return max(1, len(self.groups_))
 
-    def signature(self, feature_names=None, *, all_groups: bool = False):
+    def signature(self, feature_names: Sequence[str] | None = None, *,
+                  all_groups: bool = False) -> pd.DataFrame:
         """The selected clusters as a table, one row per member (see
         :meth:`stablefs.selectors.DRAGS.signature`)."""
         return group_signature(self, feature_names, all_groups=all_groups)

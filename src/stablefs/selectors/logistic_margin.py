@@ -261,8 +261,8 @@ class LogisticMarginWeighting(BaseSelector):
         "max_iter": [whole(1, None)],
     }
 
-    def __init__(self, gamma=1.0, *, scale=True, tol=1e-8, max_iter=1000,
-                 n_features_to_select=None):
+    def __init__(self, gamma: float = 1.0, *, scale: bool = True, tol: float = 1e-8,
+                 max_iter: int = 1000, n_features_to_select: int | float | None = None) -> None:
         self.gamma = gamma
         self.scale = scale
         self.tol = tol

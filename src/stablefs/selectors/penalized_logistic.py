@@ -29,6 +29,8 @@ Scores and ranking (a full permutation, ``docs/DESIGN.md`` "Selectors"):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import expit, log_expit, logsumexp, softmax
 
@@ -36,6 +38,10 @@ from stablefs._runtime.threads import limit_threads
 from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import number, whole
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
 
 def _standardize(X: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -216,7 +222,7 @@ class _PenalizedLogistic(BaseSelector):
     def _l1_ratio(self) -> float:
         raise NotImplementedError
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit on ``X, y``; instance weights act as repeated rows (``C sum_i w_i l_i``)."""
         self._weight_total = None if sample_weight is None else \
             float(np.sum(np.asarray(sample_weight, dtype=float)))
@@ -305,7 +311,8 @@ class L1Logistic(_PenalizedLogistic):
     1 4 7 8 9
     """
 
-    def __init__(self, C=1.0, *, tol=1e-3, max_iter=5000, n_features_to_select=None):
+    def __init__(self, C: float = 1.0, *, tol: float = 1e-3, max_iter: int = 5000,
+                 n_features_to_select: int | float | None = None) -> None:
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
@@ -389,8 +396,8 @@ class ElasticNetLogistic(_PenalizedLogistic):
         "l1_ratio": [number(0, 1, closed="right")],
     }
 
-    def __init__(self, C=1.0, *, l1_ratio=0.5, tol=1e-3, max_iter=5000,
-                 n_features_to_select=None):
+    def __init__(self, C: float = 1.0, *, l1_ratio: float = 0.5, tol: float = 1e-3,
+                 max_iter: int = 5000, n_features_to_select: int | float | None = None) -> None:
         self.C = C
         self.l1_ratio = l1_ratio
         self.tol = tol

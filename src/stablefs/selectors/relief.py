@@ -9,6 +9,7 @@ fitted data, so a constant feature has ``diff = 0`` everywhere and scores 0.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -22,6 +23,9 @@ from stablefs.selectors._neighbors import (
     positive_weight_subset,
     weighted_pair_abs_diff,
 )
+
+if TYPE_CHECKING:
+    from stablefs._validation import RandomStateLike
 
 #: pdReliefF's defaults (Prat Masramon 2016, sec. 5.3.1): they make the area ratio of eq. 5.17 1/3
 PD_A = 2.0
@@ -71,14 +75,8 @@ def _instances(n: int, n_samples: int | None, rng, *, shuffle: bool) -> np.ndarr
     return rng.randint(n, size=n_samples)
 
 
-def relief_scores(
-    X: np.ndarray,
-    y: np.ndarray,
-    sample_weight: np.ndarray | None = None,
-    *,
-    n_samples: int | None = None,
-    random_state=None,
-) -> np.ndarray:
+def relief_scores(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
+                  n_samples: int | None = None, random_state: RandomStateLike = None) -> np.ndarray:
     """Compute Relief feature weights (Kira and Rendell 1992; Prat Masramon 2016, Alg. 2.3).
 
     ``W_j = (1/m) sum_{t=1..m} n w_{R_t} [diff_j(R_t, M(R_t)) - diff_j(R_t, H(R_t))]`` with
@@ -325,7 +323,8 @@ class Relief(BaseSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, n_samples=None, random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None,
+                 n_samples: int | None = None, random_state: RandomStateLike = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.n_samples = n_samples
         self.random_state = random_state
@@ -392,8 +391,8 @@ class DReliefF(BaseSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, n_neighbors=10, n_samples=None,
-                 random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, n_neighbors: int = 10,
+                 n_samples: int | None = None, random_state: RandomStateLike = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.n_neighbors = n_neighbors
         self.n_samples = n_samples
@@ -469,8 +468,9 @@ class PDReliefF(DReliefF):
         "s": [number(0, None, closed="neither")],
     }
 
-    def __init__(self, n_features_to_select=None, n_neighbors=10, n_samples=None, a=PD_A,
-                 s=PD_S, random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, n_neighbors: int = 10,
+                 n_samples: int | None = None, a: float = PD_A, s: float = PD_S,
+                 random_state: RandomStateLike = None) -> None:
         super().__init__(n_features_to_select=n_features_to_select, n_neighbors=n_neighbors,
                          n_samples=n_samples, random_state=random_state)
         self.a = a

@@ -10,6 +10,7 @@ larger than the distance matrix.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -25,23 +26,22 @@ from stablefs.selectors._neighbors import (
     weighted_pair_abs_diff,
 )
 
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from stablefs._validation import RandomStateLike
+
 _NEIGHBOR_WEIGHTS = ("instance", "uniform", "distance")
 
 #: Weka's default influence of the neighbours' rank with ``neighbor_weights="distance"``
 RANK_SIGMA = 2.0
 
 
-def relieff_scores(
-    X: np.ndarray,
-    y: np.ndarray,
-    sample_weight: np.ndarray | None = None,
-    *,
-    n_neighbors: int = 10,
-    neighbor_weights: str = "instance",
-    sigma: float = RANK_SIGMA,
-    n_samples: int | None = None,
-    random_state=None,
-) -> np.ndarray:
+def relieff_scores(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
+                   n_neighbors: int = 10,
+                   neighbor_weights: Literal["instance", "uniform", "distance"] = "instance",
+                   sigma: float = RANK_SIGMA, n_samples: int | None = None,
+                   random_state: RandomStateLike = None) -> np.ndarray:
     """Compute ReliefF feature weights, instance-weighted (Han 2012, eqs. 5.1 and 5.3).
 
     For every instance ``x_i`` (or ``n_samples`` random ones), with ``diff_j(a, b) = |x_aj - x_bj| /
@@ -395,8 +395,10 @@ class ReliefF(BaseSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, n_neighbors=10, neighbor_weights="instance",
-                 sigma=RANK_SIGMA, n_samples=None, random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, n_neighbors: int = 10,
+                 neighbor_weights: Literal["instance", "uniform", "distance"] = "instance",
+                 sigma: float = RANK_SIGMA, n_samples: int | None = None,
+                 random_state: RandomStateLike = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.n_neighbors = n_neighbors
         self.neighbor_weights = neighbor_weights

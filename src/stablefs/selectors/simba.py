@@ -9,6 +9,8 @@ the current weights.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import expit
 from sklearn.utils import check_random_state
@@ -17,6 +19,12 @@ from stablefs._errors import StablefsError
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import StrOptions, number, plain, whole
 from stablefs.selectors._neighbors import minmax_scale, positive_weight_subset
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Literal
+
+    from stablefs._validation import RandomStateLike
 
 _UTILITIES = ("linear", "sigmoid")
 _STRATEGIES = ("normal", "sample", "order")
@@ -34,20 +42,11 @@ def _visit_order(strategy: str, omega: np.ndarray, rng) -> np.ndarray:
     return np.argsort(-omega, kind="stable")  # "order": descending weight, ties by index
 
 
-def simba_weights(
-    X: np.ndarray,
-    y: np.ndarray,
-    instance_weights: np.ndarray | None = None,
-    *,
-    n_passes: int = 1,
-    utility: str = "linear",
-    beta: float = 1.0,
-    strategy: str = "normal",
-    delta: bool = False,
-    scale: bool = True,
-    random_state=None,
-    callback=None,
-) -> np.ndarray:
+def simba_weights(X: np.ndarray, y: np.ndarray, instance_weights: np.ndarray | None = None, *,
+                  n_passes: int = 1, utility: Literal["linear", "sigmoid"] = "linear",
+                  beta: float = 1.0, strategy: Literal["normal", "sample", "order"] = "normal",
+                  delta: bool = False, scale: bool = True, random_state: RandomStateLike = None,
+                  callback: Callable[[int, int, np.ndarray], object] | None = None) -> np.ndarray:
     """Compute Simba feature weights (Prat Masramon 2016, Alg. 2.5; instance-weighted Alg. 8.1).
 
     Starting from ``w = (1, ..., 1)``, for every visited instance ``x`` with nearest miss
@@ -273,9 +272,12 @@ class Simba(BaseSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, n_passes=1, utility="linear", beta=1.0,
-                 instance_weighting=None, strategy="normal", delta=False, weight_scale="mean",
-                 scale=True, random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, n_passes: int = 1,
+                 utility: Literal["linear", "sigmoid"] = "linear", beta: float = 1.0,
+                 instance_weighting: Literal["logistic", "margin"] | None = None,
+                 strategy: Literal["normal", "sample", "order"] = "normal", delta: bool = False,
+                 weight_scale: Literal["mean", "none"] = "mean", scale: bool = True,
+                 random_state: RandomStateLike = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.n_passes = n_passes
         self.utility = utility

@@ -39,6 +39,7 @@ import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.utils._param_validation import RealNotInt
@@ -50,6 +51,9 @@ from stablefs._validation import check_n_features_to_select
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import NumberInterval, StrOptions, number, whole
 from stablefs.selectors._neighbors import positive_weight_subset
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 #: ``step="halve"`` halves the remaining features down to this many, then removes one at a
 #: time (Yu, Ding and Loscalzo 2008, sec. 6.1)
@@ -615,7 +619,9 @@ class SVMRFE(BaseSelector):
         "tol": [number(0, None, closed="neither")],
     }
 
-    def __init__(self, n_features_to_select=None, step=0.1, C=1.0, scale="minmax", tol=1e-3):
+    def __init__(self, n_features_to_select: int | float | None = None,
+                 step: float | int | Literal["halve"] = 0.1, C: float = 1.0,
+                 scale: Literal["minmax"] | None = "minmax", tol: float = 1e-3) -> None:
         self.n_features_to_select = n_features_to_select
         self.step = step
         self.C = C

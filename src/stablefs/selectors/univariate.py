@@ -267,7 +267,7 @@ class TTest(BaseSelector):
     (40, 5)
     """
 
-    def __init__(self, n_features_to_select=None):
+    def __init__(self, n_features_to_select: int | float | None = None) -> None:
         self.n_features_to_select = n_features_to_select
 
     def _score(self, X, y, sample_weight):
@@ -314,7 +314,7 @@ class FStatistic(BaseSelector):
     0 20 40 60 120
     """
 
-    def __init__(self, n_features_to_select=None):
+    def __init__(self, n_features_to_select: int | float | None = None) -> None:
         self.n_features_to_select = n_features_to_select
 
     def _score(self, X, y, sample_weight):

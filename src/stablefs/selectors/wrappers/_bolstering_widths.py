@@ -30,6 +30,12 @@ COMPILED = True
 class WidthMixin:
     """Bolstering kernel widths of candidate subspaces from per-class distance matrices."""
 
+    # set by the RulePart this is mixed into
+    Xt: np.ndarray
+    ct: np.ndarray
+    g: int
+    kind: str
+
     def _init_classes(self):
         self._class_idx = [np.flatnonzero(self.ct == c) for c in range(self.g)]
         self._XT = np.ascontiguousarray(self.Xt.T)                    # (p, nt)
@@ -37,7 +43,7 @@ class WidthMixin:
         self._layout: bool | None = None                              # see _class_layout
         self._nn_memo: tuple | None = None
         self._dc_key: bytes | None = None
-        self._dc: list[np.ndarray] | None = None
+        self._dc: np.ndarray | None = None
 
     def _class_layout(self) -> bool:
         """Class-ordered copies of the training points (``_Xc``: rows ordered by class,
@@ -60,7 +66,7 @@ class WidthMixin:
                 self._cperm = np.concatenate(self._class_idx)
                 self._Xc = np.ascontiguousarray(self.Xt[self._cperm])        # (n, p)
                 self._XTc = np.ascontiguousarray(self._Xc.T)                 # (p, n)
-                self._wbuf = None                                    # see _window_layout
+                self._wbuf: np.ndarray | None = None                 # see _window_layout
         return bool(self._layout)
 
     @property
@@ -101,7 +107,7 @@ class WidthMixin:
         (:meth:`_class_layout`), updated by one feature from the previous call's when
         ``cols`` extends it by one feature (a forward step after a forward step)."""
         key = cols.tobytes()
-        if key == self._dc_key:
+        if key == self._dc_key and self._dc is not None:
             return self._dc
         if cols.size and self._dc_key == cols[:-1].tobytes():
             v = self._XTc[int(cols[-1])]
@@ -231,6 +237,7 @@ class WidthMixin:
             return q
         self._window_layout()
         W = self._wbuf                                                # (n, w)
+        assert W is not None  # built by _window_layout
         for s0, nc in zip(self._cstart, self._csize.astype(np.int64)):
             W[s0:s0 + nc, :nc] = D[s0:s0 + nc, s0:s0 + nc]
         W.flat[self._wself] = np.inf

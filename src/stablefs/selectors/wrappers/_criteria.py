@@ -96,7 +96,7 @@ def _check_cv(cv) -> tuple[int, int]:
     repetitions of K-fold (``"5x2"``: the inner 5x2 cross-validation of Prat Masramon 2016,
     sec. 3.2)."""
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-        if cv >= 2:
+        if int(cv) >= 2:
             return 1, int(cv)
     elif isinstance(cv, str):
         head, sep, tail = cv.lower().partition("x")

@@ -88,6 +88,7 @@ class Noise:
         """Draw the features' noise into their rows of the block."""
         from stablefs.selectors.wrappers._seeding import states
 
+        assert self._block is not None  # allocated by block() before any draw
         if self._batched is None:
             self._batched = self._use_batched()
         if not self._batched or features.max() >= 2**32:  # outside the batched seeding's pool
@@ -96,6 +97,7 @@ class Noise:
                     (self.n, self.n_draws))
             return
         gen = self._generator
+        assert gen is not None  # set by _use_batched()
         bitgen = gen.bit_generator
         for f, (state, inc) in zip(features, states(self.seed, features)):
             bitgen.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc},
@@ -183,6 +185,7 @@ class RulePart:
                 margin = (2 * self.ct - 1) * (Xt @ a + b) / norm
                 terms = _ee().linear_bolstered_terms(margin, sigma, self.ct)
         else:
+            assert self.noise is not None  # a bolstered part of a rule without a closed form
             eps = self.noise.get(cols)
             n, M = eps.shape[0], eps.shape[1]
             Z = (Xt[:, None, :] + sigma[:, None, None] * eps).reshape(n * M, cols.size)
@@ -323,7 +326,7 @@ class Criterion:
 
         cands = np.asarray(cands, dtype=np.int64)
         part = self.parts[0] if len(self.parts) == 1 else None
-        if cands.size and hasattr(part, "sums_add_bounded"):
+        if cands.size and part is not None and hasattr(part, "sums_add_bounded"):
             self.n_evaluations += cands.size
             e = part.sums_add_bounded(np.asarray(cols, dtype=np.int64), cands) \
                 / self.denominator

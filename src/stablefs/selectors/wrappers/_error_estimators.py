@@ -54,12 +54,16 @@ import functools
 import math
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import ndtr
 
 from stablefs._errors import StablefsError
 from stablefs.selectors._svm_convergence import libsvm_max_iter, not_converged
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "RULES",
@@ -157,7 +161,9 @@ def _check_xy(X, y, *, min_classes: int = 1) -> tuple[np.ndarray, np.ndarray, np
 def _rng(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
-    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
+    if isinstance(random_state, numbers.Integral):
+        return np.random.default_rng(int(random_state))
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(2**31))
@@ -180,7 +186,7 @@ class _Fitted:
 
     n_classes: int
     linear: tuple[np.ndarray, float] | None = None
-    model: object = None
+    model: Any = None  # the LDA's (W, c) of more than two classes, or a fitted classifier
     kind: str = ""
     X: np.ndarray | None = None
     codes: np.ndarray | None = None
@@ -198,6 +204,7 @@ class _Fitted:
             WM, c = self.model
             return np.argmax(Z @ WM + c, axis=1).astype(np.int64)
         if self.kind == "knn":
+            assert self.X is not None and self.codes is not None  # a kNN rule keeps its points
             return knn_predict(self.X, self.codes, Z, self.k, self.n_classes)
         if self.kind == "svm":
             if self.linear is not None:
@@ -464,8 +471,8 @@ class Rule:
                 self.kind, self.k = "lda", 0
             elif key == "svm":
                 self.kind, self.k = "svm", 0
-            elif _knn_k(key) is not None:
-                self.kind, self.k = "knn", _knn_k(key)
+            elif (k := _knn_k(key)) is not None:
+                self.kind, self.k = "knn", k
             else:
                 raise StablefsError(
                     f"unknown classifier {classifier!r}: choose 'lda', 'svm' or 'Knn' such as "

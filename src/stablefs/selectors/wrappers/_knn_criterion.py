@@ -193,6 +193,7 @@ class KNNPart(RulePart, WidthMixin):
         if pad:
             lanes = np.concatenate([lanes, np.full(pad, lanes[0])])
             sig = np.concatenate([sig, np.repeat(sig[:, :1], pad, axis=1)], axis=1)
+        assert self.noise is not None  # bolstered by Monte Carlo: the part has draws
         wrong = mc_errors_remove_two_class(self.Xt, lanes, perm, n0, A, B, C,
                                            self.noise.block(js), sig, self.K, self._ct64)
         return np.ascontiguousarray(wrong[:mc])
@@ -211,6 +212,7 @@ class KNNPart(RulePart, WidthMixin):
         if not np.all(sig > 0):
             return None
         Xk = self.Xt[:, cols]
+        assert self.noise is not None  # bolstered by Monte Carlo: the part has draws
         eps_S = self.noise.get(cols)                                    # (n, M, k)
         A = np.square(Xk[:, None, :] - Xk[perm][None, :, :]).sum(axis=2)
         B = np.einsum("imf,if->im", eps_S, Xk)[:, :, None] - eps_S @ Xk[perm].T
@@ -252,6 +254,7 @@ class KNNPart(RulePart, WidthMixin):
         each class's ``(K + 1)/2``-th order statistic, ties by the sorted neighbour list)."""
         if ctx["two"] and self.K in (1, 3) and LFIRST:
             if COMPILED:  # the same terms: count / M is np.mean's sum / M of the indicators
+                assert self.noise is not None  # bolstered by Monte Carlo: the part has draws
                 return self._errors_compiled(ctx, ci, pts) / self.noise.n_draws
             pred = self._vote_lfirst(ctx, ci, pts)
             terms = np.mean(pred != self.ct[pts][None, :, None], axis=2)
@@ -442,6 +445,7 @@ class KNNPart(RulePart, WidthMixin):
         base = counts.astype(float) if self.kind == "semi" else np.zeros(m)
         first = np.argsort(base, kind="stable")[:PRUNE_FIRST]
         allpts = np.arange(n)
+        assert self.noise is not None  # bolstered by Monte Carlo: the part has draws
         if first.size * n * n * self.noise.n_draws <= KNN_CHUNK:
             tf = self._mc_terms(ctx, first, allpts)                     # (len(first), n)
         else:

@@ -137,6 +137,7 @@ class LDAPart(RulePart, WidthMixin):
             Dc = self._class_sq(cols)
         mc = self.g > 2 and self.kind != "count"
         if mc:  # Monte-Carlo bolstering: the draws' scores of a chunk, (n M, g, m)
+            assert self.noise is not None  # bolstered by Monte Carlo: the part has draws
             eps = self.noise.get(cols)
             E = eps.reshape(eps.shape[0] * eps.shape[1], k)
             EU_draws = E @ U                           # (n M, g)
@@ -166,6 +167,7 @@ class LDAPart(RulePart, WidthMixin):
             if self.kind == "count":
                 vals = np.count_nonzero(wrong, axis=0).astype(float)
             elif mc:  # scores linear in the point: z = x + sigma eps adds sigma (eps's part)
+                assert self.noise is not None  # bolstered by Monte Carlo: the part has draws
                 EJ = self.noise.get(cj).reshape(E.shape[0], cj.size)
                 Le = EU_draws[:, :, None] + T[None, :, :] * (EJ - E @ V)[:, None, :]
                 dh = self._dhat(Dc, cj, +1.0, k + 1)
@@ -471,6 +473,7 @@ class LDAPart(RulePart, WidthMixin):
         else:
             dh = self._step_widths(cols, J, sign)
             P = self.Xt[:, cols] @ gram.D.T
+            assert self.noise is not None  # bolstered by Monte Carlo: the part has draws
             block = self.noise.block(np.r_[cols, J])   # (features, n, M), no copy
             n, M = block.shape[1], block.shape[2]
             PE = np.zeros((n * M, P.shape[1]))          # the draws' products with D
@@ -551,6 +554,7 @@ class LDAPart(RulePart, WidthMixin):
         if self.kind == "count":
             return np.count_nonzero(wrong, axis=0).astype(float)
         if self.g > 2:  # Monte-Carlo bolstering: the draws' part of the scores, (n M, g, k)
+            assert self.noise is not None  # bolstered by Monte Carlo: the part has draws
             eps = self.noise.get(cols)
             E = eps.reshape(eps.shape[0] * eps.shape[1], k)
             Le = (E @ U)[:, :, None] - (E @ A)[:, None, :] * (U / dA[:, None]).T[None, :, :]

@@ -78,7 +78,8 @@ def states(seed: int, features: np.ndarray) -> list[tuple[int, int]]:
     for src in range(_POOL):
         for dst in range(_POOL):
             if src != dst:
-                mixed = u32(_MIX_MULT_L) * pool[dst] - u32(_MIX_MULT_R) * hashmix(pool[src])
+                mixed: np.ndarray = (u32(_MIX_MULT_L) * pool[dst]
+                                     - u32(_MIX_MULT_R) * hashmix(pool[src]))
                 pool[dst] = mixed ^ (mixed >> u32(16))
     hash_const[0] = _INIT_B
     words = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.utils._param_validation import HasMethods
 
@@ -20,6 +22,19 @@ from stablefs.selectors.wrappers._search import (
     sffs,
     sfs,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Literal, TypeAlias
+
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+    from typing_extensions import Self
+
+    from stablefs._validation import SeedLike
+    #: an error criterion: a name, or ``criterion(X_subset, y) -> error`` (lower is better)
+    Criterion: TypeAlias = (Literal["bolstered", "semi-bolstered", "resubstitution", "cv"]
+                             | Callable[[np.ndarray, np.ndarray], float])
 
 __all__ = ["MAX_FULL_PATH", "RSA", "SBGPlus", "SBS", "SFFS", "SFS", "WrapperSelector"]
 
@@ -136,8 +151,10 @@ class WrapperSelector(BaseSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
-                 cv=5, n_draws=10, max_features=None, random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, *,
+                 estimator: str | BaseEstimator = "lda", criterion: Criterion = "bolstered",
+                 cv: int | str = 5, n_draws: int = 10, max_features: int | None = None,
+                 random_state: SeedLike = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.estimator = estimator
         self.criterion = criterion
@@ -146,7 +163,7 @@ class WrapperSelector(BaseSelector):
         self.max_features = max_features
         self.random_state = random_state
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Run the search on ``(X, y)``.
 
         Parameters
@@ -388,9 +405,11 @@ class SFFS(WrapperSelector):
         "at_least_sfs": ["boolean"],
     }
 
-    def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
-                 cv=5, n_draws=10, max_features=None, exclusion="pudil", at_least_sfs=False,
-                 random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, *,
+                 estimator: str | BaseEstimator = "lda", criterion: Criterion = "bolstered",
+                 cv: int | str = 5, n_draws: int = 10, max_features: int | None = None,
+                 exclusion: Literal["pudil", "mlxtend"] = "pudil", at_least_sfs: bool = False,
+                 random_state: SeedLike = None) -> None:
         super().__init__(n_features_to_select, estimator=estimator, criterion=criterion, cv=cv,
                          n_draws=n_draws, max_features=max_features, random_state=random_state)
         self.exclusion = exclusion
@@ -460,8 +479,11 @@ class RSA(WrapperSelector):
         "direction": [StrOptions({"forward", "backward"})],
     }
 
-    def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
-                 cv=5, n_draws=10, max_features=None, direction="forward", random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, *,
+                 estimator: str | BaseEstimator = "lda", criterion: Criterion = "bolstered",
+                 cv: int | str = 5, n_draws: int = 10, max_features: int | None = None,
+                 direction: Literal["forward", "backward"] = "forward",
+                 random_state: SeedLike = None) -> None:
         super().__init__(n_features_to_select, estimator=estimator, criterion=criterion, cv=cv,
                          n_draws=n_draws, max_features=max_features, random_state=random_state)
         self.direction = direction
@@ -526,9 +548,12 @@ class SBGPlus(WrapperSelector):
         "bookkeeping": [StrOptions({"consistent", "printed"})],
     }
 
-    def __init__(self, n_features_to_select=None, *, estimator="lda", criterion="bolstered",
-                 cv=5, n_draws=10, max_features=None, lam=2.0 / 3.0, bookkeeping="consistent",
-                 random_state=None):
+    def __init__(self, n_features_to_select: int | float | None = None, *,
+                 estimator: str | BaseEstimator = "lda", criterion: Criterion = "bolstered",
+                 cv: int | str = 5, n_draws: int = 10, max_features: int | None = None,
+                 lam: float = 2.0 / 3.0,
+                 bookkeeping: Literal["consistent", "printed"] = "consistent",
+                 random_state: SeedLike = None) -> None:
         super().__init__(n_features_to_select, estimator=estimator, criterion=criterion, cv=cv,
                          n_draws=n_draws, max_features=max_features, random_state=random_state)
         self.lam = lam
