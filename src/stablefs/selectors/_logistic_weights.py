@@ -11,6 +11,8 @@ them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import expit
 from sklearn.utils.multiclass import check_classification_targets
@@ -20,6 +22,11 @@ from stablefs._errors import StablefsError
 from stablefs._validation import check_classes
 from stablefs.selectors._constraints import plain
 from stablefs.selectors._neighbors import minmax_scale, pairwise_distances
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
 
 #: the thesis' slope (sec. 8.2)
 LIW_ALPHA = 3.03
@@ -32,7 +39,8 @@ _ZERO_RTOL = 1e-12
 MARGIN_READINGS = ("nearest", "all")
 
 
-def relief_margins(X, y, *, scale: bool = True, margin: str = "nearest") -> np.ndarray:
+def relief_margins(X: ArrayLike, y: ArrayLike, *, scale: bool = True,
+                   margin: Literal["nearest", "all"] = "nearest") -> NDArray[np.float64]:
     """Compute Relief's hypothesis margin of every instance (Prat Masramon 2016, eq. 2.53).
 
     ``theta(x) = (|x - nearmiss(x)| - |x - nearhit(x)|) / 2`` with the nearest hit and miss
@@ -104,8 +112,9 @@ def relief_margins(X, y, *, scale: bool = True, margin: str = "nearest") -> np.n
     return 0.5 * (D[rows, miss] - d_hit)
 
 
-def logistic_instance_weights(X, y, *, alpha: float = LIW_ALPHA, scale: bool = True,
-                              margin: str = "nearest") -> np.ndarray:
+def logistic_instance_weights(X: ArrayLike, y: ArrayLike, *, alpha: float = LIW_ALPHA,
+                              scale: bool = True,
+                              margin: Literal["nearest", "all"] = "nearest") -> NDArray[np.float64]:
     """Logistic instance weights (Prat Masramon 2016, sec. 8.2, eq. 8.2).
 
     ``omega(x) = 1 / (1 + exp(-alpha z(x)))`` with ``z(x) = (theta(x) - mean) / sd``, the

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
@@ -29,6 +30,9 @@ from stablefs.selectors._neighbors import (
     minmax_scale,
     pairwise_distances,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 #: mean distances below this fraction of the largest margin-vector norm count as zero
 _ZERO_RTOL = 1e-12
@@ -228,18 +232,34 @@ def _weights_from_margins(M: np.ndarray, metric, data_scale: float = 0.0) -> np.
     return inv / inv.sum()
 
 
+@overload
 def margin_instance_weights(
-    X,
-    y,
+    X: ArrayLike, y: ArrayLike, *, scale: bool = ..., metric: str | Callable = ...,
+    n_iter: int = ..., tol: float = ..., neighbor_weighting: Literal["none", "distance"] = ...,
+    neighbor_metric: str | Callable = ..., return_n_iter: Literal[False] = ...,
+) -> NDArray[np.float64]: ...
+
+
+@overload
+def margin_instance_weights(
+    X: ArrayLike, y: ArrayLike, *, scale: bool = ..., metric: str | Callable = ...,
+    n_iter: int = ..., tol: float = ..., neighbor_weighting: Literal["none", "distance"] = ...,
+    neighbor_metric: str | Callable = ..., return_n_iter: Literal[True],
+) -> tuple[NDArray[np.float64], int]: ...
+
+
+def margin_instance_weights(
+    X: ArrayLike,
+    y: ArrayLike,
     *,
     scale: bool = True,
     metric: str | Callable = "euclidean",
     n_iter: int = 1,
     tol: float = 1e-8,
-    neighbor_weighting: str = "none",
+    neighbor_weighting: Literal["none", "distance"] = "none",
     neighbor_metric: str | Callable = "cityblock",
     return_n_iter: bool = False,
-):
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], int]:
     """Compute margin-based instance weights (Han 2012, Algorithm 1).
 
     Eqs. 4.2 and 4.6; with distance-weighted hits and misses eqs. 4.3-4.5; iterative: eq. 4.7.

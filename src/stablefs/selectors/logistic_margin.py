@@ -15,6 +15,7 @@ weight) and REn (rank sum) of sec. 2.2 are the ``wen-`` / ``ren-`` prefixes of
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 from scipy.optimize import minimize
@@ -30,6 +31,9 @@ from stablefs.selectors._neighbors import (
     pairwise_distances,
     positive_weight_subset,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 
 def logistic_margin_vectors(X: np.ndarray, y: np.ndarray, *, scale: bool = True) -> np.ndarray:
@@ -96,17 +100,31 @@ def logistic_loss(w: np.ndarray, Z: np.ndarray, s: np.ndarray, gamma: float):
     return loss, grad
 
 
+@overload
 def logistic_margin_weights(
-    X,
-    y,
+    X: ArrayLike, y: ArrayLike, *, gamma: float = ..., scale: bool = ..., tol: float = ...,
+    max_iter: int = ..., sample_weight: ArrayLike | None = ..., return_n_iter: Literal[False] = ...,
+) -> NDArray[np.float64]: ...
+
+
+@overload
+def logistic_margin_weights(
+    X: ArrayLike, y: ArrayLike, *, gamma: float = ..., scale: bool = ..., tol: float = ...,
+    max_iter: int = ..., sample_weight: ArrayLike | None = ..., return_n_iter: Literal[True],
+) -> tuple[NDArray[np.float64], int]: ...
+
+
+def logistic_margin_weights(
+    X: ArrayLike,
+    y: ArrayLike,
     *,
     gamma: float = 1.0,
     scale: bool = True,
     tol: float = 1e-8,
     max_iter: int = 1000,
-    sample_weight=None,
+    sample_weight: ArrayLike | None = None,
     return_n_iter: bool = False,
-):
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], int]:
     """Feature weights of L2-regularised logistic margin weighting (Li et al. 2013, eq. 1).
 
     Minimises ``L(w)`` (:func:`logistic_loss`) over the margin vectors of

@@ -11,6 +11,7 @@ for any ``n_jobs``.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -36,6 +37,13 @@ from stablefs.selectors._constraints import (
     whole,
 )
 from stablefs.stabilizers.margin import _scores_and_ranking
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from sklearn.base import BaseEstimator
+
+    from stablefs._validation import RandomStateLike, SeedLike
 
 _SAMPLING = ("bootstrap", "subsample")
 _AGGREGATE = ("rank", "weight", "frequency")
@@ -242,18 +250,13 @@ class Ensemble(BaseSelector):
         "n_jobs": n_jobs_constraint(),
     }
 
-    def __init__(
-        self,
-        selector,
-        n_estimators=20,
-        sampling="bootstrap",
-        fraction=None,
-        aggregate="rank",
-        n_features_to_select=None,
-        normalize=False,
-        random_state=None,
-        n_jobs=None,
-    ):
+    def __init__(self, selector: BaseEstimator, n_estimators: int = 20,
+                 sampling: Literal["bootstrap", "subsample"] = "bootstrap",
+                 fraction: float | None = None,
+                 aggregate: Literal["rank", "weight", "frequency"] = "rank",
+                 n_features_to_select: int | float | None = None, normalize: bool = False,
+                 random_state: RandomStateLike | SeedLike = None,
+                 n_jobs: int | None = None) -> None:
         self.selector = selector
         self.n_estimators = n_estimators
         self.sampling = sampling

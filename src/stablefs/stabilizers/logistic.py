@@ -9,6 +9,8 @@ to 0.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import clone
 
@@ -21,6 +23,11 @@ from stablefs.selectors._logistic_weights import (  # noqa: F401 - the functions
 )
 from stablefs.selectors._neighbors import positive_weight_subset
 from stablefs.stabilizers.margin import _check_weightable, _scores_and_ranking
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
+    from stablefs._validation import RandomStateLike
 
 
 class LogisticInstanceWeighting(BaseSelector):
@@ -94,8 +101,9 @@ class LogisticInstanceWeighting(BaseSelector):
         "n_jobs": n_jobs_constraint(),
     }
 
-    def __init__(self, selector, *, alpha=LIW_ALPHA, scale=True, n_features_to_select=None,
-                 random_state=None, n_jobs=None):
+    def __init__(self, selector: BaseEstimator, *, alpha: float = LIW_ALPHA, scale: bool = True,
+                 n_features_to_select: int | float | None = None,
+                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.selector = selector
         self.alpha = alpha
         self.scale = scale

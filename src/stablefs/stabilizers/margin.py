@@ -11,6 +11,8 @@ from the weighted data (importance sampling, Han 2012, ch. 3).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import has_fit_parameter
@@ -39,6 +41,14 @@ from stablefs.selectors._neighbors import (
     positive_weight_subset,
 )
 from stablefs.selectors.svm_rfe import SVMRFE
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Literal
+
+    from sklearn.base import BaseEstimator
+
+    from stablefs._validation import RandomStateLike
 
 #: the readings of eq. 5.2's per-sample penalties for an SVM-RFE inside (Han 2012)
 PENALTY_READINGS = ("printed", "mean")
@@ -141,21 +151,13 @@ class MarginInstanceWeighting(BaseSelector):
         "n_jobs": n_jobs_constraint(),
     }
 
-    def __init__(
-        self,
-        selector,
-        *,
-        scale=True,
-        metric="euclidean",
-        n_iter=1,
-        tol=1e-8,
-        neighbor_weighting="none",
-        neighbor_metric="cityblock",
-        penalty="printed",
-        n_features_to_select=None,
-        random_state=None,
-        n_jobs=None,
-    ):
+    def __init__(self, selector: BaseEstimator, *, scale: bool = True,
+                 metric: str | Callable = "euclidean", n_iter: int = 1, tol: float = 1e-8,
+                 neighbor_weighting: Literal["none", "distance"] = "none",
+                 neighbor_metric: str | Callable = "cityblock",
+                 penalty: Literal["printed", "mean"] = "printed",
+                 n_features_to_select: int | float | None = None,
+                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.selector = selector
         self.scale = scale
         self.metric = metric

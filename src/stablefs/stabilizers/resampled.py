@@ -15,6 +15,8 @@ do not enter the selector; they decide which training set ``S'`` of size ``N`` i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import clone
 
@@ -25,6 +27,13 @@ from stablefs.selectors._neighbors import positive_weight_subset
 from stablefs.stabilizers.ensemble import _seed_sequence
 from stablefs.stabilizers.logistic import logistic_instance_weights
 from stablefs.stabilizers.margin import _scores_and_ranking, margin_instance_weights
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from sklearn.base import BaseEstimator
+
+    from stablefs._validation import RandomStateLike, SeedLike
 
 STRATEGIES = ("sample", "order")
 WEIGHTINGS = ("logistic", "margin")
@@ -125,8 +134,12 @@ class ResampledInstanceWeighting(BaseSelector):
         "n_jobs": n_jobs_constraint(),
     }
 
-    def __init__(self, selector, *, instance_weighting="logistic", strategy="sample",
-                 n_features_to_select=None, random_state=None, n_jobs=None):
+    def __init__(self, selector: BaseEstimator, *,
+                 instance_weighting: Literal["logistic", "margin"] = "logistic",
+                 strategy: Literal["sample", "order"] = "sample",
+                 n_features_to_select: int | float | None = None,
+                 random_state: RandomStateLike | SeedLike = None,
+                 n_jobs: int | None = None) -> None:
         self.selector = selector
         self.instance_weighting = instance_weighting
         self.strategy = strategy

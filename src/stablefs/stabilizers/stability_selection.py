@@ -47,6 +47,8 @@ bounds of Shah and Samworth's Theorem 2 (r-concavity) are not computed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
@@ -63,6 +65,13 @@ from stablefs.selectors.penalized_logistic import (
 )
 from stablefs.stabilizers.ensemble import _seed_sequence, draw_resample
 from stablefs.stabilizers.margin import _scores_and_ranking
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sklearn.base import BaseEstimator
+
+    from stablefs._validation import RandomStateLike, SeedLike
 
 #: ``lam / lam_max`` of the default penalty grid
 DEFAULT_LAMBDA_RATIOS = tuple(np.geomspace(0.5, 0.1, 5))
@@ -261,9 +270,11 @@ class StabilitySelection(BaseSelector):
         "n_jobs": n_jobs_constraint(),
     }
 
-    def __init__(self, selector, n_subsamples=50, threshold=0.6, grid=None, q=20, *,
-                 complementary_pairs=True, n_features_to_select=None, random_state=None,
-                 n_jobs=None):
+    def __init__(self, selector: BaseEstimator, n_subsamples: int = 50, threshold: float = 0.6,
+                 grid: Sequence[float] | None = None, q: int = 20, *,
+                 complementary_pairs: bool = True, n_features_to_select: int | float | None = None,
+                 random_state: RandomStateLike | SeedLike = None,
+                 n_jobs: int | None = None) -> None:
         self.selector = selector
         self.n_subsamples = n_subsamples
         self.threshold = threshold
