@@ -10,7 +10,7 @@ and the command line (:mod:`stablefs.cli`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from stablefs._errors import StablefsError
 
@@ -19,9 +19,10 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
     from stablefs.comparison._compare import compare
     from stablefs.comparison._result import Comparison, read_comparison
     from stablefs.datasets._load import load
+    from stablefs.selectors._base import BaseSelector
 
 
-def make_selector(spec: str, **overrides):
+def make_selector(spec: str, **overrides: Any) -> BaseSelector:
     """Build a selector from a method string such as ``"en-relieff(n_neighbors=5)"``.
 
     See :func:`stablefs.methods.make_selector` for the grammar and the checks, and

@@ -29,7 +29,7 @@ class StablefsError(ValueError):
     #: the command line's exit status for this error
     exit_code = EXIT_USAGE
 
-    def __init__(self, message: str):
+    def __init__(self, message: str) -> None:
         message = " ".join(str(message).split())  # always a single line
         super().__init__(message)
 

@@ -13,6 +13,16 @@ pandas and scikit-learn.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the names below, for type checkers (never imported here at run time)
+    from stablefs.comparison._anndata import annotate as annotate
+    from stablefs.comparison._compare import compare as compare
+    from stablefs.comparison._options import CompareOptions as CompareOptions
+    from stablefs.comparison._result import Comparison as Comparison
+    from stablefs.comparison._result import Recommendation as Recommendation
+    from stablefs.comparison._result import Signal as Signal
+    from stablefs.comparison._result import read_comparison as read_comparison
 
 _EXPORTS = {
     "compare": "stablefs.comparison._compare",

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    from anndata import AnnData
+
+    from stablefs.comparison._result import Comparison
 
 __all__ = ["annotate"]
 
@@ -53,7 +59,8 @@ def _feature_index(adata, comparison) -> pd.Index:
     return pd.Index(names)
 
 
-def annotate(adata, comparison, *, key_added: str = "stablefs", copy: bool = False):
+def annotate(adata: AnnData, comparison: Comparison, *, key_added: str = "stablefs",
+             copy: bool = False) -> AnnData | None:
     """Write a comparison's results into an AnnData.
 
     For every method and subset size k, ``adata.var`` gets the selection frequency of each
@@ -112,7 +119,7 @@ def annotate(adata, comparison, *, key_added: str = "stablefs", copy: bool = Fal
                 d["frequency"].to_numpy(dtype=float)
             target.var[_column(key_added, method, k, "frequency")] = values
             target.var[_column(key_added, method, k, "consensus")] = in_consensus(values)
-            if rec and method == rec.method and float(k) == float(rec.k):
+            if rec and rec.k is not None and method == rec.method and float(k) == float(rec.k):
                 target.var[f"{key_added}_recommended"] = in_consensus(values)
     sig = comparison.signal
     target.uns[key_added] = _plain({

@@ -15,6 +15,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stablefs.comparison._inputs import (
     as_list,
@@ -25,6 +26,21 @@ from stablefs.comparison._inputs import (
     parse_sizes,
 )
 from stablefs.comparison._options import DEFAULT_DATA, CompareOptions
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+    from typing import Literal
+
+    import pandas as pd
+    from sklearn.base import BaseEstimator
+    from sklearn.model_selection import BaseCrossValidator
+
+    from stablefs._runtime.rundir import RunFolder
+    from stablefs.comparison._inputs import DataSource
+    from stablefs.comparison._result import Comparison
+    from stablefs.datasets import Dataset
+    from stablefs.evaluation.protocols import Protocol
 
 log = logging.getLogger("stablefs")
 
@@ -40,11 +56,11 @@ class Plan:
     configuration that keys a run folder, and the folder (``None``: in memory)."""
 
     options: CompareOptions
-    dataset: object
+    dataset: Dataset
     sizes: list[int]
     config: dict
     out: Path | None = None
-    folder: object = None
+    folder: RunFolder | None = None
     command: str = ""
     state: str = "new"
     extra: dict = field(default_factory=dict)
@@ -166,6 +182,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     from stablefs.comparison._result import Comparison, read_comparison
 
     if plan.reusable:
+        assert plan.out is not None  # a finished run to reuse is in plan.out
         comparison = read_comparison(plan.out)
         comparison.dataset = plan.dataset
         comparison.reused = True
@@ -223,6 +240,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
         run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
         comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
         if folder is not None:
+            assert plan.out is not None  # the run folder is plan.out
             comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg))
             folder.complete()
             comparison.folder = plan.out
@@ -277,16 +295,25 @@ def _jsonable(options: dict) -> dict:
     return out
 
 
-def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", repeats=None,
-            classifiers=None, measures=None, seed: int = 0, n_jobs: int = 1,
-            backend: str = "loky", scheduler: str | None = None,
-            scheduler_timeout: float = 30.0, permutations: int = 100,
-            permutation_resamples: int = 3, nested=(5, 3), standardize: bool = False,
-            prefilter: int | None = None, scale: str = "raw", label: str | None = None,
-            labels=None, layer: str | None = None, feature_names=None, transpose: bool = False,
-            missing: str | None = None, drop_nominal: bool = False,
-            encode_nominal: bool = False, annotation=None, out=None, force: bool = False,
-            report: bool = True, svg: bool = False, progress=False, verbose: int = 0):
+def compare(
+        data: DataSource = DEFAULT_DATA,
+        methods: str | Sequence[str | BaseEstimator | tuple[str, BaseEstimator]] | None = None,
+        sizes: str | Sequence[int] | None = None, *,
+        protocol: str | Protocol | BaseCrossValidator = "split", repeats: int | None = None,
+        classifiers: str | Sequence[str | BaseEstimator | tuple[str, BaseEstimator]] | None = None,
+        measures: str | Sequence[str] | None = None, seed: int = 0, n_jobs: int = 1,
+        backend: Literal["loky", "dask"] = "loky", scheduler: str | None = None,
+        scheduler_timeout: float = 30.0, permutations: int = 100, permutation_resamples: int = 3,
+        nested: tuple[int, int] | str | int = (5, 3), standardize: bool = False,
+        prefilter: int | None = None, scale: Literal["raw", "log2", "auto"] = "raw",
+        label: str | None = None, labels: str | os.PathLike[str] | pd.Series | None = None,
+        layer: str | None = None, feature_names: str | Sequence[str] | None = None,
+        transpose: bool = False, missing: str | None = None, drop_nominal: bool = False,
+        encode_nominal: bool = False, annotation: str | os.PathLike[str] | None = None,
+        out: str | os.PathLike[str] | None = None, force: bool = False, report: bool = True,
+        svg: bool = False,
+        progress: bool | Literal["bar", "lines"] | None = False, verbose: int = 0,
+) -> Comparison:
     """Compare the stability and accuracy of feature selection methods on one data set.
 
     The same job as ``stablefs compare``, with the same defaults: every method is fitted on

@@ -10,8 +10,21 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stablefs._errors import StablefsError, as_data_error
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import pandas as pd
+    from anndata import AnnData
+    from numpy.typing import ArrayLike
+
+    #: what a comparison reads: a path, a registry name or a synthetic spec (anything
+    #: :func:`stablefs.datasets.load` takes), a DataFrame, an AnnData, or ``(X, y)``
+    DataSource: TypeAlias = (str | os.PathLike[str] | pd.DataFrame | AnnData
+                             | tuple[ArrayLike, ArrayLike])
 
 #: the subset sizes of ``compare`` and ``select`` without ``-k``
 DEFAULT_SIZES = (10, 20, 30, 40, 50)
@@ -38,7 +51,9 @@ def split_list(text: str) -> list[str]:
     >>> split_list("relieff(n_neighbors=5,x=1), ttest")
     ['relieff(n_neighbors=5,x=1)', 'ttest']
     """
-    items, depth, current = [], 0, []
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "," and depth == 0:
             items.append("".join(current).strip())

@@ -7,9 +7,16 @@ from __future__ import annotations
 import difflib
 import numbers
 from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING
 
 from stablefs._errors import StablefsError
 from stablefs.comparison._inputs import as_list, check_scale, names_of
+
+if TYPE_CHECKING:
+    import os
+    from typing import Literal
+
+    from stablefs.comparison._trust import TrustSettings
 
 #: the data of ``stablefs compare`` without DATA: Han 2012's synthetic benchmark (sec. 6.1)
 DEFAULT_DATA = "synthetic:han2012"
@@ -40,12 +47,12 @@ class CompareOptions:
     measures: list = field(default_factory=lambda: list(DEFAULT_MEASURES))
     seed: int = 0
     n_jobs: int = 1
-    backend: str = "loky"
+    backend: Literal["loky", "dask"] = "loky"
     scheduler: str | None = None
     scheduler_timeout: float = 30.0
     permutations: int = 100
     permutation_resamples: int = 3
-    nested: object = (5, 3)
+    nested: tuple[int, int] | str | int | None = (5, 3)
     report: bool = True
     svg: bool = False
     # data options
@@ -58,7 +65,7 @@ class CompareOptions:
     drop_nominal: bool = False
     encode_nominal: bool = False
     scale: str = "raw"
-    annotation: str | None = None
+    annotation: str | os.PathLike[str] | None = None
 
     def check(self) -> CompareOptions:
         """Normalise and check every option that needs no data nor network; returns
@@ -116,10 +123,11 @@ class CompareOptions:
             out[k] = v if isinstance(v, (str, bool, int, float)) else repr(v)
         return out
 
-    def trust_settings(self):
+    def trust_settings(self) -> TrustSettings:
         from stablefs.comparison._trust import TrustSettings
 
-        outer, inner = self.nested
+        # (outer, inner) once check() ran
+        outer, inner = self.nested if isinstance(self.nested, tuple) else parse_nested(self.nested)
         return TrustSettings(int(self.permutations), int(self.permutation_resamples),
                              outer, inner)
 

@@ -8,11 +8,22 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+
+    from matplotlib.figure import Figure
+
+    from stablefs.comparison._trust import Trust
+    from stablefs.datasets import Dataset
+    from stablefs.evaluation.runner import ExperimentResult
 
 __all__ = ["Comparison", "Recommendation", "Signal", "read_comparison"]
 
@@ -121,10 +132,13 @@ class Comparison:
         The data as analysed (``None`` when read back from a folder).
     """
 
-    def __init__(self, *, results, stability, frequencies, selections, comparisons, baseline,
-                 permutation, nested, run_info: dict, config: dict, dataset=None,
-                 signature: pd.DataFrame | None = None, feature_names=None, symbols=None,
-                 folder: Path | None = None, reused: bool = False):
+    def __init__(self, *, results: pd.DataFrame, stability: pd.DataFrame, frequencies: pd.DataFrame,
+                 selections: pd.DataFrame, comparisons: pd.DataFrame, baseline: pd.DataFrame,
+                 permutation: pd.DataFrame, nested: pd.DataFrame, run_info: dict, config: dict,
+                 dataset: Dataset | None = None, signature: pd.DataFrame | None = None,
+                 feature_names: Sequence[str] | np.ndarray | None = None,
+                 symbols: Sequence[str] | np.ndarray | None = None, folder: Path | None = None,
+                 reused: bool = False) -> None:
         self.results = results
         self.stability = stability
         self.frequencies = frequencies
@@ -149,7 +163,8 @@ class Comparison:
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
-    def from_run(cls, result, trust, run_info: dict, dataset, config: dict) -> Comparison:
+    def from_run(cls, result: ExperimentResult, trust: Trust, run_info: dict, dataset: Dataset,
+                 config: dict) -> Comparison:
         """A comparison just computed (:func:`stablefs.comparison._compare.execute`)."""
         return cls(
             results=result.results, stability=result.stability,
@@ -254,7 +269,7 @@ class Comparison:
         return summary_text(self)
 
     # -- figures --------------------------------------------------------------------------
-    def plot_stability(self):
+    def plot_stability(self) -> Figure | None:
         """Stability against k, one panel per measure, with the confidence intervals.
 
         Returns
@@ -266,7 +281,7 @@ class Comparison:
         t = self._tables()
         return _fig.plot_stability(t["stab"], t["methods"], t["styles"])
 
-    def plot_accuracy(self):
+    def plot_accuracy(self) -> Figure | None:
         """Held-out accuracy (and the other metrics) against k, one column per classifier,
         with the majority-class baseline dashed.
 
@@ -279,7 +294,7 @@ class Comparison:
         t = self._tables()
         return _fig.plot_performance(t["perf"], t["methods"], t["styles"], t["base"] or None)
 
-    def plot_tradeoff(self):
+    def plot_tradeoff(self) -> Figure | None:
         """Stability against accuracy, one point per (method, k), the Pareto front outlined
         and the recommended pair ringed.
 
@@ -296,7 +311,7 @@ class Comparison:
                                   recommended=(shown.method, shown.k, shown.metric) if shown
                                   else None, baseline=t["base"] or None)
 
-    def plot_frequencies(self):
+    def plot_frequencies(self) -> Figure | None:
         """Selection frequency of the features, sorted, against their position, per k.
 
         Returns
@@ -310,7 +325,7 @@ class Comparison:
             return None
         return _fig.plot_frequency_rank(t["freq"], t["methods"], t["styles"])
 
-    def plot_selections(self, method: str | None = None, k=None):
+    def plot_selections(self, method: str | None = None, k: float | None = None) -> Figure | None:
         """Features × resamples map of one method's selections at one k (default: the
         recommended pair, else the first method at its first k).
 
@@ -332,13 +347,15 @@ class Comparison:
         if k is None:
             k = shown.k if shown and shown.method == method else _tab.frequency_k(
                 t["freq"], method)
+        if k is None:  # the method has no frequencies
+            return None
         sel = self.selections[(self.selections["method"].astype(str) == method)
                               & (self.selections["resample"] >= 0)]
         sel = sel.sort_values("resample", kind="stable")
         ranks = np.vstack([np.asarray(r, dtype=float) for r in sel["ranking"]])
         return _fig.plot_selection_heatmap(ranks, list(self.feature_names), k, method=method)
 
-    def plot_fit_time(self):
+    def plot_fit_time(self) -> Figure | None:
         """Mean fit time per method with ± one standard deviation.
 
         Returns
@@ -353,7 +370,8 @@ class Comparison:
         return _fig.plot_fit_time(t["timing"], t["methods"], t["styles"])
 
     # -- files ----------------------------------------------------------------------------
-    def save(self, folder, *, force: bool = False, report: bool | None = None) -> Path:
+    def save(self, folder: str | os.PathLike[str], *, force: bool = False,
+             report: bool | None = None) -> Path:
         """Write the run folder of ``stablefs compare --out`` (the same files, the same
         ``stability.csv`` byte for byte for the same configuration).
 
@@ -429,7 +447,7 @@ class Comparison:
         return comparison_html(self)
 
 
-def read_comparison(folder) -> Comparison:
+def read_comparison(folder: str | os.PathLike[str]) -> Comparison:
     """Read back a run folder written by ``stablefs compare`` or :meth:`Comparison.save`.
 
     Nothing in the folder is executed: tables are CSV and Parquet, ``run.json`` is JSON.

@@ -14,8 +14,13 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from stablefs.evaluation.nested import NestedEstimate
+    from stablefs.evaluation.permutation import PermutationTest
 
 log = logging.getLogger("stablefs")
 
@@ -41,8 +46,8 @@ class TrustSettings:
 @dataclass
 class Trust:
     info: dict = field(default_factory=dict)
-    permutation: object = None
-    nested: object = None
+    permutation: PermutationTest | None = None
+    nested: NestedEstimate | None = None
 
 
 def _fmt_s(seconds: float) -> str:

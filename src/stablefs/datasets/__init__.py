@@ -11,6 +11,8 @@
   downloading the ``.RData`` and converting it (:func:`read_rdata`) when it is missing.
 """
 
+from typing import TYPE_CHECKING
+
 from stablefs.datasets._dataset import Dataset
 from stablefs.datasets._rdata import read_rdata
 from stablefs.datasets._registry import (
@@ -23,6 +25,9 @@ from stablefs.datasets._registry import (
     registry_table,
 )
 from stablefs.datasets._synthetic import make_han2012, make_xiao2007, xiao2007_mu
+
+if TYPE_CHECKING:  # imported on first use (below), for type checkers
+    from stablefs.datasets._load import load
 
 
 def __getattr__(name: str):

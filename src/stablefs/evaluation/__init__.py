@@ -1,6 +1,8 @@
 """Resampling protocols, classifiers, the experiment runner, statistics, bias–variance and
 CRIDD."""
 
+from typing import TYPE_CHECKING
+
 from stablefs._runtime import lazy as _lazy
 
 # {submodule: its public names}: each submodule is imported when one of its names is first
@@ -25,6 +27,39 @@ _EXPORTS = {
     ),
 }
 _lazy.install(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # the names above, for type checkers (never imported here at run time)
+    from stablefs.evaluation.bias_variance import bias_variance, bias_variance_path
+    from stablefs.evaluation.classifiers import CLASSIFIERS, evaluate_subset, make_classifier
+    from stablefs.evaluation.cridd import cridd, cridd_summary
+    from stablefs.evaluation.error_estimators import (
+        bolstered_error,
+        bolstering_widths,
+        chi_median,
+        cv_error,
+        loo_error,
+        resubstitution_error,
+        semi_bolstered_error,
+    )
+    from stablefs.evaluation.preprocessing import Preprocessing
+    from stablefs.evaluation.protocols import Protocol, Resample, stratified_subsample
+    from stablefs.evaluation.runner import ExperimentResult, run_experiment
+    from stablefs.evaluation.statistics import (
+        COMPARISON_COLUMNS,
+        INTERVAL_KINDS,
+        ComparisonResult,
+        add_interval_column,
+        bootstrap_pair_interval,
+        compare_methods,
+        corrected_resampled_ttest,
+        dietterich_5x2cv_ttest,
+        holm,
+        interval_kind,
+        is_five_by_two,
+        stability_interval,
+        stability_two_sample_test,
+        wilcoxon_test,
+    )
 
 __all__ = [
     "CLASSIFIERS",

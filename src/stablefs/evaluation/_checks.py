@@ -28,7 +28,7 @@ __all__ = [
 
 def _digest(X: np.ndarray, y: np.ndarray) -> str:
     """sha256 of the data matrix and the labels: a changed input is a changed configuration."""
-    h = hashlib.sha256(memoryview(np.ascontiguousarray(X)).cast("B"))
+    h = hashlib.sha256(np.ascontiguousarray(X).data.cast("B"))
     h.update("\x1f".join(map(str, y)).encode())
     return h.hexdigest()
 
@@ -42,7 +42,7 @@ def check_n_jobs(n_jobs, n_tasks: int | None = None) -> int:
         raise StablefsError(
             f"n_jobs = {n_jobs}: use a positive number of parallel fits, or -1 for all cores."
         )
-    if n_jobs > 0:
+    if int(n_jobs) > 0:
         n = int(n_jobs)
     else:  # joblib (the cores this process may use) only when asked for "all but ..."
         import joblib

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import joblib
 import numpy as np
@@ -38,6 +39,11 @@ import pandas as pd
 from scipy import stats
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from stablefs.datasets import Dataset
 
 __all__ = [
     "BenchmarkResult",
@@ -132,7 +138,7 @@ def smallest_sets(names: Sequence[str], n: int) -> list[str]:
 # --------------------------------------------------------------------------- preparation
 
 
-def log2_hook(ds) -> tuple[object, str]:
+def log2_hook(ds: Dataset) -> tuple[Dataset, str]:
     """log2 of raw intensities: the data set to use and the statement for ``sets.csv``.
 
     A set whose values look like raw (unlogged) intensities
@@ -185,7 +191,7 @@ class BenchmarkSet:
     name: str
     label: str
     source: str
-    dataset: object = None
+    dataset: Dataset | None = None
     sizes: list = field(default_factory=list)
     prefilter: int | None = None
     preparation: list = field(default_factory=list)
@@ -325,6 +331,7 @@ def pilot_fits(sets: Sequence[BenchmarkSet], methods: Sequence[str], *, protocol
     for b in sets:
         if not b.included or b.name in skip:
             continue
+        assert b.dataset is not None  # a prepared set holds its data
         first = protocol.resamples(b.dataset.y, seed)[0]
         for m in methods:
             tasks.append((b.name, m, b.dataset.X, b.dataset.y, first, b.sizes, clfs,
@@ -471,7 +478,7 @@ def _set_state_key(bset: BenchmarkSet, methods, protocol, classifiers, seed) -> 
 def finished_sets(sets, methods, *, protocol, classifiers, seed, cache_dir) -> dict:
     """Sets whose grid finished in an earlier, interrupted run into ``cache_dir``: name ->
     ``{method: reason}`` of the cells the pilot left out (their fits are all cached)."""
-    out = {}
+    out: dict[str, dict] = {}
     if cache_dir is None:
         return out
     for b in sets:
@@ -490,10 +497,10 @@ def finished_sets(sets, methods, *, protocol, classifiers, seed, cache_dir) -> d
 
 def run_benchmark(sets: Sequence[BenchmarkSet], methods: Sequence[str], *, protocol,
                   classifiers=DEFAULT_CLASSIFIERS, seed: int = 0, n_jobs: int = 1,
-                  backend: str = "loky", scheduler: str | None = None, cache_dir=None,
-                  pilot: pd.DataFrame | None = None, progress: bool = False,
-                  on_set: Callable | None = None, log: Callable[[str], None] | None = None
-                  ) -> BenchmarkResult:
+                  backend: Literal["loky", "dask"] = "loky", scheduler: str | None = None,
+                  cache_dir=None, pilot: pd.DataFrame | None = None, progress: bool = False,
+                  on_set: Callable | None = None,
+                  log: Callable[[str], None] | None = None) -> BenchmarkResult:
     """Run every method on every included set.
 
     Parameters
@@ -547,6 +554,7 @@ def run_benchmark(sets: Sequence[BenchmarkSet], methods: Sequence[str], *, proto
             continue
         t0 = time.perf_counter()
         ds = b.dataset
+        assert ds is not None  # a prepared set holds its data
         set_cache = Path(cache_dir) / "sets" / b.name if cache_dir is not None else None
         result = run_experiment(
             ds.X, ds.y, run_methods, b.sizes, protocol=protocol, classifiers=classifiers,

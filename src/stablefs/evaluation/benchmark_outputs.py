@@ -44,6 +44,7 @@ def write_set(out_dir, bset: BenchmarkSet, result, run_info: Mapping, *, report:
     from stablefs.evaluation.outputs import save_result
 
     ds = bset.dataset
+    assert ds is not None  # a prepared set holds its data
     where = Path(out_dir) / "cells" / bset.name
     prep = atomic_write_text(where / "preparation.json", json.dumps(
         {"set": bset.name, "label": bset.label, "source": bset.source, "sizes": bset.sizes,

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from stablefs._errors import StablefsError
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-def bias_variance(weights, relevance) -> dict[str, np.ndarray]:
+    from numpy.typing import ArrayLike
+
+
+def bias_variance(weights: ArrayLike, relevance: ArrayLike) -> dict[str, np.ndarray]:
     """Decompose the error of a feature weighting into bias and variance (Han 2012, eqs. 3.1–3.4).
 
     With M training sets D_1..D_M standing in for the distribution of training sets, and
@@ -79,7 +86,8 @@ def bias_variance(weights, relevance) -> dict[str, np.ndarray]:
     }
 
 
-def bias_variance_path(weight_paths, relevance) -> dict[str, np.ndarray]:
+def bias_variance_path(weight_paths: np.ndarray | Sequence[ArrayLike],
+                       relevance: ArrayLike) -> dict[str, np.ndarray]:
     """Decompose the feature-weight error at every iteration of a recursive elimination.
 
     Han 2012, sec. 6.2, Fig. 6.1: eqs. 3.1–3.4 at each iteration.

@@ -17,10 +17,24 @@ the test part.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs._runtime.threads import limit_threads
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import TypeAlias
+
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+
+    #: classifiers: names ("svm", "1nn", ...), scikit-learn classifiers or (name, classifier)
+    #: pairs, or the {name: classifier} mapping of check_classifiers
+    Classifiers: TypeAlias = (Sequence[str | BaseEstimator | tuple[str, BaseEstimator]]
+                              | Mapping[str, str | BaseEstimator])
 
 CLASSIFIERS = {
     "svm": "linear support vector machine, C = 1 (features min-max scaled, as Weka's SMO)",
@@ -34,7 +48,7 @@ CLASSIFIERS = {
 }
 
 
-def make_classifier(name):
+def make_classifier(name: str | BaseEstimator) -> BaseEstimator:
     """Build a fresh, unfitted classifier for ``name``, or clone a scikit-learn classifier.
 
     The built-in classifiers (:data:`CLASSIFIERS`) are pipelines of a min–max scaler and the
@@ -216,7 +230,8 @@ def mcc(y_true, y_pred) -> float:
     return float((c * s - t @ p) / den) if den > 0 else 0.0
 
 
-def evaluate_subset(X_train, y_train, X_test, y_test, classifiers) -> dict[str, float]:
+def evaluate_subset(X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, y_test: ArrayLike,
+                    classifiers: Classifiers) -> dict[str, float]:
     """Train each classifier on the training part and score it on the test part.
 
     Parameters

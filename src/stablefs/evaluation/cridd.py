@@ -41,11 +41,22 @@ import math
 import numbers
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs.evaluation.error_estimators import make_rule, stratified_folds
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from stablefs._validation import SeedLike
+    from stablefs.datasets import Dataset
+    from stablefs.selectors._base import BaseSelector
+    from stablefs.selectors.wrappers._error_estimators import Classifier
 
 __all__ = [
     "MODELS",
@@ -269,7 +280,8 @@ def _one_run(run: int, seed: int, draw_sample, sampler, select: _Selection, rule
             "Ehat_b": Ehat_b, "F": F}
 
 
-def _sample_fns(model, n_samples: int, best, model_params: dict | None):
+def _sample_fns(model: Literal["equal", "unequal", "bimodal"] | Dataset, n_samples: int, best,
+                model_params: dict | None):
     """``(draw_sample(rng) -> (X, y, X_out, y_out), test sampler or None, F_b)``."""
     from stablefs.datasets import make_xiao2007
 
@@ -316,14 +328,14 @@ def _sample_fns(model, n_samples: int, best, model_params: dict | None):
             f"{counts.tolist()} points with a test set left over."
         )
 
-    def draw(rng):
+    def subsample(rng):
         take = np.concatenate([rng.choice(np.flatnonzero(yall == c), n_c[c], replace=False)
                                for c in (0, 1)])
         mask = np.zeros(yall.size, dtype=bool)
         mask[take] = True
         return Xall[take], yall[take], Xall[~mask], yall[~mask]
 
-    return draw, None, F_b
+    return subsample, None, F_b
 
 
 def cridd_runs(model="equal", *, selector="sfs", classifier="lda", cv="cv10",
@@ -365,8 +377,8 @@ def kappa(dE, dEb) -> float:
     return (vE - vEb) / vE if vE > 0 else float("nan")
 
 
-def cridd_summary(dE, dEb, *, paired: bool = True, n_boot: int = 2000, alpha: float = 0.05,
-                  random_state=0) -> dict[str, float]:
+def cridd_summary(dE: ArrayLike, dEb: ArrayLike, *, paired: bool = True, n_boot: int = 2000,
+                  alpha: float = 0.05, random_state: SeedLike = 0) -> dict[str, float]:
     """Variances, ``kappa`` with a percentile-bootstrap interval, squared biases.
 
     Parameters
@@ -434,12 +446,14 @@ def cridd_summary(dE, dEb, *, paired: bool = True, n_boot: int = 2000, alpha: fl
     }
 
 
-def cridd(model="equal", *, selector="sfs", classifier="lda", cv="cv10", n_samples: int = 50,
-          n_runs: int = 10_000, random_state: int = 0, n_jobs: int = 1, backend: str = "loky",
-          scheduler: str | None = None, n_features_to_select: int = 10, n_test: int = 5000,
-          criterion=None, best=None, model_params: dict | None = None, n_boot: int = 2000,
+def cridd(model: Literal["equal", "unequal", "bimodal"] | Dataset = "equal", *,
+          selector: str | BaseSelector = "sfs", classifier: Classifier = "lda",
+          cv: str | int = "cv10", n_samples: int = 50, n_runs: int = 10_000, random_state: int = 0,
+          n_jobs: int = 1, backend: Literal["loky", "dask"] = "loky", scheduler: str | None = None,
+          n_features_to_select: int = 10, n_test: int = 5000, criterion: str | None = None,
+          best: ArrayLike | None = None, model_params: dict | None = None, n_boot: int = 2000,
           alpha: float = 0.05, runs_per_task: int | None = None,
-          progress: bool = False) -> dict:
+          progress: bool = False) -> dict[str, Any]:
     """Estimate the CRIDD of one (model, selector, classifier, cross-validation, N) cell.
 
     Xiao, Hua and Dougherty 2007, eq. 1 and Algorithm 1.

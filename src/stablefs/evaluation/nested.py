@@ -29,11 +29,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = ["DEFAULT_INNER", "DEFAULT_OUTER", "NestedEstimate", "nested_estimate"]
 
@@ -91,11 +95,11 @@ def _rankings(selections: pd.DataFrame) -> dict:
 def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
                     selections: pd.DataFrame, recommended: tuple[str, float],
                     choose: Callable[[pd.DataFrame, pd.DataFrame], tuple[str, float] | None],
-                    classifier: str = "svm", metric: str | None = None,
-                    measure: str = "nogueira", n_outer: int = DEFAULT_OUTER,
-                    n_inner: int = DEFAULT_INNER, random_state: int = 0,
-                    n_jobs: int | None = 1, backend: str = "loky",
-                    scheduler: str | None = None, cache_dir=None, impute: str | None = None,
+                    classifier: str = "svm", metric: str | None = None, measure: str = "nogueira",
+                    n_outer: int = DEFAULT_OUTER, n_inner: int = DEFAULT_INNER,
+                    random_state: int = 0, n_jobs: int | None = 1,
+                    backend: Literal["loky", "dask"] = "loky", scheduler: str | None = None,
+                    cache_dir=None, impute: Literal["median"] | None = None,
                     standardize: bool = False, prefilter: int | None = None,
                     progress=None) -> NestedEstimate:
     """Nested estimate of the recommended pair's accuracy and of the stability of the choice.
@@ -151,7 +155,8 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
              res[["method", "k", "resample", "value"]].itertuples(index=False)}
     rec_m, rec_k = str(recommended[0]), float(recommended[1])
     t0 = time.perf_counter()
-    rows, fits, computed = [], 0, 0
+    rows: list[tuple[int, str | None, float, float]] = []
+    fits, computed = 0, 0
     bar = make_progress(progress, total=len(outer), desc="nested estimate",
                         unit="outer resample")
     try:

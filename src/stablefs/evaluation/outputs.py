@@ -147,7 +147,8 @@ def signature_for(frequencies: pd.DataFrame, X, y, feature_names, selections, *,
 def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
                 report: bool = True, X=None, y=None, feature_names=None,
                 symbols=None, extra_paths: dict | None = None,
-                signature: pd.DataFrame | None = None, svg: bool = False) -> dict[str, Path]:
+                signature: pd.DataFrame | None = None,
+                svg: bool = False) -> dict[str, Path | list[Path]]:
     """Write every output file of a comparison into ``out_dir``; return their paths.
 
     ``extra_paths`` are files the caller already wrote into ``out_dir`` for this run (the
@@ -162,7 +163,7 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {
+    paths: dict[str, Path | list[Path]] = {
         "selections": write_selections(result.selections, out_dir, feature_names),
         "results.csv": write_csv(result.results, out_dir / "results.csv"),
         "stability.csv": write_csv(result.stability, out_dir / "stability.csv"),
@@ -198,7 +199,7 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
     # and lists every file written, the files --force may delete (stablefs._runtime.rundir)
     from stablefs._runtime.rundir import TOOL, manifest
 
-    paths["run.json"] = out_dir / "run.json"
+    run_json = paths["run.json"] = out_dir / "run.json"
     info = {"tool": TOOL, **run_info, "files": manifest(out_dir, paths.values())}
-    atomic_write_text(paths["run.json"], json.dumps(info, indent=2, default=str))
+    atomic_write_text(run_json, json.dumps(info, indent=2, default=str))
     return paths

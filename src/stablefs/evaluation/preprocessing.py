@@ -24,10 +24,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Preprocessing:
     standardize: bool = False
     prefilter: int | None = None
 
-    def check(self, n_features: int, sizes=()) -> None:
+    def check(self, n_features: int, sizes: Iterable[int] = ()) -> None:
         """Refuse impossible settings with one line."""
         if self.impute not in (None, "median"):
             raise StablefsError(f"impute = {self.impute!r}: choose None or 'median'.")

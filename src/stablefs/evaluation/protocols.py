@@ -24,11 +24,15 @@ resamples, and rerunning with the same seed gives the same ones. The protocols:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs._validation import check_classes
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 KINDS = ("split", "cv", "holdout", "subsample", "bootstrap", "5x2", "loo")
 
@@ -235,7 +239,7 @@ class Protocol:
             return "5 x 2-fold cross-validation (outer loop of nested 5 x 2 CV)"
         return "leave-one-out"
 
-    def resamples(self, y, random_state: int | None = 0) -> list[Resample]:
+    def resamples(self, y: ArrayLike, random_state: int | None = 0) -> list[Resample]:
         """The training/test partitions for labels ``y``.
 
         Raises :class:`StablefsError` when a class has fewer samples than the protocol needs.
@@ -245,8 +249,8 @@ class Protocol:
         check_classes(y, min_per_class=self.min_per_class, context=f"for {self.describe()}")
         return _resamples(self, y, np.arange(y.size), random_state)
 
-    def inner_resamples(self, y, outer: Resample, random_state: int | None = 0
-                        ) -> list[Resample]:
+    def inner_resamples(self, y: ArrayLike, outer: Resample,
+                        random_state: int | None = 0) -> list[Resample]:
         """The inner 5 × 2-fold resamples of one outer training part (``5x2`` only).
 
         Indices refer to the full sample set (subsets of ``outer.train``), seeded by
@@ -294,7 +298,7 @@ def _resamples(proto: Protocol, y: np.ndarray, ids: np.ndarray, random_state) ->
     return out
 
 
-def stratified_subsample(y, fraction: float, rng: np.random.Generator) -> np.ndarray:
+def stratified_subsample(y: ArrayLike, fraction: float, rng: np.random.Generator) -> np.ndarray:
     """Draw a stratified subsample: ``round(fraction * n_c)`` samples of each class c.
 
     Without replacement; at least one sample of each class, and at least one left out when the

@@ -28,6 +28,7 @@ import zlib
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import joblib
 import numpy as np
@@ -53,6 +54,19 @@ from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
 from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking, median_impute
 from stablefs.evaluation.protocols import Protocol, Resample
 from stablefs.methods import build_selector
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+    from typing import Any, Literal
+
+    import pandas as pd
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+    from sklearn.model_selection import BaseCrossValidator
+
+    from stablefs.evaluation.classifiers import Classifiers
+    from stablefs.stability._inputs import FeatureNames
 
 
 @dataclass
@@ -245,6 +259,7 @@ class _FitCache:
 
     def _path(self, method_key: str, resample: int) -> Path:
         slug = hashlib.sha1(method_key.encode()).hexdigest()[:12]
+        assert self.dir is not None  # only a cache with a folder stores fits
         return self.dir / f"{slug}-{resample:05d}.npz"
 
     def _expect(self, n_sizes: int) -> dict:
@@ -408,30 +423,18 @@ def _method_key(name: str, template) -> str:
     return f"{name}|{type(template).__module__}.{type(template).__qualname__}|{template!r}"
 
 
-def run_experiment(
-    X,
-    y,
-    methods,
-    sizes,
-    *,
-    protocol: Protocol | str = "split",
-    n_repeats: int | None = None,
-    classifiers=("svm", "1nn"),
-    measures=("kuncheva", "nogueira"),
-    feature_names=None,
-    random_state: int = 0,
-    n_jobs: int | None = 1,
-    backend: str = "loky",
-    scheduler: str | None = None,
-    cache_dir=None,
-    impute: str | None = None,
-    standardize: bool = False,
-    prefilter: int | None = None,
-    sample_names=None,
-    progress: bool = False,
-    alpha: float = 0.05,
-    compare_pairs: bool = True,
-) -> ExperimentResult:
+def run_experiment(X: ArrayLike | pd.DataFrame, y: ArrayLike,
+                   methods: Sequence[str | BaseEstimator | tuple[str, BaseEstimator]],
+                   sizes: Sequence[int], *, protocol: Protocol | str | BaseCrossValidator = "split",
+                   n_repeats: int | None = None, classifiers: Classifiers = ("svm", "1nn"),
+                   measures: Sequence[str] = ("kuncheva", "nogueira"),
+                   feature_names: FeatureNames | None = None, random_state: int = 0,
+                   n_jobs: int | None = 1, backend: Literal["loky", "dask"] = "loky",
+                   scheduler: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
+                   impute: Literal["median"] | None = None, standardize: bool = False,
+                   prefilter: int | None = None, sample_names: Sequence[str] | None = None,
+                   progress: bool | Literal["bar", "lines"] = False, alpha: float = 0.05,
+                   compare_pairs: bool = True) -> ExperimentResult:
     """Run every method on the same resamples and measure stability and accuracy.
 
     Parameters
@@ -545,11 +548,12 @@ def run_experiment(
     )
     from stablefs.stability import available_measures
 
-    if feature_names is None and hasattr(X, "columns") and hasattr(X, "iloc"):
-        feature_names = [str(c) for c in X.columns]  # a DataFrame keeps its gene names
-    if sample_names is None and hasattr(X, "index") and hasattr(X, "iloc") and not (
-            isinstance(X.index, range) or type(X.index).__name__ == "RangeIndex"):
-        sample_names = [str(s) for s in X.index]
+    frame: Any = X if hasattr(X, "iloc") else None  # a DataFrame keeps its gene names
+    if feature_names is None and frame is not None and hasattr(frame, "columns"):
+        feature_names = [str(c) for c in frame.columns]
+    if sample_names is None and frame is not None and hasattr(frame, "index") and not (
+            isinstance(frame.index, range) or type(frame.index).__name__ == "RangeIndex"):
+        sample_names = [str(s) for s in frame.index]
     X = dense_matrix(X)
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],):

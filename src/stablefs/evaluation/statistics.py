@@ -26,12 +26,23 @@ from __future__ import annotations
 import itertools
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from stablefs._validation import SeedLike
+    from stablefs.evaluation.protocols import Resample
+    from stablefs.stability._common import PairScores
+    from stablefs.stability._inputs import Subsets
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -108,7 +119,7 @@ def _paired(a, b) -> np.ndarray:
 _NAN = float("nan")
 
 
-def wilcoxon_test(a, b) -> ComparisonResult:
+def wilcoxon_test(a: ArrayLike, b: ArrayLike) -> ComparisonResult:
     """Wilcoxon signed-rank test of paired values (two-sided).
 
     ``scipy.stats.wilcoxon`` on d = a − b with ``zero_method="pratt"``: zero differences (equal
@@ -172,7 +183,8 @@ def wilcoxon_test(a, b) -> ComparisonResult:
     return ComparisonResult(float(res.statistic), float(res.pvalue), mean, n)
 
 
-def corrected_resampled_ttest(a, b, n_train: float, n_test: float) -> ComparisonResult:
+def corrected_resampled_ttest(a: ArrayLike, b: ArrayLike, n_train: float,
+                              n_test: float) -> ComparisonResult:
     """Corrected resampled t-test of paired values, two-sided (Nadeau and Bengio 2003).
 
     With d_j = a_j − b_j on J resamples, d̄ their mean and σ̂² their sample variance
@@ -232,7 +244,7 @@ def _ratio(diff: float, var: float) -> float:
     return 0.0 if diff == 0 else float(np.copysign(np.inf, diff))
 
 
-def dietterich_5x2cv_ttest(a, b) -> ComparisonResult:
+def dietterich_5x2cv_ttest(a: ArrayLike, b: ArrayLike) -> ComparisonResult:
     """Dietterich's (1998) 5 × 2 cv paired t-test, two-sided.
 
     ``a`` and ``b`` hold the values of 5 replications of 2-fold CV, shape (5, 2) (or 10 values
@@ -286,7 +298,7 @@ def dietterich_5x2cv_ttest(a, b) -> ComparisonResult:
     return ComparisonResult(t, float(2 * stats.t.sf(abs(t), 5)), float(p.mean()), 10)
 
 
-def holm(p_values) -> np.ndarray:
+def holm(p_values: ArrayLike) -> NDArray[np.float64]:
     """Holm's (1979) step-down adjusted p-values (family-wise error control).
 
     Sorted ascending p_(1) ≤ … ≤ p_(m): adj_(i) = max_{l ≤ i} min(1, (m − l + 1) p_(l)).
@@ -327,7 +339,8 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
-def stability_two_sample_test(subsets_a, subsets_b, n_features=None) -> ComparisonResult:
+def stability_two_sample_test(subsets_a: Subsets, subsets_b: Subsets,
+                              n_features: int | None = None) -> ComparisonResult:
     """Test whether two methods are equally stable, two-sided (Nogueira et al. 2018).
 
     Z = (Φ̂_a − Φ̂_b)/sqrt(v_a + v_b) with v the asymptotic variance of each estimator;
@@ -364,14 +377,15 @@ def stability_two_sample_test(subsets_a, subsets_b, n_features=None) -> Comparis
     (0.873, True)
     """
     from stablefs.stability import nogueira_two_sample_test
+    from stablefs.stability._inputs import as_subsets
 
     res = nogueira_two_sample_test(subsets_a, subsets_b, n_features, alternative="two-sided")
-    m = int(np.shape(subsets_a)[0]) if np.ndim(subsets_a) == 2 else len(subsets_a)
+    m = as_subsets(subsets_a, n_features).m
     return ComparisonResult(float(res.statistic), float(res.pvalue), float(res.estimate), m)
 
 
-def bootstrap_pair_interval(scores, *, n_boot: int = 1000, alpha: float = 0.05,
-                            random_state=0) -> tuple[float, float]:
+def bootstrap_pair_interval(scores: PairScores, *, n_boot: int = 1000, alpha: float = 0.05,
+                            random_state: SeedLike = 0) -> tuple[float, float]:
     """Percentile bootstrap interval, over resamples, of a pairwise-average stability measure.
 
     The estimate is the mean over all pairs i < j of the m results (Han 2012, eq. 5.4). A
@@ -452,8 +466,9 @@ INTERVAL_KINDS = {
 }
 
 
-def stability_interval(name: str, subsets, n_features=None, *, X=None, alpha: float = 0.05,
-                       random_state=0) -> tuple[float, float, float]:
+def stability_interval(name: str, subsets: Subsets, n_features: int | None = None, *,
+                       X: ArrayLike | None = None, alpha: float = 0.05,
+                       random_state: SeedLike = 0) -> tuple[float, float, float]:
     """Estimate a registered stability measure with its (1 − alpha) interval, as a run does.
 
     :func:`~stablefs.stability.measure_interval`: the delete-one-result jackknife standard
@@ -579,7 +594,7 @@ def add_interval_column(stability: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def is_five_by_two(resamples) -> bool:
+def is_five_by_two(resamples: Sequence[Resample]) -> bool:
     """Tell whether ``resamples`` are 5 replications of 2-fold cross-validation.
 
     Ten resamples, ``repeat`` 0–4 each with ``fold`` 0 and 1, the two folds of a replication
@@ -625,8 +640,8 @@ def is_five_by_two(resamples) -> bool:
     return True
 
 
-def compare_methods(results: pd.DataFrame, selections: pd.DataFrame | None, resamples,
-                    sizes) -> pd.DataFrame:
+def compare_methods(results: pd.DataFrame, selections: pd.DataFrame | None,
+                    resamples: Sequence[Resample], sizes: Sequence[int]) -> pd.DataFrame:
     """Every pair of methods compared at every k (the rows of ``comparisons.csv``).
 
     * Predictive metrics (every ``results`` metric but ``fit_time``): paired over the

@@ -366,7 +366,7 @@ def _shift_all(Fa, near, h, kernel, truncate, tol, max_iter, jobs):
 
 
 def _peak_groups(space, modes, founders, near, h, K, kernel, truncate, self_neighbor, tol,
-                 jobs):
+                 jobs) -> tuple[list, np.ndarray, np.ndarray, np.ndarray]:
     """Members (``< h``, closest first), density and mean ``K``-nearest distance of each peak.
 
     ``near``: each feature's distances to its nearest other features. An isolated feature (no

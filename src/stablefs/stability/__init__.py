@@ -33,6 +33,8 @@ This package never imports :mod:`stablefs.selectors` (measures are independent o
 subsets were produced).
 """
 
+from typing import TYPE_CHECKING
+
 from stablefs._runtime import lazy as _lazy
 
 # {submodule: its public names}: each submodule is imported when one of its names is first
@@ -63,6 +65,58 @@ _EXPORTS = {
     ),
 }
 _lazy.install(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # the names above, for type checkers (never imported here at run time)
+    from stablefs.stability._inputs import subsets_from_cv_results, top_k_subsets
+    from stablefs.stability._registry import (
+        MEASURES,
+        Measure,
+        available_measures,
+        measure_interval,
+        measure_pair_scores,
+    )
+    from stablefs.stability.correlated import intersection_count, npogr, sechidis, zucknick
+    from stablefs.stability.curves import stability_curve
+    from stablefs.stability.frequency import (
+        CONSENSUS_THRESHOLD,
+        consensus,
+        frequency_curve,
+        frequency_intervals,
+        in_consensus,
+        selection_frequency,
+    )
+    from stablefs.stability.matching import matching_similarity, matching_stability
+    from stablefs.stability.nogueira import (
+        NogueiraTest,
+        nogueira,
+        nogueira_ci,
+        nogueira_test,
+        nogueira_two_sample_test,
+        nogueira_variance,
+    )
+    from stablefs.stability.rankings import f_measure, kendall, pearson, spearman, weight_variance
+    from stablefs.stability.somol import (
+        davis,
+        krizek,
+        novovicova,
+        somol,
+        somol_c,
+        somol_cw,
+        somol_cw_rel,
+    )
+    from stablefs.stability.subsets import (
+        dice,
+        hamming,
+        jaccard,
+        kappa,
+        kuncheva,
+        lustgarten,
+        ochiai,
+        phi,
+        similarity_matrix,
+        unadjusted,
+        wald,
+    )
 
 __all__ = [
     "CONSENSUS_THRESHOLD",

@@ -36,7 +36,7 @@ class WidthMixin:
     g: int
     kind: str
 
-    def _init_classes(self):
+    def _init_classes(self) -> None:
         self._class_idx = [np.flatnonzero(self.ct == c) for c in range(self.g)]
         self._XT = np.ascontiguousarray(self.Xt.T)                    # (p, nt)
         self._sgn = (2 * self.ct - 1).astype(float)

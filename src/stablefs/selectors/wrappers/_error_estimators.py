@@ -63,7 +63,14 @@ from stablefs._errors import StablefsError
 from stablefs.selectors._svm_convergence import libsvm_max_iter, not_converged
 
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeAlias
+
+    from numpy.typing import ArrayLike, NDArray
+    from sklearn.base import BaseEstimator
+
+    from stablefs._validation import SeedLike
+    #: a classification rule: a name ("lda", "svm", "3nn", ...), a Rule or a scikit-learn classifier
+    Classifier: TypeAlias = "str | Rule | BaseEstimator"
 
 __all__ = [
     "RULES",
@@ -527,7 +534,7 @@ class Rule:
         return _Fitted(n_classes, kind="sklearn", model=model)
 
 
-def make_rule(classifier="lda", *, C: float | None = None) -> Rule:
+def make_rule(classifier: Classifier = "lda", *, C: float | None = None) -> Rule:
     """The classification rule named ``classifier`` (see :data:`RULES`) or wrapping a
     scikit-learn classifier; ``C`` sets the linear SVM's penalty (default 1)."""
     if isinstance(classifier, Rule):
@@ -585,7 +592,7 @@ def nearest_same_class_distance(X: np.ndarray, codes: np.ndarray, n_classes: int
     return out
 
 
-def bolstering_widths(X, y) -> np.ndarray:
+def bolstering_widths(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     """Kernel width ``sigma_{y_i}`` of every point (Braga-Neto and Dougherty 2004).
 
     ``sigma_y = d_y / alpha_p`` with ``d_y`` the mean distance of the class-``y`` points to
@@ -652,7 +659,7 @@ def linear_bolstered_terms(margin: np.ndarray, sigma: np.ndarray, codes: np.ndar
 # -------------------------------------------------------------------------- estimators
 
 
-def resubstitution_error(X, y, classifier="lda") -> float:
+def resubstitution_error(X: ArrayLike, y: ArrayLike, classifier: Classifier = "lda") -> float:
     """Apparent error: the rule designed on ``(X, y)`` and tested on the same points.
 
     Parameters
@@ -738,7 +745,9 @@ def _cv_from_folds(X, codes, n_classes, fold, rule) -> float:
     return errors / X.shape[0]
 
 
-def cv_error(X, y, classifier="lda", n_folds: int = 10, random_state=None, folds=None) -> float:
+def cv_error(X: ArrayLike, y: ArrayLike, classifier: Classifier = "lda", n_folds: int = 10,
+             random_state: SeedLike | np.random.RandomState = None,
+             folds: ArrayLike | None = None) -> float:
     """Compute the stratified k-fold cross-validation error, errors pooled over the folds.
 
     Xiao, Hua and Dougherty 2007, eq. B.3: total errors / n; one partition, not repeated.
@@ -785,7 +794,7 @@ def cv_error(X, y, classifier="lda", n_folds: int = 10, random_state=None, folds
     return _cv_from_folds(X, codes, classes.size, np.asarray(folds), rule)
 
 
-def loo_error(X, y, classifier="lda") -> float:
+def loo_error(X: ArrayLike, y: ArrayLike, classifier: Classifier = "lda") -> float:
     """Leave-one-out error (Xiao, Hua and Dougherty 2007, eq. B.4).
 
     Parameters
@@ -860,8 +869,9 @@ def _bolster(X, y, classifier, n_draws, random_state, noise, semi) -> float:
     return float(np.mean(terms))
 
 
-def bolstered_error(X, y, classifier="lda", *, n_draws: int = 10, random_state=None,
-                    noise=None) -> float:
+def bolstered_error(X: ArrayLike, y: ArrayLike, classifier: Classifier = "lda", *,
+                    n_draws: int = 10, random_state: SeedLike | np.random.RandomState = None,
+                    noise: ArrayLike | None = None) -> float:
     """Compute the bolstered resubstitution error (Braga-Neto and Dougherty 2004).
 
     The SFS/SFFS criterion of Xiao, Hua and Dougherty (2007, sec. 3) for LDA and the linear SVM.
@@ -914,8 +924,9 @@ def bolstered_error(X, y, classifier="lda", *, n_draws: int = 10, random_state=N
     return _bolster(X, y, classifier, n_draws, random_state, noise, semi=False)
 
 
-def semi_bolstered_error(X, y, classifier="3nn", *, n_draws: int = 10, random_state=None,
-                         noise=None) -> float:
+def semi_bolstered_error(X: ArrayLike, y: ArrayLike, classifier: Classifier = "3nn", *,
+                         n_draws: int = 10, random_state: SeedLike | np.random.RandomState = None,
+                         noise: ArrayLike | None = None) -> float:
     """Compute the semi-bolstered resubstitution error (Braga-Neto and Dougherty 2004).
 
     The SFS/SFFS criterion of Xiao, Hua and Dougherty (2007, sec. 3) for 3NN: only the correctly

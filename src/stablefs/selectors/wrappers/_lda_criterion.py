@@ -65,7 +65,7 @@ NN_KEEP = (16, 10)
 class LDAPart(RulePart, WidthMixin):
     """LDA with rank-one updates of the pooled covariance (see the module docstring)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         g = self.g
         counts = np.bincount(self.ct, minlength=g)
