@@ -28,12 +28,22 @@ if TYPE_CHECKING:
     from anndata import AnnData
 
 
-def load(source: str | os.PathLike[str] | pd.DataFrame | AnnData, *, label: str | int | None = None,
-         data_home: str | os.PathLike[str] | None = None, drop_nominal: bool = False,
-         drop_missing: bool = False, encode_nominal: bool = False, transpose: bool = False,
-         labels: str | os.PathLike[str] | pd.Series | None = None, missing: str | None = None,
-         layer: str | None = None, feature_names: str | None = None,
-         max_dense_bytes: int = DEFAULT_MAX_DENSE_BYTES, log2: bool = False) -> Dataset:
+def load(
+    source: str | os.PathLike[str] | pd.DataFrame | AnnData,
+    *,
+    label: str | int | None = None,
+    data_home: str | os.PathLike[str] | None = None,
+    drop_nominal: bool = False,
+    drop_missing: bool = False,
+    encode_nominal: bool = False,
+    transpose: bool = False,
+    labels: str | os.PathLike[str] | pd.Series | None = None,
+    missing: str | None = None,
+    layer: str | None = None,
+    feature_names: str | None = None,
+    max_dense_bytes: int = DEFAULT_MAX_DENSE_BYTES,
+    log2: bool = False,
+) -> Dataset:
     """Load a data set from a file, data in memory, the registry, or a synthetic spec.
 
     The entry point of ``docs/DESIGN.md`` ("Data"). Every source goes through the same checks,

@@ -134,11 +134,19 @@ def block_gaussian(
 # --------------------------------------------------------------------------------------------
 
 
-def make_han2012(n_samples: int = 100, n_features: int = 1000, n_blocks: int = 100,
-                 block_size: int = 10, rho: float = 0.8, n_relevant: int = 50, mean: float = 0.5,
-                 weight: float | ArrayLike | None = None, balanced: bool = True,
-                 label_by: Literal["sign", "component"] = "sign",
-                 random_state: SeedLike | np.random.RandomState = None) -> Dataset:
+def make_han2012(
+    n_samples: int = 100,
+    n_features: int = 1000,
+    n_blocks: int = 100,
+    block_size: int = 10,
+    rho: float = 0.8,
+    n_relevant: int = 50,
+    mean: float = 0.5,
+    weight: float | ArrayLike | None = None,
+    balanced: bool = True,
+    label_by: Literal["sign", "component"] = "sign",
+    random_state: SeedLike | np.random.RandomState = None,
+) -> Dataset:
     r"""Draw the synthetic data of Han (2012), sec. 6.1 ("Experimental Setup").
 
     Each sample is drawn from one of two Gaussian components
@@ -296,8 +304,9 @@ def make_han2012(n_samples: int = 100, n_features: int = 1000, n_blocks: int = 1
 # --------------------------------------------------------------------------------------------
 
 
-def xiao2007_mu(n_features: int = 200, block_size: int = 20, best: float = 0.3,
-                other: float = 0.05) -> NDArray[np.float64]:
+def xiao2007_mu(
+    n_features: int = 200, block_size: int = 20, best: float = 0.3, other: float = 0.05
+) -> NDArray[np.float64]:
     r"""Return the base mean vector μ used by :func:`make_xiao2007`.
 
     The paper (Xiao, Hua and Dougherty 2007, Figure 2) shows μ only as a plot: 200 values
@@ -358,10 +367,16 @@ def xiao2007_mu(n_features: int = 200, block_size: int = 20, best: float = 0.3,
 _XIAO_SCALE = {"equal": 1.75, "unequal": 1.75, "bimodal": 4.0}
 
 
-def make_xiao2007(model: Literal["equal", "unequal", "bimodal"] = "equal", n_samples: int = 100,
-                  n_features: int = 200, block_size: int = 20, rho: float = 0.1,
-                  scale: float | None = None, mu: ArrayLike | None = None,
-                  random_state: SeedLike | np.random.RandomState = None) -> Dataset:
+def make_xiao2007(
+    model: Literal["equal", "unequal", "bimodal"] = "equal",
+    n_samples: int = 100,
+    n_features: int = 200,
+    block_size: int = 20,
+    rho: float = 0.1,
+    scale: float | None = None,
+    mu: ArrayLike | None = None,
+    random_state: SeedLike | np.random.RandomState = None,
+) -> Dataset:
     r"""Draw data from a Gaussian model of Xiao, Hua and Dougherty (2007), sec. 2.2 ("Data").
 
     Two equiprobable classes, 0 and 1, each with exactly half the samples (class 0 gets the

@@ -423,18 +423,30 @@ def _method_key(name: str, template) -> str:
     return f"{name}|{type(template).__module__}.{type(template).__qualname__}|{template!r}"
 
 
-def run_experiment(X: ArrayLike | pd.DataFrame, y: ArrayLike,
-                   methods: Sequence[str | BaseEstimator | tuple[str, BaseEstimator]],
-                   sizes: Sequence[int], *, protocol: Protocol | str | BaseCrossValidator = "split",
-                   n_repeats: int | None = None, classifiers: Classifiers = ("svm", "1nn"),
-                   measures: Sequence[str] = ("kuncheva", "nogueira"),
-                   feature_names: FeatureNames | None = None, random_state: int = 0,
-                   n_jobs: int | None = 1, backend: Literal["loky", "dask"] = "loky",
-                   scheduler: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
-                   impute: Literal["median"] | None = None, standardize: bool = False,
-                   prefilter: int | None = None, sample_names: Sequence[str] | None = None,
-                   progress: bool | Literal["bar", "lines"] = False, alpha: float = 0.05,
-                   compare_pairs: bool = True) -> ExperimentResult:
+def run_experiment(
+    X: ArrayLike | pd.DataFrame,
+    y: ArrayLike,
+    methods: Sequence[str | BaseEstimator | tuple[str, BaseEstimator]],
+    sizes: Sequence[int],
+    *,
+    protocol: Protocol | str | BaseCrossValidator = "split",
+    n_repeats: int | None = None,
+    classifiers: Classifiers = ("svm", "1nn"),
+    measures: Sequence[str] = ("kuncheva", "nogueira"),
+    feature_names: FeatureNames | None = None,
+    random_state: int = 0,
+    n_jobs: int | None = 1,
+    backend: Literal["loky", "dask"] = "loky",
+    scheduler: str | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    impute: Literal["median"] | None = None,
+    standardize: bool = False,
+    prefilter: int | None = None,
+    sample_names: Sequence[str] | None = None,
+    progress: bool | Literal["bar", "lines"] = False,
+    alpha: float = 0.05,
+    compare_pairs: bool = True,
+) -> ExperimentResult:
     """Run every method on the same resamples and measure stability and accuracy.
 
     Parameters

@@ -75,8 +75,14 @@ def _instances(n: int, n_samples: int | None, rng, *, shuffle: bool) -> np.ndarr
     return rng.randint(n, size=n_samples)
 
 
-def relief_scores(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
-                  n_samples: int | None = None, random_state: RandomStateLike = None) -> np.ndarray:
+def relief_scores(
+    X: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+    *,
+    n_samples: int | None = None,
+    random_state: RandomStateLike = None,
+) -> np.ndarray:
     """Compute Relief feature weights (Kira and Rendell 1992; Prat Masramon 2016, Alg. 2.3).
 
     ``W_j = (1/m) sum_{t=1..m} n w_{R_t} [diff_j(R_t, M(R_t)) - diff_j(R_t, H(R_t))]`` with

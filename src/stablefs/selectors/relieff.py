@@ -37,11 +37,17 @@ _NEIGHBOR_WEIGHTS = ("instance", "uniform", "distance")
 RANK_SIGMA = 2.0
 
 
-def relieff_scores(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
-                   n_neighbors: int = 10,
-                   neighbor_weights: Literal["instance", "uniform", "distance"] = "instance",
-                   sigma: float = RANK_SIGMA, n_samples: int | None = None,
-                   random_state: RandomStateLike = None) -> np.ndarray:
+def relieff_scores(
+    X: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+    *,
+    n_neighbors: int = 10,
+    neighbor_weights: Literal["instance", "uniform", "distance"] = "instance",
+    sigma: float = RANK_SIGMA,
+    n_samples: int | None = None,
+    random_state: RandomStateLike = None,
+) -> np.ndarray:
     """Compute ReliefF feature weights, instance-weighted (Han 2012, eqs. 5.1 and 5.3).
 
     For every instance ``x_i`` (or ``n_samples`` random ones), with ``diff_j(a, b) = |x_aj - x_bj| /

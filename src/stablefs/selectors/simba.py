@@ -42,11 +42,20 @@ def _visit_order(strategy: str, omega: np.ndarray, rng) -> np.ndarray:
     return np.argsort(-omega, kind="stable")  # "order": descending weight, ties by index
 
 
-def simba_weights(X: np.ndarray, y: np.ndarray, instance_weights: np.ndarray | None = None, *,
-                  n_passes: int = 1, utility: Literal["linear", "sigmoid"] = "linear",
-                  beta: float = 1.0, strategy: Literal["normal", "sample", "order"] = "normal",
-                  delta: bool = False, scale: bool = True, random_state: RandomStateLike = None,
-                  callback: Callable[[int, int, np.ndarray], object] | None = None) -> np.ndarray:
+def simba_weights(
+    X: np.ndarray,
+    y: np.ndarray,
+    instance_weights: np.ndarray | None = None,
+    *,
+    n_passes: int = 1,
+    utility: Literal["linear", "sigmoid"] = "linear",
+    beta: float = 1.0,
+    strategy: Literal["normal", "sample", "order"] = "normal",
+    delta: bool = False,
+    scale: bool = True,
+    random_state: RandomStateLike = None,
+    callback: Callable[[int, int, np.ndarray], object] | None = None,
+) -> np.ndarray:
     """Compute Simba feature weights (Prat Masramon 2016, Alg. 2.5; instance-weighted Alg. 8.1).
 
     Starting from ``w = (1, ..., 1)``, for every visited instance ``x`` with nearest miss

@@ -250,13 +250,18 @@ class Ensemble(BaseSelector):
         "n_jobs": n_jobs_constraint(),
     }
 
-    def __init__(self, selector: BaseEstimator, n_estimators: int = 20,
-                 sampling: Literal["bootstrap", "subsample"] = "bootstrap",
-                 fraction: float | None = None,
-                 aggregate: Literal["rank", "weight", "frequency"] = "rank",
-                 n_features_to_select: int | float | None = None, normalize: bool = False,
-                 random_state: RandomStateLike | SeedLike = None,
-                 n_jobs: int | None = None) -> None:
+    def __init__(
+        self,
+        selector: BaseEstimator,
+        n_estimators: int = 20,
+        sampling: Literal["bootstrap", "subsample"] = "bootstrap",
+        fraction: float | None = None,
+        aggregate: Literal["rank", "weight", "frequency"] = "rank",
+        n_features_to_select: int | float | None = None,
+        normalize: bool = False,
+        random_state: RandomStateLike | SeedLike = None,
+        n_jobs: int | None = None,
+    ) -> None:
         self.selector = selector
         self.n_estimators = n_estimators
         self.sampling = sampling

@@ -151,13 +151,21 @@ class MarginInstanceWeighting(BaseSelector):
         "n_jobs": n_jobs_constraint(),
     }
 
-    def __init__(self, selector: BaseEstimator, *, scale: bool = True,
-                 metric: str | Callable = "euclidean", n_iter: int = 1, tol: float = 1e-8,
-                 neighbor_weighting: Literal["none", "distance"] = "none",
-                 neighbor_metric: str | Callable = "cityblock",
-                 penalty: Literal["printed", "mean"] = "printed",
-                 n_features_to_select: int | float | None = None,
-                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
+    def __init__(
+        self,
+        selector: BaseEstimator,
+        *,
+        scale: bool = True,
+        metric: str | Callable = "euclidean",
+        n_iter: int = 1,
+        tol: float = 1e-8,
+        neighbor_weighting: Literal["none", "distance"] = "none",
+        neighbor_metric: str | Callable = "cityblock",
+        penalty: Literal["printed", "mean"] = "printed",
+        n_features_to_select: int | float | None = None,
+        random_state: RandomStateLike = None,
+        n_jobs: int | None = None,
+    ) -> None:
         self.selector = selector
         self.scale = scale
         self.metric = metric
