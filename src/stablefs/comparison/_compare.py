@@ -311,8 +311,8 @@ def compare(
         transpose: bool = False, missing: str | None = None, drop_nominal: bool = False,
         encode_nominal: bool = False, annotation: str | os.PathLike[str] | None = None,
         out: str | os.PathLike[str] | None = None, force: bool = False, report: bool = True,
-        svg: bool = False,
-        progress: bool | Literal["bar", "lines"] | None = False, verbose: int = 0,
+        svg: bool = False, progress: bool | Literal["bar", "lines"] | None = False,
+        verbose: int = 0,
 ) -> Comparison:
     """Compare the stability and accuracy of feature selection methods on one data set.
 
