@@ -85,7 +85,7 @@ def normal_interval(estimate: float, variance: float, alpha: float,
 
 
 def student_interval(estimate, variance, n, alpha: float = 0.05,
-                     bounds: tuple[float, float] | None = None):
+                     bounds: tuple[float | None, float | None] | None = None):
     """Student-t interval ``estimate ± t_{n-1, 1-alpha/2} sqrt(variance)`` over ``n``
     independent units, clipped to ``bounds`` (the measure's range) when given.
 
@@ -109,7 +109,7 @@ def student_interval(estimate, variance, n, alpha: float = 0.05,
     return low, high
 
 
-def clip_interval(low, high, bounds: tuple[float, float] | None):
+def clip_interval(low, high, bounds: tuple[float | None, float | None] | None):
     """``(low, high)`` clipped to ``bounds = (lowest, highest)`` (NaN stays NaN; either end
     may be None or ±inf for no bound)."""
     if bounds is None:
