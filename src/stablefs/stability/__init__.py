@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # the names above, for type checkers (never imported here at 
         MEASURES,
         Measure,
         available_measures,
+        measure_bounds,
         measure_interval,
         measure_pair_scores,
     )
