@@ -111,6 +111,12 @@ intersphinx_mapping = {
 }
 intersphinx_disabled_reftypes = ["std:doc"]
 
+# MathJax renders the equations when a page is viewed, from its CDN; STABLEFS_DOCS_MATHJAX names
+# a local copy instead (the URL or file:// path of MathJax 3's tex-mml-chtml.js), for reading
+# the site without a network
+if os.environ.get("STABLEFS_DOCS_MATHJAX"):
+    mathjax_path = os.environ["STABLEFS_DOCS_MATHJAX"]
+
 # -- sphinx-gallery ---------------------------------------------------------------------------
 sphinx_gallery_conf = {
     "examples_dirs": "examples",
@@ -129,6 +135,9 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "only_warn_on_example_error": False,
     "matplotlib_animations": False,
+    # an example whose source did not change is normally not run again; the tests set this
+    # so that every build runs every example against the current code
+    "run_stale_examples": os.environ.get("STABLEFS_DOCS_RUN_ALL") == "1",
 }
 # the examples read the real data sets (Colon) from the shared folder beside the checkout when
 # STABLEFS_DATA does not name one; outside it, stablefs downloads them on first use

@@ -11,6 +11,7 @@ Jupyter shows it (``_repr_png_``).
 
 from __future__ import annotations
 
+import re
 import weakref
 from pathlib import Path
 
@@ -63,6 +64,53 @@ def skip_foreign_members(app, what, name, obj, skip, options):
     return None
 
 
+#: ``|S_i ∩ S_j|`` written as plain text (a cardinality, an absolute value): reST reads it as
+#: a substitution reference
+_BARS = re.compile(r"(?<![\\\w|])\|(?=\S)([^|`]*?\S)\|(?![\w|])")
+_QUOTED = re.compile(r"(``.*?``|`[^`]*`)")
+
+
+def escape_plain_text_bars(app, what, name, obj, options, lines: list) -> None:
+    """The docstrings are written to be read in ``help()`` too, and write the size of a set
+    or an absolute value as ``|S_i ∩ S_j|``; reStructuredText takes that for a substitution
+    reference, undefined. Escape such bars in running text, leaving literal and doctest
+    blocks, quoted text (````...````, roles such as ``:math:``), tables and line blocks as
+    they are, so that the site shows what ``help()`` shows."""
+    literal_indent, in_doctest = None, False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if not stripped:
+            in_doctest = False
+            continue
+        if literal_indent is not None:
+            if indent > literal_indent:
+                continue
+            literal_indent = None
+        if stripped.startswith(">>>"):
+            in_doctest = True
+        if not in_doctest and not stripped.startswith(("| ", "+-", "+=")):
+            parts = _QUOTED.split(line)
+            lines[i] = "".join(part if k % 2 else _BARS.sub(r"\\|\1\\|", part)
+                               for k, part in enumerate(parts))
+        if stripped.endswith("::") and not in_doctest:
+            literal_indent = indent
+
+
+_LONE_STAR = re.compile(r"(?<![*\\])\*(?!\*)")
+
+
+def escape_click_text(app, ctx, lines: list) -> None:
+    """The command line's help is plain text written for a terminal (``tables/*.csv``);
+    sphinx-click hands it to reStructuredText, where a lone ``*`` starts emphasis. Escape
+    every lone asterisk (``**Required**``, which sphinx-click adds, stays bold)."""
+    lines[:] = [_LONE_STAR.sub(r"\\*", line) for line in lines]
+
+
 def setup(app):
     app.connect("autodoc-skip-member", skip_foreign_members)
+    app.connect("autodoc-process-docstring", escape_plain_text_bars)
+    for event in ("sphinx-click-process-description", "sphinx-click-process-options",
+                  "sphinx-click-process-arguments", "sphinx-click-process-epilog"):
+        app.connect(event, escape_click_text)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

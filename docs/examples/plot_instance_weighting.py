@@ -24,8 +24,8 @@ from sklearn.svm import LinearSVC
 
 from stablefs.datasets import make_han2012
 from stablefs.selectors import SVMRFE
-from stablefs.stabilizers import MarginInstanceWeighting
 from stablefs.stability import kuncheva, stability_curve
+from stablefs.stabilizers import MarginInstanceWeighting
 
 train_sets = [make_han2012(n_samples=100, random_state=seed) for seed in range(20)]
 test = make_han2012(n_samples=2000, random_state=1000)
@@ -96,5 +96,5 @@ plt.show()
 # mean 1 it is almost exactly SVM-RFE: on this data the weights vary by only about ±10%.
 # And plain SVM-RFE with the same small penalty C/n does as well as the printed weights: the
 # gain comes from the smaller effective penalty of the SVM, not from the weighting itself.
-# The reproduction ``stablefs reproduce han2012-synthetic`` (:doc:`/reproductions/han2012-synthetic`)
-# shows the same on the thesis' 500 training sets.
+# The reproduction ``stablefs reproduce han2012-synthetic``
+# (:doc:`/reproductions/han2012-synthetic`) shows the same on the thesis' 500 training sets.

@@ -84,7 +84,7 @@ print(f"Nogueira {estimate:.3f}, Kuncheva {kuncheva(runs, 50):.3f}, "
 # Three runs share features 10 and 20 and each picks a *different* feature from one block of
 # highly correlated features. Measures on the indices credit only the two shared features;
 # the similarity-adjusted measures also count a feature of one subset as matched by a
-# feature of the other correlated beyond a threshold (|r| ≥ 0.9 by default) (Zucknick,
+# feature of the other correlated beyond a threshold (``|r| ≥ 0.9`` by default) (Zucknick,
 # Richardson and Stronach 2008; Sechidis et al. 2020; Bommert and Rahnenführer's adjusted
 # intersection count, 2020).
 from stablefs.stability import intersection_count, sechidis, zucknick
