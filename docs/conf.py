@@ -48,8 +48,9 @@ templates_path = ["_templates"]
 exclude_patterns = [
     "_build", "_ext", "_intersphinx", "_templates", "notebooks",
     # the design contract cites internal file names; the experiments' account is split into
-    # one page per experiment (reproductions/), which include its sections
-    "DESIGN.md", "experiments.md",
+    # one page per experiment (reproductions/), which include its sections, and the
+    # leaderboard's is included by stability_leaderboard.md
+    "DESIGN.md", "experiments.md", "leaderboard.md", "_generated",
     "examples/*.md",
 ]
 default_role = "literal"
@@ -122,7 +123,7 @@ sphinx_gallery_conf = {
     "examples_dirs": "examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "stablefs_docs.GalleryOrder",
     "download_all_examples": False,
     "image_scrapers": ("matplotlib", "stablefs_docs.report_figure_scraper"),
     "capture_repr": ("_repr_html_", "__repr__"),
@@ -164,15 +165,15 @@ html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
-    "header_links_before_dropdown": 8,
-    "secondary_sidebar_items": ["page-toc"],
+    "header_links_before_dropdown": 6,
+    "secondary_sidebar_items": {"**": ["page-toc"], "index": []},
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
     "icon_links": [],
     "logo": {"text": "stablefs"},
 }
 html_sidebars = {"index": [], "getting_started": [], "changelog": [], "citing": [],
-                 "license": [], "leaderboard": []}
+                 "license": [], "stability_leaderboard": [], "cli": []}
 html_context = {"default_mode": "light"}
 
 

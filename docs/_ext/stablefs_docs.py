@@ -44,11 +44,44 @@ def report_figure_scraper(block, block_vars, gallery_conf, **kwargs) -> str:
             continue
         _SHOWN.add(fig)
         path = Path(next(iterator))
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(fig._repr_png_())
         paths.append(str(path))
     if not paths:
         return ""
     return figure_rst(paths, gallery_conf["src_dir"])
+
+
+#: the gallery's reading order: the main job first, then the measures, the stabilizers, the
+#: other families, and the ways in and out
+GALLERY_ORDER = (
+    "plot_first_comparison.py",
+    "plot_measures_toy.py",
+    "plot_instance_weighting.py",
+    "plot_ensembles.py",
+    "plot_stability_selection.py",
+    "plot_feature_groups.py",
+    "plot_wrappers_bolstered.py",
+    "plot_sklearn_selectors.py",
+    "plot_anndata.py",
+    "plot_permutation_test.py",
+)
+
+
+class GalleryOrder:
+    """sphinx-gallery's ``within_subsection_order``: :data:`GALLERY_ORDER`, then any other
+    example by file name."""
+
+    def __init__(self, src_dir):
+        self.src_dir = src_dir
+
+    def __call__(self, filename: str):
+        name = Path(filename).name
+        return (GALLERY_ORDER.index(name), name) if name in GALLERY_ORDER else (
+            len(GALLERY_ORDER), name)
+
+    def __repr__(self) -> str:  # sphinx-gallery keys its cache on the repr
+        return "GalleryOrder"
 
 
 def skip_foreign_members(app, what, name, obj, skip, options):
@@ -64,9 +97,9 @@ def skip_foreign_members(app, what, name, obj, skip, options):
     return None
 
 
-#: ``|S_i ∩ S_j|`` written as plain text (a cardinality, an absolute value): reST reads it as
-#: a substitution reference
-_BARS = re.compile(r"(?<![\\\w|])\|(?=\S)([^|`]*?\S)\|(?![\w|])")
+#: a bar touching text, as in ``|S_i ∩ S_j|`` or ``|S_i||S_j|`` written as plain text (a
+#: cardinality, an absolute value), which reST reads as a substitution reference
+_BARS = re.compile(r"(?<!\\)\|(?=\S)|(?<=[^\s\\])\|")
 _QUOTED = re.compile(r"(``.*?``|`[^`]*`)")
 
 
@@ -91,7 +124,7 @@ def escape_plain_text_bars(app, what, name, obj, options, lines: list) -> None:
             in_doctest = True
         if not in_doctest and not stripped.startswith(("| ", "+-", "+=")):
             parts = _QUOTED.split(line)
-            lines[i] = "".join(part if k % 2 else _BARS.sub(r"\\|\1\\|", part)
+            lines[i] = "".join(part if k % 2 else _BARS.sub(r"\\|", part)
                                for k, part in enumerate(parts))
         if stripped.endswith("::") and not in_doctest:
             literal_indent = indent
@@ -107,7 +140,37 @@ def escape_click_text(app, ctx, lines: list) -> None:
     lines[:] = [_LONE_STAR.sub(r"\\*", line) for line in lines]
 
 
+def leaderboard_planes(docs: Path, k: int = 50) -> Path:
+    """Draw the published leaderboard's stability–accuracy planes at size ``k`` from its
+    committed tables (``docs/leaderboard/``) with the function that drew them for
+    ``leaderboard.html``; return the PNG's path (``docs/_generated/``, not committed)."""
+    import json
+
+    import pandas as pd
+
+    from stablefs.report.figures import figure_to_png
+    from stablefs.report.leaderboard import plot_planes
+
+    folder = docs / "leaderboard"
+    cells = pd.read_csv(folder / "cells.csv")
+    sets = pd.read_csv(folder / "sets.csv")
+    sets = sets[sets["status"] == "included"]
+    methods = json.loads((folder / "run.json").read_text(encoding="utf-8"))["methods"]
+    fig = plot_planes(cells, list(sets["set"]), dict(zip(sets["set"], sets["label"])), k,
+                      "balanced_accuracy_svm", methods,
+                      dict(zip(sets["set"], sets["chance_balanced_accuracy"])))
+    out = docs / "_generated" / f"leaderboard-plane-k{k}.png"
+    out.parent.mkdir(exist_ok=True)
+    out.write_bytes(figure_to_png(fig, dpi=110))
+    return out
+
+
+def _draw_generated_figures(app) -> None:
+    leaderboard_planes(Path(app.srcdir))
+
+
 def setup(app):
+    app.connect("builder-inited", _draw_generated_figures)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("autodoc-process-docstring", escape_plain_text_bars)
     for event in ("sphinx-click-process-description", "sphinx-click-process-options",

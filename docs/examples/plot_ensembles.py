@@ -31,7 +31,7 @@ print(result.stability.pivot(index="method", columns="k", values="estimate").rou
 # The ensemble about doubles the stability of SVM-RFE at small k, the least stable method
 # here. ReliefF is already far more stable, and its
 # bootstrap ensemble is *less* stable than ReliefF alone: an ensemble is no guarantee of
-# stability. The published leaderboard (:doc:`/leaderboard`) finds the same for ReliefF on
+# stability. The published leaderboard (:doc:`/stability_leaderboard`) finds the same for ReliefF on
 # all six of its data sets.
 result.plot_stability()
 

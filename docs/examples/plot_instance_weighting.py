@@ -2,11 +2,13 @@
 Instance weighting on Han's synthetic data
 ==========================================
 
-Han (2012, ch. 4) makes a selector more stable by weighting the training samples: a sample
-far from the class boundary in the *margin* space of hypothesis margins gets a large weight,
-an outlier a small one, so that a few samples can no longer swing the selection
-(:class:`~stablefs.stabilizers.MarginInstanceWeighting`, Han 2012, Alg. 1, eqs. 4.2 and
-4.6). Around SVM-RFE the weights become per-sample penalties of the SVM (eq. 5.2).
+Han (2012, ch. 4) makes a selector more stable by weighting the training samples: each
+sample is mapped to its *margin vector* (how much each feature separates it from the other
+class, against its own class; eq. 4.2) and weighted by how close its margin vector is to the
+others' (eq. 4.6). Typical samples get large weights, outliers small ones, so that a few
+samples can no longer swing the selection
+(:class:`~stablefs.stabilizers.MarginInstanceWeighting`, Han 2012, Alg. 1). Around SVM-RFE
+the weights become per-sample penalties of the SVM (eq. 5.2).
 
 Han's synthetic data (sec. 6.1) know the truth: 1,000 features in 100 blocks of 10 with
 correlation 0.8 inside a block, the first 50 relevant, the class the sign of a linear
