@@ -9,10 +9,12 @@ recommendation two ways before recommending it:
 
 * the **majority-class baseline**: the held-out accuracy of always answering the class that
   is more frequent in the training part (the dashed line of the accuracy plots);
-* a **permutation test**: the labels are permuted, the selector is refitted on each permuted
-  training part (reusing the real selections would leak the labels: Ambroise and McLachlan
-  2002), and the held-out balanced accuracy is compared with the permuted ones; the test
-  stops early once p ≥ 0.05 is certain (Besag and Clifford 1991).
+* a **permutation test of the whole procedure**: on 3 resamples every method is fitted and
+  the recommendation rule chooses a (method, k); the same is repeated on permuted labels,
+  every selector refitted (reusing the real selections would leak the labels: Ambroise and
+  McLachlan 2002) and the choice made again, and the chosen pair's held-out balanced accuracy
+  is compared with the permuted ones; the test stops early once p ≥ 0.05 is certain (Besag
+  and Clifford 1991).
 
 Here the Colon data with their labels shuffled: whatever the comparison finds is noise.
 """
@@ -32,17 +34,19 @@ print(result.recommendation.sentence)
 
 # %%
 # No method predicts above the baseline on the test parts, and the permutation test finds
-# the best candidate's accuracy ordinary among accuracies on permuted labels:
+# the procedure's accuracy ordinary among its accuracies on permuted labels:
 print(result.signal)
 result.plot_accuracy()
 
 # %%
 # The permutation distribution (row 0 is the observed statistic, the mean held-out balanced
-# accuracy of the candidate on 3 resamples). The test stops as soon as p ≥ 0.05 is certain,
-# here long before its 100 permutations.
+# accuracy on 3 resamples of the pair the procedure chose; every row names the pair chosen on
+# its labels). The test stops as soon as p ≥ 0.05 is certain, here long before its 100
+# permutations.
 import matplotlib.pyplot as plt
 
 perm = result.permutation
+print(perm.head())
 observed, permuted = perm["statistic"].iloc[0], perm["statistic"].iloc[1:]
 fig, ax = plt.subplots(figsize=(6, 3.5))
 ax.hist(permuted, bins=15, color="0.7", label=f"{len(permuted)} permutations")
