@@ -67,9 +67,8 @@ myst_heading_anchors = 3
 # -- autodoc / autosummary / numpydoc --------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": False, "inherited-members": False}
 autodoc_typehints = "none"  # numpydoc's Parameters say the types
-numpydoc_show_class_members = False  # the class template lists the members
+numpydoc_show_class_members = False  # the class template documents the members (autodoc)
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
 numpydoc_xref_param_type = True
