@@ -13,6 +13,8 @@ summary in ``uns``.
 # %%
 # An AnnData of the Colon data: raw intensities in ``X`` (stablefs says so when it loads
 # them), their log2 in a layer, the tissue in ``obs``.
+import textwrap
+
 import anndata
 import numpy as np
 import pandas as pd
@@ -34,7 +36,7 @@ adata
 result = stablefs.compare(adata, label="tissue", layer="log2",
                           methods="ttest,relieff,iw-relieff", sizes=[10, 20, 50],
                           permutations=20, nested=0)
-print(result.recommendation.sentence)
+print(textwrap.fill(result.recommendation.sentence, 88))
 
 # %%
 # Written back

@@ -21,6 +21,8 @@ defaults (100 permutations, 5:3), so that the page builds quickly.
 # Four methods: ReliefF, its instance-weighted form (Han 2012, ch. 4), the Welch t-test and
 # SVM-RFE (Guyon et al. 2002), each fitted on 20 random stratified 2/3 splits of the samples,
 # keeping the top k = 10, 20 and 50 genes.
+import textwrap
+
 import stablefs
 
 result = stablefs.compare(
@@ -67,7 +69,7 @@ result.plot_accuracy()
 # Every (method, k) is a point of stability against accuracy. The recommendation is the most
 # stable point on the Pareto front whose accuracy is tied with the best (95% intervals
 # overlapping); among equally stable ones the smaller k wins.
-print(result.recommendation.sentence)
+print(textwrap.fill(result.recommendation.sentence, 88))
 result.plot_tradeoff()
 
 # %%

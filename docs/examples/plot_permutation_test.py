@@ -20,6 +20,8 @@ Here the Colon data with their labels shuffled: whatever the comparison finds is
 """
 
 # %%
+import textwrap
+
 import numpy as np
 
 import stablefs
@@ -30,7 +32,7 @@ result = stablefs.compare((colon.X, shuffled), feature_names=list(colon.feature_
                           methods="ttest,relieff,iw-relieff", sizes=[10, 20, 50],
                           permutations=100, nested=0)
 print(result.signal.verdict)
-print(result.recommendation.sentence)
+print(textwrap.fill(result.recommendation.sentence, 88))
 
 # %%
 # No method predicts above the baseline on the test parts, and the permutation test finds
