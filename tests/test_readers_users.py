@@ -365,7 +365,6 @@ def test_sample_sheet_with_transposed_data(tmp_path):
 
 def test_sample_sheet_errors(tmp_path):
     data = write(tmp_path / "d.csv", DATA)
-    many = "".join(f"Q{i},x,AML\n" for i in range(9))
     short = write(tmp_path / "short.csv", "geo_accession,title,diagnosis\nP1,x,AML\nP2,y,ALL\n")
     one_line_error("2 of the 4 samples", "P3", "P4", "not in the sample sheet",
                    call=lambda: load(data, labels=f"{short}:diagnosis"))

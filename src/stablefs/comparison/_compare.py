@@ -25,6 +25,7 @@ from stablefs.comparison._inputs import (
     parse_sizes,
 )
 from stablefs.comparison._options import DEFAULT_DATA, CompareOptions
+from stablefs.comparison._stages import plan_stages
 
 log = logging.getLogger("stablefs")
 
@@ -48,6 +49,7 @@ class Plan:
     command: str = ""
     state: str = "new"
     extra: dict = field(default_factory=dict)
+    stages: object = None
 
     @property
     def reusable(self) -> bool:
@@ -85,27 +87,29 @@ def prepare(data=DEFAULT_DATA, options: CompareOptions | None = None, *, out=Non
     sizes = parse_sizes(options.sizes, ds.n_features)
     check_method_sizes(options.methods, ds.n_features)
     check_measures_defined(options.measures, sizes, ds.n_features)
-    _check_resamples(options, ds)
+    resamples = _check_resamples(options, ds)
     Preprocessing(standardize=options.standardize, prefilter=options.prefilter).check(
         ds.n_features, sizes)
     config = _configuration(options, ds, sizes)
     out_dir = Path(out) if out is not None else (default_out(ds.name) if default_folder
                                                  else None)
-    plan = Plan(options, ds, sizes, config, out_dir, command=command)
+    plan = Plan(options, ds, sizes, config, out_dir, command=command,
+                stages=plan_stages(options, ds.y, resamples))
     if out_dir is not None:
         plan.folder = RunFolder(out_dir, config, force=force)
         plan.state = plan.folder.check() or "new"
     return plan
 
 
-def _check_resamples(options: CompareOptions, ds) -> None:
-    """A single class, or a class too small for the protocol, fails here, before any fit
-    (a data error: exit status 3)."""
+def _check_resamples(options: CompareOptions, ds) -> list:
+    """The comparison's resamples. A single class, or a class too small for the protocol,
+    fails here, before any fit (a data error: exit status 3); the other stages' class checks
+    follow (:func:`~stablefs.comparison._stages.plan_stages`)."""
     from stablefs._errors import StablefsError, as_data_error
     from stablefs.evaluation._checks import _protocol_resamples
 
     try:
-        _protocol_resamples(options.protocol_, None, ds.X, ds.y, options.seed)
+        return _protocol_resamples(options.protocol_, None, ds.X, ds.y, options.seed)[0]
     except StablefsError as exc:
         raise as_data_error(exc) from None
 
@@ -189,6 +193,9 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
              f"{settings.permutation_resamples} resamples; nested {settings.nested_outer} x "
              f"{settings.nested_inner}")
     _trust.log_resamples(resamples, ds.y, verbose)
+    stages = plan.stages if plan.stages is not None else plan_stages(o, ds.y, resamples)
+    for line in stages.lines():
+        log.warning(line)
     if announce:
         _trust.announce(ds.X, ds.y, o.methods, resamples, seed=o.seed,
                         prep=Preprocessing(impute=impute, standardize=o.standardize,
@@ -219,7 +226,8 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             settings=settings,
             classifiers=o.classifiers, measures=o.measures, seed=o.seed, n_jobs=o.n_jobs,
             backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
-            standardize=o.standardize, prefilter=o.prefilter, progress=progress)
+            standardize=o.standardize, prefilter=o.prefilter, progress=progress,
+            stages=stages)
         run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
         comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
         if folder is not None:

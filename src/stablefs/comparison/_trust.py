@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from stablefs._errors import StablefsError
+
 log = logging.getLogger("stablefs")
 
 #: an estimate above this many seconds prints the --prefilter hint
@@ -163,42 +165,67 @@ def test_recommendation(result, rec, X, y, resamples, *, protocol, methods, size
 
 def assess(result, X, y, methods, sizes, resamples, *, protocol, settings: TrustSettings,
            classifiers, measures, seed: int, n_jobs, backend, scheduler, cache_dir,
-           impute, standardize, prefilter, progress) -> Trust:
-    """The recommendation's permutation test and nested estimate (``run.json`` ``trust``)."""
+           impute, standardize, prefilter, progress, stages=None) -> Trust:
+    """The recommendation's permutation test and nested estimate (``run.json`` ``trust``).
+
+    ``stages`` (:class:`~stablefs.comparison._stages.StagePlan`, decided before the fits)
+    says which stage is skipped or adapted. A stage that still fails on the data (a
+    :class:`~stablefs.StablefsError`) is skipped with one warning line naming the option
+    that skips it, and the comparison's files are written all the same."""
+    from stablefs.comparison._stages import SKIP_OPTION, STAGE_NAME, StagePlan
     from stablefs.evaluation.nested import nested_estimate
     from stablefs.report.summary import choose_pair, judge_evidence, recommend_from_tables
     from stablefs.report.tables import baseline_means, parse_metric
 
     trust = Trust()
+    stages = stages if stages is not None else StagePlan()
     rec = recommend_from_tables(result.results, result.stability)
     base = baseline_means(result.baseline)
     if rec is None:
         return trust
+    trust.info["stages"] = stages.info()
     clf = parse_metric(rec.metric)[1]
     common = dict(random_state=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
                   cache_dir=cache_dir, impute=impute, standardize=standardize,
                   prefilter=prefilter, progress=progress)
-    if settings.permutations:
+
+    def failed(stage: str, exc: Exception) -> None:
+        reason = str(exc).rstrip(".")
+        log.warning(f"{STAGE_NAME[stage]} failed and is skipped: {reason}; the comparison's "
+                    f"files are written ({SKIP_OPTION[stage]} skips it).")
+        stages.skip(stage, reason)
+        trust.info["stages"] = stages.info()
+
+    if settings.permutations and "permutation" not in stages.skipped:
+        n_res = stages.permutation_resamples or settings.permutation_resamples
         log.info(f"permutation test of the procedure (the choice among {len(methods)} "
                  f"methods x {len(sizes)} k repeated) with {clf}: up to "
-                 f"{settings.permutations} permutations x "
-                 f"{settings.permutation_resamples} resamples x {len(methods)} methods")
-        trust.permutation = test_recommendation(
-            result, rec, X, y, resamples, protocol=protocol, methods=methods, sizes=sizes,
-            n_permutations=settings.permutations,
-            n_resamples=settings.permutation_resamples, **common)
-        trust.info["permutation"] = trust.permutation.to_dict()
+                 f"{settings.permutations} permutations x {n_res} resamples x "
+                 f"{len(methods)} methods")
+        try:
+            trust.permutation = test_recommendation(
+                result, rec, X, y, resamples, protocol=protocol, methods=methods,
+                sizes=sizes, n_permutations=settings.permutations, n_resamples=n_res,
+                **common)
+            trust.info["permutation"] = trust.permutation.to_dict()
+        except StablefsError as exc:
+            failed("permutation", exc)
     verdict = judge_evidence(rec, base, trust.info)
-    if settings.nested_outer and verdict.signal is not False:
+    if settings.nested_outer and verdict.signal is not False and \
+            "nested" not in stages.skipped:
         log.info(f"nested estimate: {settings.nested_outer} outer resamples x "
                  f"{settings.nested_inner} inner splits x {len(methods)} methods")
         measure = rec.measure
-        trust.nested = nested_estimate(
-            X, y, methods, sizes, resamples=resamples, results=result.results,
-            selections=result.selections, recommended=(rec.method, rec.k), choose=choose_pair,
-            classifier=clf, metric=rec.metric, measure=measure,
-            n_outer=settings.nested_outer, n_inner=settings.nested_inner, **common)
-        trust.info["nested"] = trust.nested.to_dict()
+        try:
+            trust.nested = nested_estimate(
+                X, y, methods, sizes, resamples=resamples, results=result.results,
+                selections=result.selections, recommended=(rec.method, rec.k),
+                choose=choose_pair, classifier=clf, metric=rec.metric, measure=measure,
+                n_outer=settings.nested_outer, n_inner=settings.nested_inner,
+                baseline=result.baseline, **common)
+            trust.info["nested"] = trust.nested.to_dict()
+        except StablefsError as exc:
+            failed("nested", exc)
     trust.info["signal"] = verdict.label
     trust.info["evidence_of_signal"] = verdict.signal
     trust.info["baseline"] = base

@@ -469,8 +469,10 @@ def trust_sentences(rec: Recommendation | None, baseline: dict | None, trust: di
                    f"repeated (Ambroise and McLachlan 2002): p {_p(perm['p_value'])} ({how}; "
                    f"{perm['fits']} fits, {format_seconds(perm['seconds'])}).")
     elif rec is not None and trust is not None:
-        out.append("No permutation test was run (--permutations 0): the recommendation is "
-                   "judged against the majority-class baseline only.")
+        skipped = "permutation" in ((trust.get("stages") or {}).get("skipped") or {})
+        out.append("No permutation test was run" + ("" if skipped else " (--permutations 0)")
+                   + ": the recommendation is judged against the majority-class baseline "
+                   "only.")
     nested = (trust or {}).get("nested")
     if nested is not None and verdict.signal is not False:
         kind, clf = parse_metric(nested["metric"])
@@ -487,7 +489,45 @@ def trust_sentences(rec: Recommendation | None, baseline: dict | None, trust: di
             f"and this method in {magree} of {n}; Nogueira stability of the inner-chosen "
             f"signatures {nested['stability_nested']:.{digits}f} against "
             f"{nested['stability_plain']:.{digits}f} ({nested['fits']} fits, "
-            f"{format_seconds(nested['seconds'])}).")
+            f"{format_seconds(nested['seconds'])})." + _nested_notes(nested, n))
+    out.extend(_stage_sentences(rec, trust))
+    return out
+
+
+def _nested_notes(nested: dict, n: int) -> str:
+    """What the nested estimate adapted: small classes split leave-one-out, outer resamples
+    without an inner choice (counted at the majority-class rule's value)."""
+    text = ""
+    small = nested.get("small_classes") or []
+    if small:
+        shown = ", ".join(map(str, small[:4])) + (f" and {len(small) - 4} more"
+                                                  if len(small) > 4 else "")
+        many = len(small) > 1
+        text += (f" Class{'es' if many else ''} {shown} had fewer than 3 samples in an outer "
+                 f"training part, too few for a 2/3 split: {'their' if many else 'its'} inner "
+                 "splits were leave-one-out within the class.")
+    none = int(nested.get("outer_without_choice") or 0)
+    if none:
+        text += (f" In {none} of {n} outer resamples the inner comparison recommended "
+                 "nothing; they count at the majority-class rule's held-out value.")
+    return text
+
+
+def _stage_sentences(rec: Recommendation | None, trust: dict | None) -> list[str]:
+    """The stages skipped because of the data's classes, and the permutation test's
+    adaptation, each a sentence naming the option."""
+    stages = (trust or {}).get("stages") or {}
+    if rec is None:
+        return []
+    out = []
+    note = (stages.get("notes") or {}).get("permutation")
+    if note:
+        out.append(f"Permutation test: {note}.")
+    options = {"permutation": ("permutation test", "--permutations 0"),
+               "nested": ("nested estimate", "--nested 0")}
+    for stage, reason in (stages.get("skipped") or {}).items():
+        name, option = options.get(stage, (stage, ""))
+        out.append(f"No {name}: {reason} ({option} skips it).")
     return out
 
 
