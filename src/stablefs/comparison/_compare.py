@@ -131,7 +131,8 @@ def _configuration(options: CompareOptions, ds, sizes: list[int]) -> dict:
     config = {
         "data": ds.name, "data_digest": data_digest(ds),
         "inputs": input_fingerprints(ds, options.data_options()),
-        "data_options": options.recorded_data_options(),
+        "data_options": options.recorded_data_options(
+            (ds.meta.get("scale") or {}).get("applied")),
         "n_samples": ds.n_samples, "n_features": ds.n_features,
         "methods": _method_config(options.methods), "sizes": sizes,
         "protocol": _protocol_config(options.protocol_),
@@ -290,7 +291,7 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
             backend: str = "loky", scheduler: str | None = None,
             scheduler_timeout: float = 30.0, permutations: int = 100,
             permutation_resamples: int = 3, nested=(5, 3), standardize: bool = False,
-            prefilter: int | None = None, scale: str = "raw", label: str | None = None,
+            prefilter: int | None = None, scale: str = "auto", label: str | None = None,
             labels=None, layer: str | None = None, feature_names=None, transpose: bool = False,
             missing: str | None = None, drop_nominal: bool = False,
             encode_nominal: bool = False, annotation=None, out=None, force: bool = False,
@@ -348,9 +349,11 @@ def compare(data=DEFAULT_DATA, methods=None, sizes=None, *, protocol="split", re
         Centre and scale each feature on each training part before selection.
     prefilter : int, optional
         Keep the N features with the largest t-statistic on each training part.
-    scale : {"raw", "log2", "auto"}, default "raw"
-        Analyse the values as given, as log2(max(x, 0) + 1), or log2-transform them when they
-        look like raw intensities.
+    scale : {"auto", "raw", "log2"}, default "auto"
+        ``auto``: log2(max(x, 0) + 1) when the values look like raw (unlogged) intensities
+        (:func:`stablefs.datasets._scale.value_scale`; one line says so, the report's header
+        and ``run.json`` record it), else as given; ``raw``: as given; ``log2``: always
+        log2(max(x, 0) + 1).
     label, labels, layer, feature_names, transpose, missing, drop_nominal, encode_nominal
         Data options, as :func:`stablefs.datasets.load` takes them; ``feature_names`` also
         names the columns of ``(X, y)`` arrays.

@@ -105,6 +105,9 @@ def _header(run_info: Mapping) -> tuple[list, str | None]:
         add("Classes", ", ".join(f"{lab} ({_thousands(c)})" for lab, c in classes.items()))
     elif classes:
         add("Classes", ", ".join(map(str, classes)))
+    scale = _scale_text(run_info.get("data_meta") or {})
+    if scale:
+        add("Values", scale)
     if run_info.get("protocol"):
         add("Protocol", str(run_info["protocol"]))
     if run_info.get("methods"):
@@ -127,6 +130,29 @@ def _header(run_info: Mapping) -> tuple[list, str | None]:
         add("Other software", ", ".join(f"{k} {v}" for k, v in versions.items()))
     command = run_info.get("command")
     return items, (str(command) if command else None)
+
+
+def _scale_text(meta: Mapping) -> str | None:
+    """The value scale analysed (``data_meta["scale"]``, ``["log2"]`` of ``run.json``)."""
+    scale = meta.get("scale") or {}
+    asked, applied = scale.get("asked"), scale.get("applied")
+    if applied is None:
+        return None
+    if applied == "log2":
+        log2 = meta.get("log2") or {}
+        floored = int(log2.get("negative_floored") or 0)
+        text = "log2(max(x, 0) + 1)"
+        if asked == "auto":
+            text += (" (scale auto, the default: the values looked like raw intensities; "
+                     "--scale raw keeps them as given)")
+        else:
+            text += " (--scale log2)"
+        if floored:
+            text += f"; {_thousands(floored)} negative values counted as 0"
+        return text
+    if asked == "auto":
+        return "as given (scale auto: the values look log-scale, or not like intensities)"
+    return "as given (--scale raw)"
 
 
 # ---------------------------------------------------------------------- assembly
