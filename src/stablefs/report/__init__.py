@@ -329,7 +329,9 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                     "0.1 of it), so a difference of 0.001 looks as small as it is; an "
                     "interval reaching past 1 is drawn whole."
                     + (" Dashed grey line: always answering the majority class of the "
-                       "training part (for balanced accuracy: chance)." if base else ""),
+                       "training part (for balanced accuracy: chance); named in a note at "
+                       "the bottom instead when it lies far below the values." if base
+                       else ""),
                     written, svg=svg,
                     alt="Accuracy and AUC against k")
         doc.add(f)
@@ -339,7 +341,9 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         for metric in kinds_first:
             doc.add(Heading(3, _tab.metric_label(metric)),
                     _tab.performance_table(perf, metric, methods))
-        doc.add(Paragraph("Cells: mean ± standard deviation over resamples. " + bold_note,
+        doc.add(Paragraph("Cells: mean over resamples [95% t-interval of the mean: the "
+                          "interval the bold rule compares, so equal means can differ in "
+                          "bolding when their spreads differ]. " + bold_note,
                           css_class="note"))
         if base:
             doc.add(Paragraph(
@@ -361,7 +365,9 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                         "front (no other point is both more stable and more accurate); ringed: "
                         "the recommended (method, k) of the summary"
                         + (" (none: no evidence of signal)" if shown is None and rec else "")
-                        + "." + (" Dashed grey line: the majority-class accuracy." if base
+                        + "." + (" Dashed grey line: the majority-class accuracy (a note "
+                                 "at the bottom when it lies far below the points, so that "
+                                 "they are not squeezed against the top)." if base
                                  else ""), written, svg=svg,
                         alt="Stability against accuracy with the Pareto front"))
 
@@ -431,7 +437,11 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     # paired tests between methods (comparisons.csv, written before the report)
     from stablefs.report.comparisons import comparison_blocks
 
-    doc.add(*comparison_blocks(out_dir / "comparisons.csv"))
+    focus = shown or (rec if verdict.signal is False else None)
+    doc.add(*comparison_blocks(out_dir / "comparisons.csv",
+                               focus=(focus.method, focus.k, focus.metric, focus.measure)
+                               if focus is not None else None,
+                               candidate=shown is None))
 
     # running times
     doc.add(Heading(2, "Running time"))

@@ -36,8 +36,9 @@ from stablefs.report.ties import leaders, recommend
 from stablefs.stability.frequency import in_consensus
 
 __all__ = ["BANDS", "BANDS_SOURCE", "TIE_RULE", "Evidence", "Recommendation", "best_by_k",
-           "choose_pair", "judge_evidence", "recommend_from_tables", "recommendation",
-           "stability_band", "summary_sentences", "trust_sentences", "verdict_lines"]
+           "choose_pair", "edge_warning", "judge_evidence", "recommend_from_tables",
+           "recommendation", "stability_band", "summary_sentences", "trust_sentences",
+           "verdict_lines"]
 
 TIE_RULE = ("Ties: at each k the method with the best estimate is best, and every method whose "
             "95% interval overlaps the best one's is tied with it (stability: the intervals of "
@@ -274,6 +275,9 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
                      f"{'' if n_cons == 1 else 's'} (selected in more than half of the "
                      "resamples; all listed below and in signature.csv).")
         out.append(text)
+        edge = edge_warning(rec, digits=digits)
+        if edge:
+            out.append(edge)
         if band == "poor":
             out.append(f"Its stability is poor ({measure_label(rec.measure)} "
                        f"{r['stability']:.{digits}f}, below {BANDS[0][0]:.2f}): another set "
@@ -300,6 +304,34 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
     if out and several:
         out.append(TIE_RULE)
     return out
+
+
+def edge_warning(rec: Recommendation | None, *, digits: int = 2) -> str | None:
+    """One line when the recommended k is the largest size tried: the best k may lie beyond
+    the grid (accuracy still rising, as on Gravier's or Sorlie's breast cancer sets), so
+    larger sizes are worth a run. None otherwise, and for a grid of one size."""
+    if rec is None:
+        return None
+    pts = rec.points
+    ks = sorted(float(k) for k in pd.unique(pts["k"]))
+    if len(ks) < 2 or float(rec.k) != ks[-1]:
+        return None
+    own = pts[pts["method"] == rec.method].sort_values("k")
+    kind, clf = parse_metric(rec.metric)
+    name = _KIND_LABELS.get(kind, kind).lower()
+    text = f"Warning: k={format_k(rec.k)} is the largest size tried"
+    if len(own) >= 2:
+        prev, last = own.iloc[-2], own.iloc[-1]
+        higher = kind not in _KINDS_LOWER_IS_BETTER
+        if (last["accuracy"] > prev["accuracy"]) == higher and \
+                last["accuracy"] != prev["accuracy"]:
+            text += (f", and the {name} of {rec.method} still improves towards it "
+                     f"({prev['accuracy']:.{digits}f} at k={format_k(prev['k'])}, "
+                     f"{last['accuracy']:.{digits}f} at k={format_k(last['k'])})")
+    step = ks[-1] - ks[-2]
+    bigger = f"{format_k(ks[0])}:{format_k(2 * ks[-1])}:{format_k(step)}"
+    return (text + f": a larger k may do better; try larger sizes (-k {bigger}, or "
+            f"sizes=\"{bigger}\" in Python).")
 
 
 # ------------------------------------------------------------------ trust in the choice
@@ -562,5 +594,8 @@ def verdict_lines(results: pd.DataFrame, stability: pd.DataFrame, frequencies=No
         if band == "poor":
             text += " Its stability is poor: expect a different list from new samples."
         out.append(text)
+        edge = edge_warning(rec, digits=digits)
+        if edge:
+            out.append(edge)
     out.extend(trust_sentences(rec, baseline, trust, verdict, digits=digits))
     return out
