@@ -175,6 +175,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
         comparison.dataset = plan.dataset
         comparison.reused = True
         return comparison
+    from stablefs._runtime.progress import heartbeat
     from stablefs.comparison import _trust
     from stablefs.evaluation._checks import _protocol_resamples, check_n_jobs
     from stablefs.evaluation.preprocessing import Preprocessing
@@ -202,7 +203,8 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
                         prep=Preprocessing(impute=impute, standardize=o.standardize,
                                            prefilter=o.prefilter),
                         workers=workers, settings=settings, n_features=ds.n_features,
-                        prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers)
+                        prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
+                        progress=progress)
     folder = plan.folder
     cache = folder.partial if folder is not None else None
     from stablefs.evaluation.runner import backend_session
@@ -232,7 +234,8 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
         run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
         comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
         if folder is not None:
-            comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg))
+            with heartbeat(progress, "report", "writing the tables, figures and report"):
+                comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg))
             folder.complete()
             comparison.folder = plan.out
     comparison.wall_time = time.perf_counter() - t0  # with the files and the report

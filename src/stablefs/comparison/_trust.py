@@ -96,8 +96,8 @@ ANNOUNCE_SECONDS = 10.0
 
 
 def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
-             settings: TrustSettings, n_features: int, prefilter, sizes, classifiers
-             ) -> float:
+             settings: TrustSettings, n_features: int, prefilter, sizes, classifiers,
+             progress=None) -> float:
     """Print (stderr) the estimated wall time from a pilot task per method (from
     :data:`ANNOUNCE_SECONDS` on; shorter estimates only with ``-v``); above
     :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds.
@@ -106,8 +106,11 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
     method refitted and evaluated at every k: the choice is repeated); nested estimate: OUTER x
     INNER x (fit + one evaluation) of every method, at full size (an upper bound: the inner
     training parts are 2/3 as large)."""
-    pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
-                        classifiers=classifiers)
+    from stablefs._runtime.progress import heartbeat
+
+    with heartbeat(progress, "time estimate", "one pilot fit per method"):
+        pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
+                            classifiers=classifiers)
     n_res = sum(1 for r in resamples)
     fits = n_res * sum(t for t, _ in pilot.values()) / workers
     perm = ((settings.permutations + 1) * settings.permutation_resamples
