@@ -198,13 +198,15 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     stages = plan.stages if plan.stages is not None else plan_stages(o, ds.y, resamples)
     for line in stages.lines():
         log.warning(line)
+    estimate = None
     if announce:
-        _trust.announce(ds.X, ds.y, o.methods, resamples, seed=o.seed,
-                        prep=Preprocessing(impute=impute, standardize=o.standardize,
-                                           prefilter=o.prefilter),
-                        workers=workers, settings=settings, n_features=ds.n_features,
-                        prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
-                        progress=progress)
+        estimate = _trust.announce(
+            ds.X, ds.y, o.methods, resamples, seed=o.seed,
+            prep=Preprocessing(impute=impute, standardize=o.standardize,
+                               prefilter=o.prefilter),
+            workers=workers, settings=settings, n_features=ds.n_features,
+            prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
+            progress=progress)
     folder = plan.folder
     cache = folder.partial if folder is not None else None
     from stablefs.evaluation.runner import backend_session
@@ -213,12 +215,15 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     # permutation test and every outer resample of the nested estimate
     with backend_session(o.backend, o.n_jobs, o.scheduler), \
             (folder if folder is not None else _nothing()):
-        result = run_experiment(
-            ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
-            classifiers=o.classifiers, measures=o.measures, feature_names=ds.feature_names,
-            random_state=o.seed, n_jobs=o.n_jobs, backend=o.backend, scheduler=o.scheduler,
-            cache_dir=cache, impute=impute, standardize=o.standardize, prefilter=o.prefilter,
-            progress=progress, sample_names=getattr(ds, "sample_names", None))
+        clock = _trust.PhaseClock(cache)
+        with clock.phase("fits"):
+            result = run_experiment(
+                ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
+                classifiers=o.classifiers, measures=o.measures,
+                feature_names=ds.feature_names, random_state=o.seed, n_jobs=o.n_jobs,
+                backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
+                standardize=o.standardize, prefilter=o.prefilter, progress=progress,
+                sample_names=getattr(ds, "sample_names", None))
         if verbose:
             ft = result.results[result.results["metric"] == "fit_time"].groupby(
                 "method", sort=False)["value"]
@@ -230,8 +235,11 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             classifiers=o.classifiers, measures=o.measures, seed=o.seed, n_jobs=o.n_jobs,
             backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
             standardize=o.standardize, prefilter=o.prefilter, progress=progress,
-            stages=stages)
+            stages=stages, clock=clock)
         run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
+        run_info["phase_seconds"] = {k: round(v, 3) for k, v in clock.seconds.items()}
+        if estimate:
+            run_info["estimated_seconds"] = {k: round(v, 3) for k, v in estimate.items()}
         comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
         if folder is not None:
             with heartbeat(progress, "report", "writing the tables, figures and report"):

@@ -10,6 +10,7 @@ summarised for ``run.json`` (:func:`assess`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -45,6 +46,67 @@ class Trust:
     info: dict = field(default_factory=dict)
     permutation: object = None
     nested: object = None
+
+
+class PhaseClock:
+    """The seconds each phase of a run took, over all its attempts: an interrupted run that
+    is resumed reports the time its permutation test took, not the milliseconds of reading
+    the finished permutations back.
+
+    With a run folder the seconds are kept in ``.partial/phase_seconds.json`` (JSON, written
+    atomically after each phase or interruption; removed with ``.partial`` when the run
+    completes); without one, in memory.
+    """
+
+    FILE = "phase_seconds.json"
+
+    def __init__(self, partial: Path | None = None):
+        self.path = Path(partial) / self.FILE if partial is not None else None
+        self.seconds: dict[str, float] = self._read()
+        self.this_run: dict[str, float] = {}
+
+    def _read(self) -> dict[str, float]:
+        import json
+
+        if self.path is None or not self.path.is_file():
+            return {}
+        try:
+            data = json.loads(self.path.read_text())
+            return {str(k): float(v) for k, v in data.items() if float(v) >= 0}
+        except (ValueError, TypeError, AttributeError, OSError):
+            log.warning(f"{self.path} does not parse: the earlier attempts' phase times are "
+                        "not counted.")
+            return {}
+
+    @contextlib.contextmanager
+    def phase(self, name: str):
+        """Time the block as part of phase ``name`` (also when it is interrupted)."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            dt = time.perf_counter() - t0
+            self.this_run[name] = self.this_run.get(name, 0.0) + dt
+            self.seconds[name] = self.seconds.get(name, 0.0) + dt
+            self._write()
+
+    def _write(self) -> None:
+        import json
+
+        from stablefs._runtime.io import atomic_write_text
+
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.path, json.dumps(
+                {k: round(v, 3) for k, v in self.seconds.items()}), fsync=False)
+        except OSError:  # the times are a courtesy; the run goes on without them
+            pass
+
+    def total(self, name: str) -> float:
+        """Seconds of phase ``name`` over every attempt of the run."""
+        return self.seconds.get(name, 0.0)
 
 
 def _fmt_s(seconds: float) -> str:
@@ -97,10 +159,12 @@ ANNOUNCE_SECONDS = 10.0
 
 def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
              settings: TrustSettings, n_features: int, prefilter, sizes, classifiers,
-             progress=None) -> float:
+             progress=None) -> dict[str, float]:
     """Print (stderr) the estimated wall time from a pilot task per method (from
     :data:`ANNOUNCE_SECONDS` on; shorter estimates only with ``-v``); above
-    :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds.
+    :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds by
+    phase (``fits``, ``permutation``, ``nested``) and in all (``total``), which ``run.json``
+    records beside the seconds each phase took (``phase_seconds``).
 
     Fits: resamples x the pilot tasks; permutation test: (B + 1) x R x the pilot tasks (every
     method refitted and evaluated at every k: the choice is repeated); nested estimate: OUTER x
@@ -145,7 +209,7 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
         hint.append("--n-jobs -1 uses every core")
         print("stablefs: this is a long run: " + "; ".join(hint) + ".",
               file=__import__("sys").stderr, flush=True)
-    return total
+    return {"fits": fits, "permutation": perm, "nested": nested, "total": total}
 
 
 def test_recommendation(result, rec, X, y, resamples, *, protocol, methods, sizes,
@@ -168,7 +232,8 @@ def test_recommendation(result, rec, X, y, resamples, *, protocol, methods, size
 
 def assess(result, X, y, methods, sizes, resamples, *, protocol, settings: TrustSettings,
            classifiers, measures, seed: int, n_jobs, backend, scheduler, cache_dir,
-           impute, standardize, prefilter, progress, stages=None) -> Trust:
+           impute, standardize, prefilter, progress, stages=None,
+           clock: PhaseClock | None = None) -> Trust:
     """The recommendation's permutation test and nested estimate (``run.json`` ``trust``).
 
     ``stages`` (:class:`~stablefs.comparison._stages.StagePlan`, decided before the fits)
@@ -182,6 +247,7 @@ def assess(result, X, y, methods, sizes, resamples, *, protocol, settings: Trust
 
     trust = Trust()
     stages = stages if stages is not None else StagePlan()
+    clock = clock if clock is not None else PhaseClock()
     rec = recommend_from_tables(result.results, result.stability)
     base = baseline_means(result.baseline)
     if rec is None:
@@ -206,11 +272,13 @@ def assess(result, X, y, methods, sizes, resamples, *, protocol, settings: Trust
                  f"{settings.permutations} permutations x {n_res} resamples x "
                  f"{len(methods)} methods")
         try:
-            trust.permutation = test_recommendation(
-                result, rec, X, y, resamples, protocol=protocol, methods=methods,
-                sizes=sizes, n_permutations=settings.permutations, n_resamples=n_res,
-                **common)
-            trust.info["permutation"] = trust.permutation.to_dict()
+            with clock.phase("permutation"):
+                trust.permutation = test_recommendation(
+                    result, rec, X, y, resamples, protocol=protocol, methods=methods,
+                    sizes=sizes, n_permutations=settings.permutations, n_resamples=n_res,
+                    **common)
+            trust.info["permutation"] = _timed(trust.permutation.to_dict(), clock,
+                                               "permutation")
         except StablefsError as exc:
             failed("permutation", exc)
     verdict = judge_evidence(rec, base, trust.info)
@@ -220,19 +288,28 @@ def assess(result, X, y, methods, sizes, resamples, *, protocol, settings: Trust
                  f"{settings.nested_inner} inner splits x {len(methods)} methods")
         measure = rec.measure
         try:
-            trust.nested = nested_estimate(
-                X, y, methods, sizes, resamples=resamples, results=result.results,
-                selections=result.selections, recommended=(rec.method, rec.k),
-                choose=choose_pair, classifier=clf, metric=rec.metric, measure=measure,
-                n_outer=settings.nested_outer, n_inner=settings.nested_inner,
-                baseline=result.baseline, **common)
-            trust.info["nested"] = trust.nested.to_dict()
+            with clock.phase("nested"):
+                trust.nested = nested_estimate(
+                    X, y, methods, sizes, resamples=resamples, results=result.results,
+                    selections=result.selections, recommended=(rec.method, rec.k),
+                    choose=choose_pair, classifier=clf, metric=rec.metric, measure=measure,
+                    n_outer=settings.nested_outer, n_inner=settings.nested_inner,
+                    baseline=result.baseline, **common)
+            trust.info["nested"] = _timed(trust.nested.to_dict(), clock, "nested")
         except StablefsError as exc:
             failed("nested", exc)
     trust.info["signal"] = verdict.label
     trust.info["evidence_of_signal"] = verdict.signal
     trust.info["baseline"] = base
     return trust
+
+
+def _timed(info: dict, clock: PhaseClock, phase: str) -> dict:
+    """A stage's ``to_dict()`` with ``seconds`` over every attempt of the run (a resumed
+    stage reads its finished units back in milliseconds) and ``seconds_this_run``."""
+    info["seconds_this_run"] = info.get("seconds")
+    info["seconds"] = round(max(clock.total(phase), float(info.get("seconds") or 0.0)), 3)
+    return info
 
 
 def write_trust_files(out_dir, trust: Trust) -> dict[str, Path]:
