@@ -206,7 +206,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
                                prefilter=o.prefilter),
             workers=workers, settings=settings, n_features=ds.n_features,
             prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
-            progress=progress)
+            progress=progress, report=bool(o.report) and plan.folder is not None)
     folder = plan.folder
     cache = folder.partial if folder is not None else None
     from stablefs.evaluation.runner import backend_session
@@ -229,6 +229,14 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
                 "method", sort=False)["value"]
             log.info("fit time per method: " + ", ".join(
                 f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
+        if estimate and not result.info["fits_reused"]:
+            from stablefs.report.summary import recommend_from_tables
+
+            rec = recommend_from_tables(result.results, result.stability)
+            estimate["after_fits"] = _trust.reannounce(
+                estimate, result, fits_seconds=clock.this_run["fits"],
+                recommended=rec.method if rec is not None else None, settings=settings,
+                n_classifiers=len(o.classifiers), n_sizes=len(plan.sizes), workers=workers)
         trust = _trust.assess(
             result, ds.X, ds.y, o.methods, plan.sizes, resamples, protocol=o.protocol_,
             settings=settings,
@@ -239,7 +247,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
         run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
         run_info["phase_seconds"] = {k: round(v, 3) for k, v in clock.seconds.items()}
         if estimate:
-            run_info["estimated_seconds"] = {k: round(v, 3) for k, v in estimate.items()}
+            run_info["estimated_seconds"] = _estimate_record(estimate)
         comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
         if folder is not None:
             with heartbeat(progress, "report", "writing the tables, figures and report"):
@@ -248,6 +256,16 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             comparison.folder = plan.out
     comparison.wall_time = time.perf_counter() - t0  # with the files and the report
     return comparison
+
+
+def _estimate_record(estimate: dict) -> dict:
+    """The estimates for ``run.json``: seconds by phase before the fits and, when made, after
+    them (``after_fits``)."""
+    out = {k: round(float(v), 3) for k, v in estimate.items()
+           if isinstance(v, (int, float)) and k != "report_figure"}
+    if estimate.get("after_fits"):
+        out["after_fits"] = {k: round(float(v), 3) for k, v in estimate["after_fits"].items()}
+    return out
 
 
 class _nothing:

@@ -117,11 +117,23 @@ def _fmt_s(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+@dataclass
+class PilotTime:
+    """One method's timed task on the first training part: ``fit`` (preprocessing and the
+    selector's fit) and ``evaluate`` (the classifiers on the top k at every k) seconds."""
+
+    fit: float
+    evaluate: float
+
+    @property
+    def task(self) -> float:
+        return self.fit + self.evaluate
+
+
 def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
-                ) -> dict[str, tuple[float, float]]:
+                ) -> dict[str, PilotTime]:
     """One timed task of each method on the first training part, as the comparison runs it
-    (the same selector, preprocessing, sizes and classifiers): ``{method: (task seconds,
-    seconds of one classifier evaluation at one k)}``."""
+    (the same selector, preprocessing, sizes and classifiers)."""
     from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
     from stablefs.evaluation.preprocessing import expand_ranking
     from stablefs.evaluation.runner import _method_templates, task_seed, warm_up
@@ -147,10 +159,63 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
         for k in sizes:
             cols = np.sort(order[:k])
             evaluate_subset(X_train[:, cols], y_train, X_test[:, cols], y_test, clfs)
-        total = time.perf_counter() - t0
-        one_eval = (total - fit) / max(1, len(sizes) * len(clfs))
-        out[name] = (total, fit + one_eval)
+        out[name] = PilotTime(fit, time.perf_counter() - t0 - fit)
     return out
+
+
+#: the report's cost in units of the pilot figure (:func:`pilot_figure`): drawing and
+#: writing its figures and tables took 29-32 times one small figure on Colon, Leukemia and
+#: Prostate (measured on the shared 2-core machine at load 18, where one took 1.5-1.8 s)
+REPORT_FIGURE_UNITS = 30.0
+#: an inner training part of the nested estimate is 2/3 of an outer one: the fit-time
+#: factor applied (ReliefF's neighbour search grows faster, a t-test slower; 2/3 between)
+INNER_FIT_FACTOR = 2 / 3
+
+
+def pilot_figure() -> float:
+    """Seconds to draw one small report figure and render it to PNG (the pilot of the
+    report: it measures the machine and its load as the pilot fits do)."""
+    import pandas as pd
+
+    from stablefs.report import figures as fig
+
+    names = ["a", "b", "c"]
+    timing = pd.DataFrame({"method": names, "metric": "fit_time", "mean": [0.1, 0.2, 0.3],
+                           "sd": [0.01, 0.02, 0.03], "n": 5})
+    t0 = time.perf_counter()
+    fig.figure_to_png(fig.plot_fit_time(timing, names, fig.method_styles(names)))
+    return time.perf_counter() - t0
+
+
+def estimate_phases(times: dict[str, PilotTime], *, n_resamples: int,
+                    settings: TrustSettings, n_classifiers: int, n_sizes: int, workers: int,
+                    report_figure: float = 0.0, recommended: str | None = None
+                    ) -> dict[str, float]:
+    """Seconds of each phase of a comparison from per-method task times.
+
+    - ``fits``: every resample x every method's task;
+    - ``permutation``: B x R tasks of the recommended method with one classifier at one k
+      (the mean over the methods while the recommendation is unknown);
+    - ``nested``: OUTER x INNER tasks of every method on an inner training part
+      (:data:`INNER_FIT_FACTOR` of the fit) with one classifier at every k;
+    - ``report``: :data:`REPORT_FIGURE_UNITS` x ``report_figure``.
+
+    Parallel phases are divided by ``workers``.
+    """
+    per_eval = {m: t.evaluate / max(1, n_classifiers * n_sizes) for m, t in times.items()}
+    fits = n_resamples * sum(t.task for t in times.values()) / workers
+    unit = {m: t.fit + per_eval[m] for m, t in times.items()}
+    one = (unit[recommended] if recommended in unit
+           else sum(unit.values()) / max(1, len(unit)))
+    perm = settings.permutations * settings.permutation_resamples * one / workers
+    nested = 0.0
+    if settings.nested_outer:
+        inner = sum(INNER_FIT_FACTOR * t.fit + t.evaluate / max(1, n_classifiers)
+                    for t in times.values())
+        nested = min(settings.nested_outer, n_resamples) * settings.nested_inner * inner / workers
+    report = REPORT_FIGURE_UNITS * report_figure
+    return {"fits": fits, "permutation": perm, "nested": nested, "report": report,
+            "total": fits + perm + nested + report}
 
 
 #: estimates below this many seconds are printed only with -v
@@ -159,38 +224,37 @@ ANNOUNCE_SECONDS = 10.0
 
 def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
              settings: TrustSettings, n_features: int, prefilter, sizes, classifiers,
-             progress=None) -> dict[str, float]:
-    """Print (stderr) the estimated wall time from a pilot task per method (from
-    :data:`ANNOUNCE_SECONDS` on; shorter estimates only with ``-v``); above
-    :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds by
-    phase (``fits``, ``permutation``, ``nested``) and in all (``total``), which ``run.json``
-    records beside the seconds each phase took (``phase_seconds``).
+             progress=None, report: bool = True) -> dict:
+    """Print (stderr) the estimated wall time from a pilot task per method and a pilot
+    figure (:func:`estimate_phases`; from :data:`ANNOUNCE_SECONDS` on, shorter estimates
+    only with ``-v``); above :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``.
 
-    Fits: resamples x the pilot tasks; permutation test: (B + 1) x R x the pilot tasks (every
-    method refitted and evaluated at every k: the choice is repeated); nested estimate: OUTER x
-    INNER x (fit + one evaluation) of every method, at full size (an upper bound: the inner
-    training parts are 2/3 as large)."""
+    Returns the seconds by phase and in all (``total``), which ``run.json`` records beside
+    the seconds each phase took (``phase_seconds``), and the pilot times (``"pilot"``) for
+    :func:`reannounce`."""
     from stablefs._runtime.progress import heartbeat
 
     with heartbeat(progress, "time estimate", "one pilot fit per method"):
         pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
                             classifiers=classifiers)
+        figure = pilot_figure() if report else 0.0
     n_res = sum(1 for r in resamples)
-    fits = n_res * sum(t for t, _ in pilot.values()) / workers
-    perm = ((settings.permutations + 1) * settings.permutation_resamples
-            * sum(t for t, _ in pilot.values()) / workers)
-    nested = (min(settings.nested_outer, n_res) * settings.nested_inner
-              * sum(u for _, u in pilot.values()) / workers) if settings.nested_outer else 0.0
+    est = estimate_phases(pilot, n_resamples=n_res, settings=settings,
+                          n_classifiers=len(classifiers), n_sizes=len(sizes), workers=workers,
+                          report_figure=figure)
     log.info("pilot task on one training part (fit and evaluation): " + ", ".join(
-        f"{m} {t:.2f} s" for m, (t, _) in pilot.items()))
-    total = fits + perm + nested
-    parts = [f"{_fmt_s(fits)} for the {n_res * len(pilot)} fits"]
+        f"{m} {t.task:.2f} s" for m, t in pilot.items()) + f"; pilot figure {figure:.2f} s")
+    total = est["total"]
+    parts = [f"{_fmt_s(est['fits'])} for the {n_res * len(pilot)} fits"]
     if settings.permutations:
-        parts.append(f"up to {_fmt_s(perm)} for the permutation test "
-                     f"({settings.permutations} x {settings.permutation_resamples} fits of "
-                     "every method, the choice repeated; less when it stops early)")
+        parts.append(f"{_fmt_s(est['permutation'])} for the permutation test "
+                     f"({settings.permutations} x {settings.permutation_resamples} fits of the "
+                     "recommended method, the methods' mean until it is known; less when it "
+                     "stops early)")
     if settings.nested_outer:
-        parts.append(f"up to {_fmt_s(nested)} for the nested estimate")
+        parts.append(f"{_fmt_s(est['nested'])} for the nested estimate")
+    if report:
+        parts.append(f"{_fmt_s(est['report'])} for the report")
     line = (f"estimated wall time about {_fmt_s(total)} on {workers} worker"
             f"{'s' if workers > 1 else ''} (from one pilot fit per method): "
             + ", ".join(parts) + ".")
@@ -209,7 +273,38 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
         hint.append("--n-jobs -1 uses every core")
         print("stablefs: this is a long run: " + "; ".join(hint) + ".",
               file=__import__("sys").stderr, flush=True)
-    return {"fits": fits, "permutation": perm, "nested": nested, "total": total}
+    return {**est, "pilot": pilot, "report_figure": figure}
+
+
+def reannounce(estimate: dict, result, *, fits_seconds: float, recommended: str | None,
+               settings: TrustSettings, n_classifiers: int, n_sizes: int, workers: int
+               ) -> dict[str, float]:
+    """After the fits: the rest of the run estimated again from what the fits took (the
+    mean fit time of each method over every resample, the evaluations scaled by the pace of
+    the fits against the pilot's) and the recommended method, now known; one line."""
+    pilot: dict[str, PilotTime] = estimate["pilot"]
+    res = result.results
+    fit_time = res[res["metric"] == "fit_time"].groupby("method")["value"].mean()
+    pace = fits_seconds / max(estimate["fits"], 1e-9)  # the machine now against the pilot's
+    times = {m: PilotTime(float(fit_time.get(m, t.fit)), t.evaluate * pace)
+             for m, t in pilot.items()}
+    n_res = int(res["resample"].max()) + 1 if len(res) else 1
+    est = estimate_phases(times, n_resamples=n_res, settings=settings,
+                          n_classifiers=n_classifiers, n_sizes=n_sizes, workers=workers,
+                          report_figure=estimate["report_figure"] * pace,
+                          recommended=recommended)
+    rest = est["permutation"] + est["nested"] + est["report"]
+    if rest >= ANNOUNCE_SECONDS:
+        what = [f"{_fmt_s(est['permutation'])} for the permutation test of {recommended}"
+                if settings.permutations and recommended else "",
+                f"{_fmt_s(est['nested'])} for the nested estimate"
+                if settings.nested_outer else "",
+                f"{_fmt_s(est['report'])} for the report" if est["report"] else ""]
+        print(f"stablefs: the fits took {_fmt_s(fits_seconds)} (estimated "
+              f"{_fmt_s(estimate['fits'])}); about {_fmt_s(rest)} to go: "
+              + ", ".join(w for w in what if w) + ".", file=__import__("sys").stderr,
+              flush=True)
+    return est
 
 
 def test_recommendation(result, rec, X, y, resamples, *, protocol, methods, sizes,
