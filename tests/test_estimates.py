@@ -46,7 +46,8 @@ def test_estimate_phases_by_hand():
     assert est["permutation"] == pytest.approx(10 * 3 * (unit["a"] + unit["b"]) / 2 / 2)
     inner = INNER_FIT_FACTOR * 2.0 + 1.0 / 2 + INNER_FIT_FACTOR * 4.0 + 3.0 / 2
     assert est["nested"] == pytest.approx(5 * 3 * inner / 2)
-    assert est["report"] == pytest.approx(REPORT_FIGURE_UNITS * 0.5)
+    assert est["report"] == pytest.approx((REPORT_FIGURE_UNITS[0] + 2 * REPORT_FIGURE_UNITS[1])
+                                          * 0.5)
     assert est["total"] == pytest.approx(sum(est[p] for p in ("fits", "permutation",
                                                               "nested", "report")))
     known = estimate_phases(times, n_resamples=20, settings=settings, n_classifiers=2,
