@@ -61,8 +61,10 @@ class NestedEstimate:
     """The result of :func:`nested_estimate`.
 
     ``choices`` has one row per outer resample: ``resample, method, k, value`` (the inner
-    choice and its outer held-out value of ``metric``; method None when the inner
-    comparison recommended nothing).
+    choice and its outer held-out value of ``metric``; when the inner comparison recommended
+    nothing, method None and the majority-class rule's value, counted in ``nested``;
+    ``without_choice`` of them). ``stability_nested`` is over the resamples with a choice.
+    ``small_classes``: the classes whose inner splits were leave-one-out within the class.
     """
 
     method: str
