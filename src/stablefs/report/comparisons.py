@@ -87,10 +87,10 @@ def comparison_blocks(comparisons, *, alpha: float = 0.05,
                      Strong(holm) if significant else holm])
     who = "best candidate" if candidate else "recommended method"
     blocks.append(Paragraph(
-        f"The {who}, {method}, against every other method at k = {format_k(k)}, on the "
-        f"recommendation's {metric_label(metric)} and {measure_label(measure)} stability "
-        f"(difference: {method} − other; bold: significant at {alpha:g} after Holm's "
-        f"correction, {sig_here} of {len(rows)}):"))
+        f"The {who}, {method}, against every other method at k = {format_k(k)}, on the two "
+        f"measures the recommendation weighs ({metric_label(metric)}; "
+        f"{measure_label(measure)} stability) (difference: {method} − other; bold: "
+        f"significant at {alpha:g} after Holm's correction, {sig_here} of {len(rows)}):"))
     blocks.append(Table(header=["Other method", "Measure", "Test", f"{method} − other", "p",
                                 "p (Holm)"], rows=rows,
                         align=["l", "l", "l", "r", "r", "r"]))
