@@ -74,6 +74,7 @@ def summarise(name: str, run: dict) -> dict:
     last_phase = max(t for t, x in lines if "nested estimate: 100%" in x
                      or "permutation test: 100%" in x or "compare: 100%" in x)
     est = info.get("estimated_seconds", {})
+    total_est = est.get("total", total_est)  # unrounded
     took = dict(info.get("phase_seconds", {}))
     wall_line = next(t for t, x in lines if x.startswith("wall time"))
     took["report"] = wall_line - last_phase  # the tables, figures and report
@@ -84,6 +85,9 @@ def summarise(name: str, run: dict) -> dict:
             row["phases"][phase] = (est[phase], took[phase])
     if after is not None:
         rest = _seconds(re.search(r"about ([\d.]+ (?:s|min|h)) to go", after[1]).group(1))
+        if est.get("after_fits"):
+            a = est["after_fits"]
+            rest = a["permutation"] + a["nested"] + a["report"]
         row["after"] = (rest, end - after[0])
     return row
 

@@ -110,8 +110,12 @@ class PhaseClock:
 
 
 def _fmt_s(seconds: float) -> str:
+    """``"42 s"``, ``"2.6 min"``, ``"14 min"``, ``"1.6 h"``: whole minutes only from 10 on,
+    so that the rounding stays small against the 1.5x the estimates aim at."""
     if seconds < 90:
         return f"{seconds:.0f} s"
+    if seconds < 600:
+        return f"{seconds / 60:.1f} min"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
