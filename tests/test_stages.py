@@ -141,7 +141,7 @@ def test_plan_states_the_nested_adaptation_before_any_fit():
     X, y = _small_class_data(3)
     opts = _options(repeats=6, permutations=10, nested=(5, 3))
     resamples = Protocol("split", 6).resamples(y, 0)
-    plan = plan_stages(opts, y, resamples)
+    plan = plan_stages(opts, X, y, resamples)
     assert plan.skipped == {}
     assert "class c has 2 samples in an outer training part" in plan.notes["nested"]
     assert "leave-one-out within the class" in plan.notes["nested"]
@@ -151,13 +151,14 @@ def test_plan_states_the_nested_adaptation_before_any_fit():
 def test_plan_adapts_the_permutation_resamples_and_skips_what_cannot_run():
     y = np.array(["a"] * 6 + ["b"] * 6)
     resamples = Protocol("split", 2).resamples(y, 0)
+    X = np.zeros((y.size, 3))
     plan = plan_stages(_options(repeats=2, permutations=5, permutation_resamples=3,
-                                nested=0), y, resamples)
+                                nested=0), X, y, resamples)
     assert plan.permutation_resamples == 2
     assert "2 resamples per permutation, not 3" in plan.notes["permutation"]
     # an outer training part with a single class (a user's splitter): nested skipped
     odd = [Resample(0, np.arange(6), np.arange(6, 12)), Resample(1, np.arange(12), np.arange(0))]
-    plan = plan_stages(_options(permutations=0, nested=(2, 3)), y, odd)
+    plan = plan_stages(_options(permutations=0, nested=(2, 3)), X, y, odd)
     assert "single class" in plan.skipped["nested"]
     assert plan.lines() == [f"the nested estimate is skipped: {plan.skipped['nested']} "
                             "(--nested 0 skips it without this line)."]

@@ -94,7 +94,7 @@ def prepare(data=DEFAULT_DATA, options: CompareOptions | None = None, *, out=Non
     out_dir = Path(out) if out is not None else (default_out(ds.name) if default_folder
                                                  else None)
     plan = Plan(options, ds, sizes, config, out_dir, command=command,
-                stages=plan_stages(options, ds.y, resamples))
+                stages=plan_stages(options, ds.X, ds.y, resamples))
     if out_dir is not None:
         plan.folder = RunFolder(out_dir, config, force=force)
         plan.state = plan.folder.check() or "new"
@@ -195,7 +195,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
              f"{settings.permutation_resamples} resamples; nested {settings.nested_outer} x "
              f"{settings.nested_inner}")
     _trust.log_resamples(resamples, ds.y, verbose)
-    stages = plan.stages if plan.stages is not None else plan_stages(o, ds.y, resamples)
+    stages = plan.stages if plan.stages is not None else plan_stages(o, ds.X, ds.y, resamples)
     for line in stages.lines():
         log.warning(line)
     estimate = None

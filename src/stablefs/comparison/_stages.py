@@ -70,7 +70,7 @@ def _classes(values) -> str:
                                      else ""))
 
 
-def plan_stages(options, y, resamples) -> StagePlan:
+def plan_stages(options, X, y, resamples) -> StagePlan:
     """Decide, before any fit, what the permutation test and the nested estimate will do with
     the classes of ``y`` (the comparison's ``resamples`` checked already).
 
@@ -78,8 +78,8 @@ def plan_stages(options, y, resamples) -> StagePlan:
     ----------
     options : CompareOptions
         Checked options (``permutations``, ``permutation_resamples``, ``nested``, ``seed``).
-    y : ndarray
-        The labels.
+    X, y : ndarray
+        The data (``X`` only for a scikit-learn splitter's ``split``) and the labels.
     resamples : list of Resample
         The comparison's resamples (the protocol's, for ``options.seed``).
 
@@ -92,14 +92,15 @@ def plan_stages(options, y, resamples) -> StagePlan:
     with_test = [r for r in resamples if len(r.test)]
     settings = options.trust_settings()
     if settings.permutations:
-        _plan_permutation(plan, settings, y, with_test, options.seed)
+        _plan_permutation(plan, settings, X, y, with_test, options.seed, options.protocol_)
     if settings.nested_outer:
         _plan_nested(plan, settings, y, with_test, options.seed)
     return plan
 
 
-def _plan_permutation(plan: StagePlan, settings, y, with_test: list, seed: int) -> None:
-    from stablefs.evaluation.permutation import _permutation
+def _plan_permutation(plan: StagePlan, settings, X, y, with_test: list, seed: int,
+                      protocol) -> None:
+    from stablefs.evaluation import permutation
 
     asked = settings.permutation_resamples
     used = with_test[:asked]
@@ -110,9 +111,12 @@ def _plan_permutation(plan: StagePlan, settings, y, with_test: list, seed: int) 
         plan.permutation_resamples = len(used)
         plan.notes["permutation"] = (f"{len(used)} resamples per permutation, not {asked}: "
                                      f"the protocol gives {len(used)} with a test part")
-    try:  # the permuted labels, as the test will draw them (milliseconds)
+    try:  # every permutation's labels and splits, as the test will draw them (milliseconds)
         for b in range(settings.permutations):
-            _permutation(seed, b, y, used)
+            if hasattr(permutation, "permuted_resamples"):  # splits drawn on permuted labels
+                permutation.permuted_resamples(protocol, X, y, seed, b, len(used))
+            else:  # the comparison's splits, the labels redrawn until two classes train
+                permutation._permutation(seed, b, y, used)
     except StablefsError as exc:
         plan.skipped["permutation"] = str(exc).rstrip(".").split("; use ")[0]
 
