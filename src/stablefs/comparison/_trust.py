@@ -291,12 +291,16 @@ def reannounce(estimate: dict, result, *, fits_seconds: float, recommended: str 
                settings: TrustSettings, n_classifiers: int, n_sizes: int, workers: int
                ) -> dict[str, float]:
     """After the fits: the rest of the run estimated again from what the fits took (the
-    mean fit time of each method over every resample, the evaluations scaled by the pace of
-    the fits against the pilot's) and the recommended method, now known; one line."""
+    mean fit time of each method over every resample; the evaluations and the report
+    scaled by the machine's pace during the fits against the pilot's, the median over the
+    methods of mean fit time / pilot fit time) and the recommended method, now known; one
+    line."""
     pilot: dict[str, PilotTime] = estimate["pilot"]
     res = result.results
     fit_time = res[res["metric"] == "fit_time"].groupby("method")["value"].mean()
-    pace = fits_seconds / max(estimate["fits"], 1e-9)  # the machine now against the pilot's
+    ratios = [float(fit_time[m]) / t.fit for m, t in pilot.items()
+              if m in fit_time.index and t.fit > 0]
+    pace = float(np.median(ratios)) if ratios else 1.0  # the machine now against the pilot's
     times = {m: PilotTime(float(fit_time.get(m, t.fit)), t.evaluate * pace)
              for m, t in pilot.items()}
     n_res = int(res["resample"].max()) + 1 if len(res) else 1
