@@ -163,6 +163,11 @@ def test_plan_adapts_the_permutation_resamples_and_skips_what_cannot_run():
     assert plan.lines() == [f"the nested estimate is skipped: {plan.skipped['nested']} "
                             "(--nested 0 skips it without this line)."]
     assert plan.info() == {"notes": {}, "skipped": {"nested": plan.skipped["nested"]}}
+    # one resample with a test part: the test of the procedure cannot repeat its choice
+    plan = plan_stages(_options(permutations=5, nested=0), X, y, odd)
+    assert plan.skipped["permutation"].startswith("the protocol gives 1 resample(s) with a "
+                                                  "test part")
+    assert plan.lines()[0].endswith("(--permutations 0 skips it without this line).")
 
 
 # ------------------------------------------------------------------ end to end

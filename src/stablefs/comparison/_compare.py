@@ -230,13 +230,9 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             log.info("fit time per method: " + ", ".join(
                 f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
         if estimate and not result.info["fits_reused"]:
-            from stablefs.report.summary import recommend_from_tables
-
-            rec = recommend_from_tables(result.results, result.stability)
             estimate["after_fits"] = _trust.reannounce(
-                estimate, result, fits_seconds=clock.this_run["fits"],
-                recommended=rec.method if rec is not None else None, settings=settings,
-                n_classifiers=len(o.classifiers), n_sizes=len(plan.sizes), workers=workers)
+                estimate, result, fits_seconds=clock.this_run["fits"], settings=settings,
+                n_classifiers=len(o.classifiers), workers=workers)
         trust = _trust.assess(
             result, ds.X, ds.y, o.methods, plan.sizes, resamples, protocol=o.protocol_,
             settings=settings,

@@ -13,8 +13,9 @@ stops after its fits:
   training part is split leave-one-out within the class
   (:func:`stablefs.evaluation.nested.inner_splits`); said in one line and in the report;
 - permutation test: at most the resamples with a test part that the protocol gives (said
-  when fewer than ``--permutation-resamples``); the permuted labels of every permutation are
-  drawn here once, so a permutation that cannot be drawn skips the test before the work.
+  when fewer than ``--permutation-resamples``; skipped below the 2 the choice needs); every
+  permutation's labels and resamples (the protocol's, drawn on the permuted labels) are drawn
+  here once, so a permutation that cannot be drawn skips the test before the work.
 
 The dry runs below build the same resamples the stages will build (no fit): they cost
 milliseconds.
@@ -100,12 +101,13 @@ def plan_stages(options, X, y, resamples) -> StagePlan:
 
 def _plan_permutation(plan: StagePlan, settings, X, y, with_test: list, seed: int,
                       protocol) -> None:
-    from stablefs.evaluation import permutation
+    from stablefs.evaluation.permutation import permuted_resamples
 
     asked = settings.permutation_resamples
     used = with_test[:asked]
-    if not used:
-        plan.skipped["permutation"] = "the protocol gives no resample with a test part"
+    if len(used) < 2:
+        plan.skipped["permutation"] = (f"the protocol gives {len(used)} resample(s) with a "
+                                       "test part; the test repeats the choice on at least 2")
         return
     if len(used) < asked:
         plan.permutation_resamples = len(used)
@@ -113,12 +115,9 @@ def _plan_permutation(plan: StagePlan, settings, X, y, with_test: list, seed: in
                                      f"the protocol gives {len(used)} with a test part")
     try:  # every permutation's labels and splits, as the test will draw them (milliseconds)
         for b in range(settings.permutations):
-            if hasattr(permutation, "permuted_resamples"):  # splits drawn on permuted labels
-                permutation.permuted_resamples(protocol, X, y, seed, b, len(used))
-            else:  # the comparison's splits, the labels redrawn until two classes train
-                permutation._permutation(seed, b, y, used)
+            permuted_resamples(protocol, X, y, seed, b, len(used))
     except StablefsError as exc:
-        plan.skipped["permutation"] = str(exc).rstrip(".").split("; use ")[0]
+        plan.skipped["permutation"] = str(exc).rstrip(".")
 
 
 def _plan_nested(plan: StagePlan, settings, y, with_test: list, seed: int) -> None:

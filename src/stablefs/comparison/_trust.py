@@ -197,14 +197,14 @@ def pilot_figure() -> float:
 
 
 def estimate_phases(times: dict[str, PilotTime], *, n_resamples: int,
-                    settings: TrustSettings, n_classifiers: int, n_sizes: int, workers: int,
-                    report_figure: float = 0.0, recommended: str | None = None
-                    ) -> dict[str, float]:
+                    settings: TrustSettings, n_classifiers: int, workers: int,
+                    report_figure: float = 0.0) -> dict[str, float]:
     """Seconds of each phase of a comparison from per-method task times.
 
     - ``fits``: every resample x every method's task;
-    - ``permutation``: B x R tasks of the recommended method with one classifier at one k
-      (the mean over the methods while the recommendation is unknown);
+    - ``permutation``: the test of the procedure (:mod:`stablefs.evaluation.permutation`):
+      (B + 1) x R tasks of every method with one classifier at every k (the choice is
+      repeated on the real labels and in each of the B permutations);
     - ``nested``: OUTER x INNER tasks of every method on an inner training part
       (:data:`INNER_FIT_FACTOR` of the fit) with one classifier at every k;
     - ``report``: :data:`REPORT_FIGURE_UNITS` (a fixed part and one per method) x
@@ -212,12 +212,12 @@ def estimate_phases(times: dict[str, PilotTime], *, n_resamples: int,
 
     Parallel phases are divided by ``workers``.
     """
-    per_eval = {m: t.evaluate / max(1, n_classifiers * n_sizes) for m, t in times.items()}
     fits = n_resamples * sum(t.task for t in times.values()) / workers
-    unit = {m: t.fit + per_eval[m] for m, t in times.items()}
-    one = (unit[recommended] if recommended in unit
-           else sum(unit.values()) / max(1, len(unit)))
-    perm = settings.permutations * settings.permutation_resamples * one / workers
+    one_clf = sum(t.fit + t.evaluate / max(1, n_classifiers) for t in times.values())
+    perm = 0.0
+    if settings.permutations:
+        perm = ((settings.permutations + 1) * settings.permutation_resamples * one_clf
+                / min(workers, settings.permutations))
     nested = 0.0
     if settings.nested_outer:
         inner = sum(INNER_FIT_FACTOR * t.fit + t.evaluate / max(1, n_classifiers)
@@ -251,17 +251,16 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
         figure = pilot_figure() if report else 0.0
     n_res = sum(1 for r in resamples)
     est = estimate_phases(pilot, n_resamples=n_res, settings=settings,
-                          n_classifiers=len(classifiers), n_sizes=len(sizes), workers=workers,
+                          n_classifiers=len(classifiers), workers=workers,
                           report_figure=figure)
     log.info("pilot task on one training part (fit and evaluation): " + ", ".join(
         f"{m} {t.task:.2f} s" for m, t in pilot.items()) + f"; pilot figure {figure:.2f} s")
     total = est["total"]
     parts = [f"{_fmt_s(est['fits'])} for the {n_res * len(pilot)} fits"]
     if settings.permutations:
-        parts.append(f"{_fmt_s(est['permutation'])} for the permutation test "
-                     f"({settings.permutations} x {settings.permutation_resamples} fits of the "
-                     "recommended method, the methods' mean until it is known; less when it "
-                     "stops early)")
+        parts.append(f"up to {_fmt_s(est['permutation'])} for the permutation test "
+                     f"({settings.permutations} x {settings.permutation_resamples} fits of "
+                     "every method, the choice repeated; less when it stops early)")
     if settings.nested_outer:
         parts.append(f"{_fmt_s(est['nested'])} for the nested estimate")
     if report:
@@ -287,14 +286,12 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
     return {**est, "pilot": pilot, "report_figure": figure}
 
 
-def reannounce(estimate: dict, result, *, fits_seconds: float, recommended: str | None,
-               settings: TrustSettings, n_classifiers: int, n_sizes: int, workers: int
-               ) -> dict[str, float]:
+def reannounce(estimate: dict, result, *, fits_seconds: float, settings: TrustSettings,
+               n_classifiers: int, workers: int) -> dict[str, float]:
     """After the fits: the rest of the run estimated again from what the fits took (the
     mean fit time of each method over every resample; the evaluations and the report
     scaled by the machine's pace during the fits against the pilot's, the median over the
-    methods of mean fit time / pilot fit time) and the recommended method, now known; one
-    line."""
+    methods of mean fit time / pilot fit time); one line."""
     pilot: dict[str, PilotTime] = estimate["pilot"]
     res = result.results
     fit_time = res[res["metric"] == "fit_time"].groupby("method")["value"].mean()
@@ -305,13 +302,12 @@ def reannounce(estimate: dict, result, *, fits_seconds: float, recommended: str 
              for m, t in pilot.items()}
     n_res = int(res["resample"].max()) + 1 if len(res) else 1
     est = estimate_phases(times, n_resamples=n_res, settings=settings,
-                          n_classifiers=n_classifiers, n_sizes=n_sizes, workers=workers,
-                          report_figure=estimate["report_figure"] * pace,
-                          recommended=recommended)
+                          n_classifiers=n_classifiers, workers=workers,
+                          report_figure=estimate["report_figure"] * pace)
     rest = est["permutation"] + est["nested"] + est["report"]
     if rest >= ANNOUNCE_SECONDS:
-        what = [f"{_fmt_s(est['permutation'])} for the permutation test of {recommended}"
-                if settings.permutations and recommended else "",
+        what = [f"up to {_fmt_s(est['permutation'])} for the permutation test"
+                if settings.permutations else "",
                 f"{_fmt_s(est['nested'])} for the nested estimate"
                 if settings.nested_outer else "",
                 f"{_fmt_s(est['report'])} for the report" if est["report"] else ""]
