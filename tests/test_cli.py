@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from stablefs._errors import EXIT_DATA, EXIT_USAGE
 from stablefs.cli import main, parse_sizes, split_list
@@ -74,6 +75,47 @@ def test_select_writes_ranking_with_frequencies(tmp_path, capsys):
     assert table["rank"].tolist() == list(range(1, 13))
     assert table["selected"].sum() == 3
     assert table.loc[0, "feature"] == "g0"
+
+
+def test_select_reports_nogueira_with_its_interval_and_takes_prefilter(tmp_path, capsys):
+    """select speaks compare's measure (Nogueira, with its interval, equal to what compare
+    writes for the same resamples) and takes --prefilter: the selector sees the N features
+    of largest t-statistic, the others follow in the order of that statistic."""
+    from stablefs.evaluation.preprocessing import ttest_filter
+    from stablefs.evaluation.protocols import Protocol
+    from stablefs.evaluation.runner import run_experiment
+    from stablefs.methods import make_selector
+
+    data = tmp_path / "toy.csv"
+    df = write_csv(data)
+    X = df.drop(columns="label").to_numpy(float)
+    y = df["label"].to_numpy()
+    code, out, err = run(["select", str(data), "-m", "relieff", "-k", "3", "--resamples", "5",
+                          "--json"], capsys)
+    assert code == 0, err
+    payload = json.loads(out)
+    want = run_experiment(X, y, ["relieff"], [3], protocol=Protocol("split", 5),
+                          classifiers=["1nn"], measures=["nogueira"]).stability.iloc[0]
+    assert payload["stability"]["measure"] == "nogueira"
+    for key in ("estimate", "low", "high"):
+        assert payload["stability"][key] == pytest.approx(float(want[key]))
+    assert (f"Nogueira stability of the top 3 over 5 subsamples: {want['estimate']:.3f} "
+            f"[{want['low']:.3f}, {want['high']:.3f}]") in err
+    assert "Kuncheva" not in err
+    out_csv = tmp_path / "ranked.csv"
+    code, _, err = run(["select", str(data), "-m", "relieff", "-k", "3", "--prefilter", "5",
+                        "--out", str(out_csv)], capsys)
+    assert code == 0, err
+    table = pd.read_csv(out_csv)
+    keep = ttest_filter(X, y, 5)
+    sel = make_selector("relieff", random_state=0).fit(X[:, keep], y)
+    top = [f"g{keep[j]}" for j in np.argsort(sel.ranking_, kind="stable")]
+    assert table["feature"].tolist()[:5] == top
+    assert table["score"].iloc[5:].isna().all()  # the selector never saw them
+    assert table["selected"].sum() == 3
+    code, _, err = run(["select", str(data), "-m", "relieff", "-k", "3", "--prefilter", "2"],
+                       capsys)
+    assert code == 2 and "--prefilter" in err and "-k 3" in err
 
 
 def bad_files(tmp_path):

@@ -38,6 +38,9 @@ def _compare(path, out, *extra):
 
 
 def test_raw_hint_log2_and_run_json(tmp_path, capsys):
+    """--scale auto, the default: raw-looking values are log2-transformed with one line and
+    the decision recorded in run.json; --scale raw keeps them, with one line saying so;
+    the same values analysed the same way are one configuration, whichever option asked."""
     path = _raw_file(tmp_path)
     code, _, err = _run(capsys, ["compare", path, "-m", "ttest", "-k", "5", "--repeats", "2",
                                  "--classifiers", "1nn", "--no-report", "--out",
@@ -45,15 +48,24 @@ def test_raw_hint_log2_and_run_json(tmp_path, capsys):
     assert code == 0
     hints = [line for line in err.splitlines() if "raw (unlogged)" in line]
     assert len(hints) == 1 and hints[0].startswith("stablefs: warning:")
-    assert "--log2" in hints[0]
-    plain = json.loads((tmp_path / "a" / "run.json").read_text())
-    assert "scale" not in plain["config"]["data_options"]  # raw: the key of earlier runs
+    assert "analysing log2(max(x, 0) + 1) (scale auto, the default; --scale raw keeps" in \
+        hints[0]
+    auto = json.loads((tmp_path / "a" / "run.json").read_text())
+    assert auto["data_meta"]["scale"] == {"asked": "auto", "applied": "log2"}
+    assert auto["config"]["data_options"]["scale"] == "log2"  # what was applied
     code, _, err = _run(capsys, ["compare", path, "-m", "ttest", "-k", "5", "--repeats", "2",
                                  "--classifiers", "1nn", "--no-report", "--out",
                                  tmp_path / "a", "--log2"])
-    assert code == 2 and "--force" in err  # a changed --log2 is a changed configuration
-    code, _, err = _run(capsys, _compare(path, tmp_path / "b"))
+    assert code == 0 and "holds this finished run" in err  # the same analysis: reused
+    code, _, err = _run(capsys, ["compare", path, "-m", "ttest", "-k", "5", "--repeats", "2",
+                                 "--classifiers", "1nn", "--no-report", "--out",
+                                 tmp_path / "a", "--scale", "raw"])
+    assert code == 2 and "--force" in err  # the values as given: a changed configuration
+    code, _, err = _run(capsys, _compare(path, tmp_path / "b", "--scale", "raw"))
     assert code == 0
+    plain = json.loads((tmp_path / "b" / "run.json").read_text())
+    assert "scale" not in plain["config"]["data_options"]  # raw: the key of earlier runs
+    assert plain["data_meta"]["scale"] == {"asked": "raw", "applied": "raw"}
     code, _, err = _run(capsys, _compare(path, tmp_path / "c", "--log2"))
     assert code == 0 and "raw (unlogged)" not in err
     run = json.loads((tmp_path / "c" / "run.json").read_text())
@@ -188,3 +200,28 @@ def test_select_stabsel_states_the_bound(tmp_path, capsys):
     line = [x for x in err.splitlines() if x.startswith("stability selection:")]
     assert len(line) == 1
     assert "q = 5.0 of 120; expected false selections <= " + f"{25 / (0.2 * 120):.3g}" in line[0]
+
+
+def test_scale_auto_is_the_default_of_compare_select_and_the_api(tmp_path, capsys):
+    """The report's header says how the values were analysed; select and stablefs.compare
+    default to scale auto as compare does."""
+    import stablefs
+    from stablefs.comparison._options import CompareOptions
+
+    path = _raw_file(tmp_path)
+    code, _, err = _run(capsys, ["compare", path, "-m", "ttest", "-k", "5", "--repeats", "2",
+                                 "--classifiers", "1nn", "--permutations", "0", "--nested",
+                                 "0", "--out", tmp_path / "r"])
+    assert code == 0
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert ("**Values:** log2(max(x, 0) + 1) (scale auto, the default: the values looked "
+            "like raw intensities; --scale raw keeps them as given)") in report
+    code, out, err = _run(capsys, ["select", path, "-m", "ttest", "-k", "3"])
+    assert code == 0 and "analysing log2(max(x, 0) + 1) (scale auto" in err
+    code, out_raw, err = _run(capsys, ["select", path, "-m", "ttest", "-k", "3", "--scale",
+                                       "raw"])
+    assert code == 0 and "analysed as given, as --scale raw asks" in err
+    assert CompareOptions().scale == "auto"
+    import inspect
+
+    assert inspect.signature(stablefs.compare).parameters["scale"].default == "auto"

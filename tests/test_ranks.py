@@ -186,6 +186,27 @@ def _cells(values: dict) -> pd.DataFrame:
                                        "high"])
 
 
+def test_rank_tables_name_every_method_tied_for_best():
+    """Three methods with the same mean rank: friedman.csv names all three, none singled out;
+    the leaderboard bolds all three and says they tie."""
+    from stablefs.report.leaderboard import _best_text
+
+    cells = _cells({
+        "s1": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.1},
+        "s2": {"a": 0.7, "b": 0.9, "c": 0.8, "d": 0.2},
+        "s3": {"a": 0.8, "b": 0.7, "c": 0.9, "d": 0.3},
+    })
+    ranks, tests = rank_tables(cells, ["nogueira"], seed=0)
+    overall = ranks[ranks["scope"] == "overall"].set_index("method")["rank"]
+    assert overall["a"] == overall["b"] == overall["c"] == 2.0 and overall["d"] == 4.0
+    assert tests.iloc[0]["best"] == "a;b;c"
+    assert _best_text(tests.iloc[0]["best"]) == "a, b, c (3 tied)"
+    assert _best_text("a") == "a"
+    single = rank_tables(_cells({"s1": {"a": 0.9, "b": 0.8}, "s2": {"a": 0.7, "b": 0.6}}),
+                         ["nogueira"], seed=0)[1]
+    assert single.iloc[0]["best"] == "a"
+
+
 def test_rank_tables_by_hand():
     cells = _cells({
         "s1": {"a": 0.9, "b": 0.5, "c": 0.7},

@@ -365,14 +365,9 @@ def test_sample_sheet_with_transposed_data(tmp_path):
 
 def test_sample_sheet_errors(tmp_path):
     data = write(tmp_path / "d.csv", DATA)
-    many = "".join(f"Q{i},x,AML\n" for i in range(9))
     short = write(tmp_path / "short.csv", "geo_accession,title,diagnosis\nP1,x,AML\nP2,y,ALL\n")
     one_line_error("2 of the 4 samples", "P3", "P4", "not in the sample sheet",
                    call=lambda: load(data, labels=f"{short}:diagnosis"))
-    extra = write(tmp_path / "extra.csv", SHEET + many)
-    msg = one_line_error("9 sample\\(s\\) of the sample sheet are not in", "Q0", "and 5 more",
-                         call=lambda: load(data, labels=f"{extra}:diagnosis"))
-    assert "Q8" not in msg
     dup = write(tmp_path / "dup.csv", SHEET + "P1,again,ALL\n")
     one_line_error("duplicated sample IDs in the sample sheet", "'P1'",
                    call=lambda: load(data, labels=f"{dup}:diagnosis"))
@@ -393,6 +388,55 @@ def test_sample_sheet_errors(tmp_path):
     one_line_error("use one source of classes", call=lambda: load(both, labels=short))
     one_line_error("not both", call=lambda: load(data, label="x", labels=short))
     one_line_error("pandas Series", call=lambda: load(data, labels=["a", "b"]))
+
+
+def test_sample_sheet_with_extra_samples_is_joined_on_the_samples_present(tmp_path, caplog):
+    """A sheet that describes more samples than the file holds (a GEO series split over two
+    platforms, say) is joined on the samples present, with one line giving the counts;
+    a data sample missing from the sheet stays an error."""
+    data = write(tmp_path / "d.csv", DATA)
+    many = "".join(f"Q{i},x,AML\n" for i in range(9))
+    extra = write(tmp_path / "extra.csv", SHEET + many)
+    with caplog.at_level(logging.WARNING, logger="stablefs"):
+        ds = load(data, labels=f"{extra}:diagnosis")
+    assert ds.y.tolist() == ["AML", "AML", "ALL", "ALL"]
+    assert ds.meta["labels_sheet_extra"] == 9
+    lines = [r.getMessage() for r in caplog.records if "sample sheet" in r.getMessage()]
+    assert len(lines) == 1
+    assert "13 samples in the sample sheet, 4 in" in lines[0]
+    assert "joined on the 4 present in both; 9 of the sheet left out" in lines[0]
+    assert "Q0" in lines[0] and "Q8" not in lines[0]
+    # the same for a Series with extra samples
+    series = pd.Series({"P1": "u", "P2": "v", "P3": "u", "P4": "v", "P9": "u"})
+    assert load(data, labels=series).y.tolist() == ["u", "u", "v", "v"]
+    # a sample of the data without a row in the sheet is still refused
+    short = write(tmp_path / "short.csv", "id,diagnosis\nP1,AML\nP2,ALL\nP3,AML\nQ1,ALL\n")
+    one_line_error("1 of the 4 samples", "P4", "not in the sample sheet",
+                   call=lambda: load(data, labels=f"{short}:diagnosis"))
+
+
+def test_transposed_files_get_the_transpose_hint(tmp_path):
+    """A genes × samples file read as samples × genes: far more rows than columns and no
+    class column, or a sample sheet whose IDs are the file's column names, gets a hint
+    naming transpose=True (--transpose), not label= on the gene column."""
+    samples = [f"GSM{i}" for i in range(6)]
+    rows = "".join(f"g{j}," + ",".join(str((i + 1) * (j + 2) % 7) for i in range(6)) + "\n"
+                   for j in range(40))
+    tall = write(tmp_path / "tall.csv", "gene," + ",".join(samples) + "\n" + rows)
+    msg = one_line_error("has no column 'label' and 40 rows for 7 columns",
+                         "genes × samples", "transpose=True", call=lambda: load(tall))
+    assert "could be the label" not in msg
+    sheet = write(tmp_path / "sheet.csv",
+                  "sample,label\n" + "".join(f"{s},{'ab'[i % 2]}\n"
+                                             for i, s in enumerate(samples)))
+    one_line_error("no column of the sample sheet holds the sample IDs",
+                   "column names of", "transpose=True", call=lambda: load(tall, labels=sheet))
+    assert load(tall, labels=sheet, transpose=True).y.tolist() == ["a", "b"] * 3
+    # a samples × genes table with a few more rows than columns keeps the label hint
+    wide = write(tmp_path / "wide.csv", "id,g1,g2\n" + "".join(f"s{i},{i},{i % 3}\n"
+                                                                for i in range(8)))
+    msg = one_line_error("no column named 'label'", "--label", call=lambda: load(wide))
+    assert "transpose=True" not in msg
 
 
 def test_sample_sheet_refused_for_arff(tmp_path):

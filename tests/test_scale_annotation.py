@@ -74,7 +74,8 @@ def test_load_warns_once_and_log2_records(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="stablefs"):
         ds = load(path)
     hints = [r for r in caplog.records if "raw (unlogged)" in r.getMessage()]
-    assert len(hints) == 1 and "--log2" in hints[0].getMessage()
+    assert len(hints) == 1 and "log2=True (CLI --log2)" in hints[0].getMessage()
+    assert "by default (scale auto)" in hints[0].getMessage()
     assert "\n" not in hints[0].getMessage()
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="stablefs"):

@@ -295,6 +295,25 @@ def test_plain_svc_loop_on_colon(shared_data):
     assert_array_equal(rfe.ranking_, ranking)
 
 
+def test_top_k_follows_the_elimination_order_to_the_end():
+    """With n_features_to_select = 20 the ranking of the top 20 is the order in which they
+    were eliminated below the 20-feature stage (Guyon et al. 2002: the ranking is the
+    elimination order; Han 2012 sec. 5.2.1), not the order of the 20-feature SVM's weights:
+    the plain SVC loop gives the same ranking, and on these data the two orders differ, so
+    the test tells them apart."""
+    X, y = _data(3, n=50, p=80)
+    rfe = SVMRFE(n_features_to_select=20).fit(X, y)
+    ranking, stage = _plain_svc_loop(X, y, 0.1, 20)
+    assert_array_equal(rfe.ranking_, ranking)
+    top = np.sort(np.flatnonzero(rfe.ranking_ <= 20))
+    assert_array_equal(top, stage)
+    coef, _ = _svc_coef(_minmax(X)[:, top], y, None)
+    by_weight = top[np.lexsort((-top, -(coef**2).sum(axis=0)))]  # largest w^2 first
+    by_elimination = top[np.argsort(rfe.ranking_[top])]
+    assert not np.array_equal(by_weight, by_elimination)
+    assert rfe.n_remaining_[-1] == 1  # the elimination went on to one feature
+
+
 def test_plain_svc_loop_on_raw_prostate(shared_data):
     """The numerically hard case: Prostate's raw intensities (up to 17,530) without scaling,
     so the Gram entries reach 1e12 and libsvm's single-precision Q is sensitive to the

@@ -47,11 +47,12 @@ DATA_OPTIONS = [
                  "instead of refusing the file."),
     click.option("--encode-nominal", is_flag=True, help="Turn nominal attributes into 0/1 "
                  "indicator columns (as Weka's NominalToBinary) instead of refusing the file."),
-    click.option("--scale", type=click.Choice(["raw", "log2", "auto"]), default=None,
-                 help="How the values are analysed: as given (raw), as log2(max(x, 0) + 1) "
-                      "(log2: for raw intensities; negative values, below background, count "
-                      "as 0), or log2 when they look like raw intensities (auto). Recorded "
-                      "in run.json. [default: raw]"),
+    click.option("--scale", type=click.Choice(["auto", "raw", "log2"]), default=None,
+                 help="How the values are analysed: log2(max(x, 0) + 1) when they look like "
+                      "raw (unlogged) intensities, else as given (auto: said in one line and "
+                      "in the report, recorded in run.json); as given (raw); or always "
+                      "log2(max(x, 0) + 1) (log2; negative values, below background, count "
+                      "as 0). [default: auto]"),
     click.option("--log2", is_flag=True, help="Same as --scale log2."),
     click.option("--annotation", default=None, metavar="FILE",
                  help="Probe -> gene symbol table (csv/tsv, optional header; first column "
@@ -77,7 +78,7 @@ def data_option_values(label, labels, transpose, layer, missing, drop_missing, d
     return {"label": label, "labels": labels, "transpose": transpose, "layer": layer,
             "missing": "drop-samples" if drop_missing else missing,
             "drop_nominal": drop_nominal, "encode_nominal": encode_nominal,
-            "scale": "log2" if log2 else (scale or "raw"), "annotation": annotation}
+            "scale": "log2" if log2 else (scale or "auto"), "annotation": annotation}
 
 
 def verbosity_options(f):

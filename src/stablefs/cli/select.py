@@ -31,6 +31,11 @@ __all__ = ["select"]
                    "feature's selection frequency in their top-k.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="CSV file for the full ranking [default: print the top k].")
+@click.option("--prefilter", type=int, default=None, metavar="N",
+              help="Keep the N features with the largest t-statistic (F for more than two "
+                   "classes) for the selector, computed on the samples it is fitted on (all "
+                   "of them, or each subsample); the others follow in the ranking in the "
+                   "order of that statistic (as compare --prefilter).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the subsamples, randomised methods and synthetic data.")
 @click.option("--n-jobs", type=int, default=1, show_default=True,
@@ -41,9 +46,9 @@ __all__ = ["select"]
 @with_data_options
 @json_option
 @verbosity_options
-def select(data, method, k, resamples, out, seed, n_jobs, progress, label, labels, transpose,
-           layer, missing, drop_missing, drop_nominal, encode_nominal, scale, log2, annotation,
-           as_json, quiet, verbose):
+def select(data, method, k, resamples, out, prefilter, seed, n_jobs, progress, label, labels,
+           transpose, layer, missing, drop_missing, drop_nominal, encode_nominal, scale, log2,
+           annotation, as_json, quiet, verbose):
     """Fit METHOD on all of DATA and list the ranked features with their scores."""
     import numpy as np
     import pandas as pd
@@ -51,6 +56,7 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     from stablefs._runtime.escape import csv_text
     from stablefs._runtime.io import atomic_write_text
     from stablefs._validation import check_n_features_to_select
+    from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking
     from stablefs.evaluation.runner import check_n_jobs
     from stablefs.methods import check_method_sizes, make_selector
 
@@ -64,6 +70,9 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
         read_annotation(annotation)  # a missing or unreadable table: refused before any work
     if resamples < 0 or resamples == 1:
         raise StablefsError(f"--resamples must be 0 (none) or at least 2, not {resamples}.")
+    if prefilter is not None and prefilter < 1:
+        raise StablefsError(f"--prefilter must be a positive number of features, not "
+                            f"{prefilter}.")
     check_n_jobs(n_jobs)
     selector = make_selector(method, random_state=seed, n_jobs=n_jobs)
     if out is not None:
@@ -79,6 +88,8 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
                             "compare; use --missing drop-samples or drop-features.")
     check_n_features_to_select(k, ds.n_features)
     check_method_sizes([method], ds.n_features)
+    prep = Preprocessing(prefilter=prefilter)
+    prep.check(ds.n_features, [k])
     if resamples:
         from stablefs.evaluation.protocols import Protocol
 
@@ -91,15 +102,23 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
     selector.set_params(n_features_to_select=k)
     if progress:
         click.echo(f"fitting {method} on {ds.n_samples} x {ds.n_features} ...", err=True)
+    _, _, keep = prep.apply(ds.X, ds.y, ds.X[:0])
     with _search_progress(steps, method):
-        selector.fit(ds.X, ds.y)
+        selector.fit(ds.X if keep is None else ds.X[:, keep], ds.y)
     if getattr(selector, "error_bound_", None) is not None and not quiet:
         click.echo(f"stability selection: {selector.stable_set_.size} features with selection "
                    f"probability >= {selector.threshold:g} (q = {selector.q_:.1f} of "
                    f"{ds.n_features}; expected false selections <= "
                    f"{selector.error_bound_:.3g}, Meinshausen and Buhlmann 2010)", err=True)
-    table = pd.DataFrame({"rank": selector.ranking_, "feature": ds.feature_names,
-                          "score": selector.scores_, "selected": selector.support_})
+    ranking, scores = expand_ranking(np.asarray(selector.ranking_, dtype=np.int32),
+                                     np.asarray(selector.scores_, dtype=np.float64), keep,
+                                     ds.n_features, ds.X, ds.y)
+    support = np.asarray(selector.support_, dtype=bool)
+    if keep is not None:  # the selector saw the kept columns only
+        support = np.zeros(ds.n_features, dtype=bool)
+        support[keep] = selector.support_
+    table = pd.DataFrame({"rank": ranking, "feature": ds.feature_names, "score": scores,
+                          "selected": support})
     if ds.symbols is not None:
         table.insert(2, "symbol", ds.symbols)
     if resamples:
@@ -107,15 +126,17 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
         from stablefs.evaluation.runner import run_experiment
 
         res = run_experiment(ds.X, ds.y, [method], [k], protocol=Protocol("split", resamples),
-                             classifiers=["1nn"], measures=["kuncheva"],
+                             classifiers=["1nn"], measures=["nogueira"],
                              feature_names=ds.feature_names, random_state=seed, n_jobs=n_jobs,
-                             progress=progress)
+                             progress=progress, prefilter=prefilter)
         rankings = np.stack(res.selections["ranking"].to_list())
         freq = (rankings <= k).mean(axis=0)
         table["frequency"] = freq
-        kun = res.stability["estimate"].iloc[0]
-        click.echo(f"Kuncheva stability of the top {k} over {resamples} subsamples: {kun:.3f}",
-                   err=True)
+        stab = res.stability.iloc[0]
+        est, low, high = (float(stab[c]) for c in ("estimate", "low", "high"))
+        click.echo(f"Nogueira stability of the top {k} over {resamples} subsamples: "
+                   f"{est:.3f} [{low:.3f}, {high:.3f}] (95% interval; Nogueira, Sechidis and "
+                   "Brown 2018, as compare reports it)", err=True)
     table = table.sort_values("rank").reset_index(drop=True)
     if out:
         atomic_write_text(Path(out), csv_text(table))
@@ -135,8 +156,8 @@ def select(data, method, k, resamples, out, seed, n_jobs, progress, label, label
             payload["symbols"] = [str(s) for s in top["symbol"]]
         if resamples:
             payload["frequency"] = [float(f) for f in top["frequency"]]
-            payload["stability"] = {"measure": "kuncheva", "estimate": float(kun),
-                                    "resamples": resamples}
+            payload["stability"] = {"measure": "nogueira", "estimate": est, "low": low,
+                                    "high": high, "resamples": resamples}
         echo_json(payload)
 
 

@@ -26,6 +26,7 @@ from stablefs.comparison._inputs import (
     parse_sizes,
 )
 from stablefs.comparison._options import DEFAULT_DATA, CompareOptions
+from stablefs.comparison._stages import StagePlan, plan_stages
 
 if TYPE_CHECKING:
     import os
@@ -64,6 +65,7 @@ class Plan:
     command: str = ""
     state: str = "new"
     extra: dict = field(default_factory=dict)
+    stages: StagePlan | None = None
 
     @property
     def reusable(self) -> bool:
@@ -101,27 +103,29 @@ def prepare(data=DEFAULT_DATA, options: CompareOptions | None = None, *, out=Non
     sizes = parse_sizes(options.sizes, ds.n_features)
     check_method_sizes(options.methods, ds.n_features)
     check_measures_defined(options.measures, sizes, ds.n_features)
-    _check_resamples(options, ds)
+    resamples = _check_resamples(options, ds)
     Preprocessing(standardize=options.standardize, prefilter=options.prefilter).check(
         ds.n_features, sizes)
     config = _configuration(options, ds, sizes)
     out_dir = Path(out) if out is not None else (default_out(ds.name) if default_folder
                                                  else None)
-    plan = Plan(options, ds, sizes, config, out_dir, command=command)
+    plan = Plan(options, ds, sizes, config, out_dir, command=command,
+                stages=plan_stages(options, ds.X, ds.y, resamples))
     if out_dir is not None:
         plan.folder = RunFolder(out_dir, config, force=force)
         plan.state = plan.folder.check() or "new"
     return plan
 
 
-def _check_resamples(options: CompareOptions, ds) -> None:
-    """A single class, or a class too small for the protocol, fails here, before any fit
-    (a data error: exit status 3)."""
+def _check_resamples(options: CompareOptions, ds) -> list:
+    """The comparison's resamples. A single class, or a class too small for the protocol,
+    fails here, before any fit (a data error: exit status 3); the other stages' class checks
+    follow (:func:`~stablefs.comparison._stages.plan_stages`)."""
     from stablefs._errors import StablefsError, as_data_error
     from stablefs.evaluation._checks import _protocol_resamples
 
     try:
-        _protocol_resamples(options.protocol_, None, ds.X, ds.y, options.seed)
+        return _protocol_resamples(options.protocol_, None, ds.X, ds.y, options.seed)[0]
     except StablefsError as exc:
         raise as_data_error(exc) from None
 
@@ -143,7 +147,8 @@ def _configuration(options: CompareOptions, ds, sizes: list[int]) -> dict:
     config = {
         "data": ds.name, "data_digest": data_digest(ds),
         "inputs": input_fingerprints(ds, options.data_options()),
-        "data_options": options.recorded_data_options(),
+        "data_options": options.recorded_data_options(
+            (ds.meta.get("scale") or {}).get("applied")),
         "n_samples": ds.n_samples, "n_features": ds.n_features,
         "methods": _method_config(options.methods), "sizes": sizes,
         "protocol": _protocol_config(options.protocol_),
@@ -187,6 +192,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
         comparison.dataset = plan.dataset
         comparison.reused = True
         return comparison
+    from stablefs._runtime.progress import heartbeat
     from stablefs.comparison import _trust
     from stablefs.evaluation._checks import _protocol_resamples, check_n_jobs
     from stablefs.evaluation.preprocessing import Preprocessing
@@ -206,12 +212,18 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
              f"{settings.permutation_resamples} resamples; nested {settings.nested_outer} x "
              f"{settings.nested_inner}")
     _trust.log_resamples(resamples, ds.y, verbose)
+    stages = plan.stages if plan.stages is not None else plan_stages(o, ds.X, ds.y, resamples)
+    for line in stages.lines():
+        log.warning(line)
+    estimate = None
     if announce:
-        _trust.announce(ds.X, ds.y, o.methods, resamples, seed=o.seed,
-                        prep=Preprocessing(impute=impute, standardize=o.standardize,
-                                           prefilter=o.prefilter),
-                        workers=workers, settings=settings, n_features=ds.n_features,
-                        prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers)
+        estimate = _trust.announce(
+            ds.X, ds.y, o.methods, resamples, seed=o.seed,
+            prep=Preprocessing(impute=impute, standardize=o.standardize,
+                               prefilter=o.prefilter),
+            workers=workers, settings=settings, n_features=ds.n_features,
+            prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
+            progress=progress, report=bool(o.report) and plan.folder is not None)
     folder = plan.folder
     cache = folder.partial if folder is not None else None
     from stablefs.evaluation.runner import backend_session
@@ -220,32 +232,54 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     # permutation test and every outer resample of the nested estimate
     with backend_session(o.backend, o.n_jobs, o.scheduler), \
             (folder if folder is not None else _nothing()):
-        result = run_experiment(
-            ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
-            classifiers=o.classifiers, measures=o.measures, feature_names=ds.feature_names,
-            random_state=o.seed, n_jobs=o.n_jobs, backend=o.backend, scheduler=o.scheduler,
-            cache_dir=cache, impute=impute, standardize=o.standardize, prefilter=o.prefilter,
-            progress=progress, sample_names=getattr(ds, "sample_names", None))
+        clock = _trust.PhaseClock(cache)
+        with clock.phase("fits"):
+            result = run_experiment(
+                ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
+                classifiers=o.classifiers, measures=o.measures,
+                feature_names=ds.feature_names, random_state=o.seed, n_jobs=o.n_jobs,
+                backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
+                standardize=o.standardize, prefilter=o.prefilter, progress=progress,
+                sample_names=getattr(ds, "sample_names", None))
         if verbose:
             ft = result.results[result.results["metric"] == "fit_time"].groupby(
                 "method", sort=False)["value"]
             log.info("fit time per method: " + ", ".join(
                 f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
+        if estimate and not result.info["fits_reused"]:
+            estimate["after_fits"] = _trust.reannounce(
+                estimate, result, fits_seconds=clock.this_run["fits"], settings=settings,
+                n_classifiers=len(o.classifiers), workers=workers)
         trust = _trust.assess(
             result, ds.X, ds.y, o.methods, plan.sizes, resamples, protocol=o.protocol_,
             settings=settings,
             classifiers=o.classifiers, measures=o.measures, seed=o.seed, n_jobs=o.n_jobs,
             backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
-            standardize=o.standardize, prefilter=o.prefilter, progress=progress)
+            standardize=o.standardize, prefilter=o.prefilter, progress=progress,
+            stages=stages, clock=clock)
         run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
+        run_info["phase_seconds"] = {k: round(v, 3) for k, v in clock.seconds.items()}
+        if estimate:
+            run_info["estimated_seconds"] = _estimate_record(estimate)
         comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
         if folder is not None:
             assert plan.out is not None  # the run folder is plan.out
-            comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg))
+            with heartbeat(progress, "report", "writing the tables, figures and report"):
+                comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg))
             folder.complete()
             comparison.folder = plan.out
     comparison.wall_time = time.perf_counter() - t0  # with the files and the report
     return comparison
+
+
+def _estimate_record(estimate: dict) -> dict:
+    """The estimates for ``run.json``: seconds by phase before the fits and, when made, after
+    them (``after_fits``)."""
+    out: dict[str, object] = {k: round(float(v), 3) for k, v in estimate.items()
+           if isinstance(v, (int, float)) and k != "report_figure"}
+    if estimate.get("after_fits"):
+        out["after_fits"] = {k: round(float(v), 3) for k, v in estimate["after_fits"].items()}
+    return out
 
 
 class _nothing:
@@ -305,7 +339,7 @@ def compare(
         backend: Literal["loky", "dask"] = "loky", scheduler: str | None = None,
         scheduler_timeout: float = 30.0, permutations: int = 100, permutation_resamples: int = 3,
         nested: tuple[int, int] | str | int = (5, 3), standardize: bool = False,
-        prefilter: int | None = None, scale: Literal["raw", "log2", "auto"] = "raw",
+        prefilter: int | None = None, scale: Literal["raw", "log2", "auto"] = "auto",
         label: str | None = None, labels: str | os.PathLike[str] | pd.Series | None = None,
         layer: str | None = None, feature_names: str | Sequence[str] | None = None,
         transpose: bool = False, missing: str | None = None, drop_nominal: bool = False,
@@ -367,9 +401,11 @@ def compare(
         Centre and scale each feature on each training part before selection.
     prefilter : int, optional
         Keep the N features with the largest t-statistic on each training part.
-    scale : {"raw", "log2", "auto"}, default "raw"
-        Analyse the values as given, as log2(max(x, 0) + 1), or log2-transform them when they
-        look like raw intensities.
+    scale : {"auto", "raw", "log2"}, default "auto"
+        ``auto``: log2(max(x, 0) + 1) when the values look like raw (unlogged) intensities
+        (:func:`stablefs.datasets._scale.value_scale`; one line says so, the report's header
+        and ``run.json`` record it), else as given; ``raw``: as given; ``log2``: always
+        log2(max(x, 0) + 1).
     label, labels, layer, feature_names, transpose, missing, drop_nominal, encode_nominal
         Data options, as :func:`stablefs.datasets.load` takes them; ``feature_names`` also
         names the columns of ``(X, y)`` arrays.

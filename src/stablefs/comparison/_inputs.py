@@ -172,7 +172,7 @@ def load_data(data, opts: dict, seed: int = 0):
     A synthetic spec without ``random_state`` is drawn from ``seed`` (``--seed``), never from
     entropy, so the same command gives the same data.
     """
-    scale = check_scale(opts.get("scale") or ("log2" if opts.get("log2") else "raw"))
+    scale = check_scale(opts.get("scale") or ("log2" if opts.get("log2") else "auto"))
     if is_synthetic(data):
         from stablefs.datasets._synthetic import from_spec
 
@@ -195,11 +195,8 @@ def load_data(data, opts: dict, seed: int = 0):
         from stablefs.datasets._scale import raw_hint_off
 
         try:
-            if scale == "raw":
+            with raw_hint_off():  # the scale is decided below, and said there
                 ds = load(data, **kwargs)
-            else:
-                with raw_hint_off():  # the scale is decided below, and said there
-                    ds = load(data, **kwargs)
         except StablefsError as exc:  # the data cannot be read or used: exit status 3
             raise as_data_error(exc) from None
     ds = apply_scale(ds, scale)
@@ -257,27 +254,31 @@ def _frame_from_pair(pair: tuple, feature_names):
 
 
 def apply_scale(ds, scale: str):
-    """``ds`` on the value scale asked for; ``auto`` transforms raw-looking data and records
-    the decision in ``ds.meta["scale"]``."""
+    """``ds`` on the value scale asked for, the decision recorded in ``ds.meta["scale"]``
+    (``asked``, ``applied``).
+
+    ``auto`` log2-transforms data that look like raw intensities
+    (:func:`stablefs.datasets._scale.value_scale`), with one line that says so; ``raw``
+    keeps them, with one line when they look raw (:func:`~stablefs.datasets._scale.raw_hint`
+    in its ``kept`` wording); ``log2`` always transforms.
+    """
     import logging
 
-    from stablefs.datasets._scale import log2_dataset, value_scale
+    from stablefs.datasets._scale import log2_dataset, raw_hint, value_scale
 
     if ds.meta.get("log2"):
         ds.meta["scale"] = {"asked": scale, "applied": "log2"}
         return ds
+    before = value_scale(ds.X)
     if scale == "raw":
+        if before.raw:
+            logging.getLogger("stablefs").warning(raw_hint(ds.name, before, kept=True))
         ds.meta["scale"] = {"asked": "raw", "applied": "raw"}
         return ds
-    before = value_scale(ds.X)
     if scale == "log2" or before.raw:
         ds = log2_dataset(ds, before=before)
         if scale == "auto":
-            logging.getLogger("stablefs").warning(
-                f"{ds.name}: the values look like raw (unlogged) intensities (median "
-                f"{before.median:.4g}, 99th percentile {before.q99:.4g}, skewness "
-                f"{before.skewness:.1f}): analysing log2(max(x, 0) + 1) (scale auto; "
-                "--scale raw keeps the values as given).")
+            logging.getLogger("stablefs").warning(raw_hint(ds.name, before, applied=True))
         ds.meta["scale"] = {"asked": scale, "applied": "log2"}
         return ds
     ds.meta["scale"] = {"asked": scale, "applied": "raw"}  # auto, on log-scale values

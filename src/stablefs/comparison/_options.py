@@ -64,7 +64,7 @@ class CompareOptions:
     missing: str | None = None
     drop_nominal: bool = False
     encode_nominal: bool = False
-    scale: str = "raw"
+    scale: str = "auto"
     annotation: str | os.PathLike[str] | None = None
 
     def check(self) -> CompareOptions:
@@ -114,11 +114,21 @@ class CompareOptions:
                 "drop_nominal", "encode_nominal", "scale", "annotation")
         return {k: getattr(self, k) for k in keys}
 
-    def recorded_data_options(self) -> dict:
-        """The data options for ``run.json``'s configuration: the ones in use, as text."""
+    def recorded_data_options(self, applied_scale: str | None = None) -> dict:
+        """The data options for ``run.json``'s configuration: the ones in use, as text.
+
+        ``scale`` enters as the scale *applied* (``applied_scale``, from
+        :func:`~stablefs.comparison._inputs.apply_scale`), and only when it is ``log2``: the
+        same values analysed the same way are the same configuration whichever option asked
+        for them (``--log2``, or ``--scale auto`` on raw-looking data), and runs of the
+        earlier default (``raw``) on log-scale data stay reusable."""
         out = {}
         for k, v in self.data_options().items():
-            if v in (None, False) or (k == "scale" and v == "raw"):
+            if k == "scale":
+                v = applied_scale if applied_scale is not None else v
+                if v != "log2":
+                    continue
+            if v in (None, False):
                 continue
             out[k] = v if isinstance(v, (str, bool, int, float)) else repr(v)
         return out

@@ -10,6 +10,7 @@ summarised for ``run.json`` (:func:`assess`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from stablefs._errors import StablefsError
 
 if TYPE_CHECKING:
     from stablefs.evaluation.nested import NestedEstimate
@@ -50,19 +53,96 @@ class Trust:
     nested: NestedEstimate | None = None
 
 
+class PhaseClock:
+    """The seconds each phase of a run took, over all its attempts: an interrupted run that
+    is resumed reports the time its permutation test took, not the milliseconds of reading
+    the finished permutations back.
+
+    With a run folder the seconds are kept in ``.partial/phase_seconds.json`` (JSON, written
+    atomically after each phase or interruption; removed with ``.partial`` when the run
+    completes); without one, in memory.
+    """
+
+    FILE = "phase_seconds.json"
+
+    def __init__(self, partial: Path | None = None):
+        self.path = Path(partial) / self.FILE if partial is not None else None
+        self.seconds: dict[str, float] = self._read()
+        self.this_run: dict[str, float] = {}
+
+    def _read(self) -> dict[str, float]:
+        import json
+
+        if self.path is None or not self.path.is_file():
+            return {}
+        try:
+            data = json.loads(self.path.read_text())
+            return {str(k): float(v) for k, v in data.items() if float(v) >= 0}
+        except (ValueError, TypeError, AttributeError, OSError):
+            log.warning(f"{self.path} does not parse: the earlier attempts' phase times are "
+                        "not counted.")
+            return {}
+
+    @contextlib.contextmanager
+    def phase(self, name: str):
+        """Time the block as part of phase ``name`` (also when it is interrupted)."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            dt = time.perf_counter() - t0
+            self.this_run[name] = self.this_run.get(name, 0.0) + dt
+            self.seconds[name] = self.seconds.get(name, 0.0) + dt
+            self._write()
+
+    def _write(self) -> None:
+        import json
+
+        from stablefs._runtime.io import atomic_write_text
+
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.path, json.dumps(
+                {k: round(v, 3) for k, v in self.seconds.items()}), fsync=False)
+        except OSError:  # the times are a courtesy; the run goes on without them
+            pass
+
+    def total(self, name: str) -> float:
+        """Seconds of phase ``name`` over every attempt of the run."""
+        return self.seconds.get(name, 0.0)
+
+
 def _fmt_s(seconds: float) -> str:
+    """``"42 s"``, ``"2.6 min"``, ``"14 min"``, ``"1.6 h"``: whole minutes only from 10 on,
+    so that the rounding stays small against the 1.5x the estimates aim at."""
     if seconds < 90:
         return f"{seconds:.0f} s"
+    if seconds < 600:
+        return f"{seconds / 60:.1f} min"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
 
 
+@dataclass
+class PilotTime:
+    """One method's timed task on the first training part: ``fit`` (preprocessing and the
+    selector's fit) and ``evaluate`` (the classifiers on the top k at every k) seconds."""
+
+    fit: float
+    evaluate: float
+
+    @property
+    def task(self) -> float:
+        return self.fit + self.evaluate
+
+
 def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
-                ) -> dict[str, tuple[float, float]]:
+                ) -> dict[str, PilotTime]:
     """One timed task of each method on the first training part, as the comparison runs it
-    (the same selector, preprocessing, sizes and classifiers): ``{method: (task seconds,
-    seconds of one classifier evaluation at one k)}``."""
+    (the same selector, preprocessing, sizes and classifiers)."""
     from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
     from stablefs.evaluation.preprocessing import expand_ranking
     from stablefs.evaluation.runner import _method_templates, task_seed, warm_up
@@ -88,10 +168,72 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
         for k in sizes:
             cols = np.sort(order[:k])
             evaluate_subset(X_train[:, cols], y_train, X_test[:, cols], y_test, clfs)
-        total = time.perf_counter() - t0
-        one_eval = (total - fit) / max(1, len(sizes) * len(clfs))
-        out[name] = (total, fit + one_eval)
+        out[name] = PilotTime(fit, time.perf_counter() - t0 - fit)
     return out
+
+
+#: the report's cost in units of the pilot figure (:func:`pilot_figure`): a fixed part and a
+#: part per method. Writing the files and report of a comparison took 31, 32 and 31 times
+#: one small figure on Colon, Leukemia and Prostate (5 methods), 36 on Nakayama (5 methods,
+#: 10 classes) and 11 on Colon with one method (the shared 2-core machine, load 15-18)
+REPORT_FIGURE_UNITS = (6.0, 5.0)
+#: an inner training part of the nested estimate is 2/3 of an outer one: the fit-time
+#: factor applied (ReliefF's neighbour search grows faster, a t-test slower; 2/3 between)
+INNER_FIT_FACTOR = 2 / 3
+
+
+def pilot_figure() -> float:
+    """Seconds to draw one small report figure and render it to PNG (the pilot of the
+    report: it measures the machine and its load as the pilot fits do); drawn twice, the
+    second timed (the first pays Matplotlib's one-off costs, as the pilot fits' warm-up)."""
+    import pandas as pd
+
+    from stablefs.report import figures as fig
+
+    names = ["a", "b", "c"]
+    timing = pd.DataFrame({"method": names, "metric": "fit_time", "mean": [0.1, 0.2, 0.3],
+                           "sd": [0.01, 0.02, 0.03], "n": 5})
+    seconds = 0.0
+    for _ in range(2):
+        t0 = time.perf_counter()
+        figure = fig.plot_fit_time(timing, names, fig.method_styles(names))
+        assert figure is not None  # three timed methods always draw
+        fig.figure_to_png(figure)
+        seconds = time.perf_counter() - t0
+    return seconds
+
+
+def estimate_phases(times: dict[str, PilotTime], *, n_resamples: int,
+                    settings: TrustSettings, n_classifiers: int, workers: int,
+                    report_figure: float = 0.0) -> dict[str, float]:
+    """Seconds of each phase of a comparison from per-method task times.
+
+    - ``fits``: every resample x every method's task;
+    - ``permutation``: the test of the procedure (:mod:`stablefs.evaluation.permutation`):
+      (B + 1) x R tasks of every method with one classifier at every k (the choice is
+      repeated on the real labels and in each of the B permutations);
+    - ``nested``: OUTER x INNER tasks of every method on an inner training part
+      (:data:`INNER_FIT_FACTOR` of the fit) with one classifier at every k;
+    - ``report``: :data:`REPORT_FIGURE_UNITS` (a fixed part and one per method) x
+      ``report_figure``.
+
+    Parallel phases are divided by ``workers``.
+    """
+    fits = n_resamples * sum(t.task for t in times.values()) / workers
+    one_clf = sum(t.fit + t.evaluate / max(1, n_classifiers) for t in times.values())
+    perm = 0.0
+    if settings.permutations:
+        perm = ((settings.permutations + 1) * settings.permutation_resamples * one_clf
+                / min(workers, settings.permutations))
+    nested = 0.0
+    if settings.nested_outer:
+        inner = sum(INNER_FIT_FACTOR * t.fit + t.evaluate / max(1, n_classifiers)
+                    for t in times.values())
+        nested = min(settings.nested_outer, n_resamples) * settings.nested_inner * inner / workers
+    fixed, per_method = REPORT_FIGURE_UNITS
+    report = (fixed + per_method * len(times)) * report_figure
+    return {"fits": fits, "permutation": perm, "nested": nested, "report": report,
+            "total": fits + perm + nested + report}
 
 
 #: estimates below this many seconds are printed only with -v
@@ -99,34 +241,37 @@ ANNOUNCE_SECONDS = 10.0
 
 
 def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
-             settings: TrustSettings, n_features: int, prefilter, sizes, classifiers
-             ) -> float:
-    """Print (stderr) the estimated wall time from a pilot task per method (from
-    :data:`ANNOUNCE_SECONDS` on; shorter estimates only with ``-v``); above
-    :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. Returns the estimate in seconds.
+             settings: TrustSettings, n_features: int, prefilter, sizes, classifiers,
+             progress=None, report: bool = True) -> dict:
+    """Print (stderr) the estimated wall time from a pilot task per method and a pilot
+    figure (:func:`estimate_phases`; from :data:`ANNOUNCE_SECONDS` on, shorter estimates
+    only with ``-v``); above :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``.
 
-    Fits: resamples x the pilot tasks; permutation test: (B + 1) x R x the pilot tasks (every
-    method refitted and evaluated at every k: the choice is repeated); nested estimate: OUTER x
-    INNER x (fit + one evaluation) of every method, at full size (an upper bound: the inner
-    training parts are 2/3 as large)."""
-    pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
-                        classifiers=classifiers)
+    Returns the seconds by phase and in all (``total``), which ``run.json`` records beside
+    the seconds each phase took (``phase_seconds``), and the pilot times (``"pilot"``) for
+    :func:`reannounce`."""
+    from stablefs._runtime.progress import heartbeat
+
+    with heartbeat(progress, "time estimate", "one pilot fit per method"):
+        pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
+                            classifiers=classifiers)
+        figure = pilot_figure() if report else 0.0
     n_res = sum(1 for r in resamples)
-    fits = n_res * sum(t for t, _ in pilot.values()) / workers
-    perm = ((settings.permutations + 1) * settings.permutation_resamples
-            * sum(t for t, _ in pilot.values()) / workers)
-    nested = (min(settings.nested_outer, n_res) * settings.nested_inner
-              * sum(u for _, u in pilot.values()) / workers) if settings.nested_outer else 0.0
+    est = estimate_phases(pilot, n_resamples=n_res, settings=settings,
+                          n_classifiers=len(classifiers), workers=workers,
+                          report_figure=figure)
     log.info("pilot task on one training part (fit and evaluation): " + ", ".join(
-        f"{m} {t:.2f} s" for m, (t, _) in pilot.items()))
-    total = fits + perm + nested
-    parts = [f"{_fmt_s(fits)} for the {n_res * len(pilot)} fits"]
+        f"{m} {t.task:.2f} s" for m, t in pilot.items()) + f"; pilot figure {figure:.2f} s")
+    total = est["total"]
+    parts = [f"{_fmt_s(est['fits'])} for the {n_res * len(pilot)} fits"]
     if settings.permutations:
-        parts.append(f"up to {_fmt_s(perm)} for the permutation test "
+        parts.append(f"up to {_fmt_s(est['permutation'])} for the permutation test "
                      f"({settings.permutations} x {settings.permutation_resamples} fits of "
                      "every method, the choice repeated; less when it stops early)")
     if settings.nested_outer:
-        parts.append(f"up to {_fmt_s(nested)} for the nested estimate")
+        parts.append(f"{_fmt_s(est['nested'])} for the nested estimate")
+    if report:
+        parts.append(f"{_fmt_s(est['report'])} for the report")
     line = (f"estimated wall time about {_fmt_s(total)} on {workers} worker"
             f"{'s' if workers > 1 else ''} (from one pilot fit per method): "
             + ", ".join(parts) + ".")
@@ -145,7 +290,39 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
         hint.append("--n-jobs -1 uses every core")
         print("stablefs: this is a long run: " + "; ".join(hint) + ".",
               file=__import__("sys").stderr, flush=True)
-    return total
+    return {**est, "pilot": pilot, "report_figure": figure}
+
+
+def reannounce(estimate: dict, result, *, fits_seconds: float, settings: TrustSettings,
+               n_classifiers: int, workers: int) -> dict[str, float]:
+    """After the fits: the rest of the run estimated again from what the fits took (the
+    mean fit time of each method over every resample; the evaluations and the report
+    scaled by the machine's pace during the fits against the pilot's, the median over the
+    methods of mean fit time / pilot fit time); one line."""
+    pilot: dict[str, PilotTime] = estimate["pilot"]
+    res = result.results
+    fit_time = res[res["metric"] == "fit_time"].groupby("method")["value"].mean()
+    ratios = [float(fit_time[m]) / t.fit for m, t in pilot.items()
+              if m in fit_time.index and t.fit > 0]
+    pace = float(np.median(ratios)) if ratios else 1.0  # the machine now against the pilot's
+    times = {m: PilotTime(float(fit_time.get(m, t.fit)), t.evaluate * pace)
+             for m, t in pilot.items()}
+    n_res = int(res["resample"].max()) + 1 if len(res) else 1
+    est = estimate_phases(times, n_resamples=n_res, settings=settings,
+                          n_classifiers=n_classifiers, workers=workers,
+                          report_figure=estimate["report_figure"] * pace)
+    rest = est["permutation"] + est["nested"] + est["report"]
+    if rest >= ANNOUNCE_SECONDS:
+        what = [f"up to {_fmt_s(est['permutation'])} for the permutation test"
+                if settings.permutations else "",
+                f"{_fmt_s(est['nested'])} for the nested estimate"
+                if settings.nested_outer else "",
+                f"{_fmt_s(est['report'])} for the report" if est["report"] else ""]
+        print(f"stablefs: the fits took {_fmt_s(fits_seconds)} (estimated "
+              f"{_fmt_s(estimate['fits'])}); about {_fmt_s(rest)} to go: "
+              + ", ".join(w for w in what if w) + ".", file=__import__("sys").stderr,
+              flush=True)
+    return est
 
 
 def test_recommendation(result, rec, X, y, resamples, *, protocol, methods, sizes,
@@ -168,46 +345,84 @@ def test_recommendation(result, rec, X, y, resamples, *, protocol, methods, size
 
 def assess(result, X, y, methods, sizes, resamples, *, protocol, settings: TrustSettings,
            classifiers, measures, seed: int, n_jobs, backend, scheduler, cache_dir,
-           impute, standardize, prefilter, progress) -> Trust:
-    """The recommendation's permutation test and nested estimate (``run.json`` ``trust``)."""
+           impute, standardize, prefilter, progress, stages=None,
+           clock: PhaseClock | None = None) -> Trust:
+    """The recommendation's permutation test and nested estimate (``run.json`` ``trust``).
+
+    ``stages`` (:class:`~stablefs.comparison._stages.StagePlan`, decided before the fits)
+    says which stage is skipped or adapted. A stage that still fails on the data (a
+    :class:`~stablefs.StablefsError`) is skipped with one warning line naming the option
+    that skips it, and the comparison's files are written all the same."""
+    from stablefs.comparison._stages import SKIP_OPTION, STAGE_NAME, StagePlan
     from stablefs.evaluation.nested import nested_estimate
     from stablefs.report.summary import choose_pair, judge_evidence, recommend_from_tables
     from stablefs.report.tables import baseline_means, parse_metric
 
     trust = Trust()
+    stages = stages if stages is not None else StagePlan()
+    clock = clock if clock is not None else PhaseClock()
     rec = recommend_from_tables(result.results, result.stability)
     base = baseline_means(result.baseline)
     if rec is None:
         return trust
+    trust.info["stages"] = stages.info()
     clf = parse_metric(rec.metric)[1]
     common = dict(random_state=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
                   cache_dir=cache_dir, impute=impute, standardize=standardize,
                   prefilter=prefilter, progress=progress)
-    if settings.permutations:
+
+    def failed(stage: str, exc: Exception) -> None:
+        reason = str(exc).rstrip(".")
+        log.warning(f"{STAGE_NAME[stage]} failed and is skipped: {reason}; the comparison's "
+                    f"files are written ({SKIP_OPTION[stage]} skips it).")
+        stages.skip(stage, reason)
+        trust.info["stages"] = stages.info()
+
+    if settings.permutations and "permutation" not in stages.skipped:
+        n_res = stages.permutation_resamples or settings.permutation_resamples
         log.info(f"permutation test of the procedure (the choice among {len(methods)} "
                  f"methods x {len(sizes)} k repeated) with {clf}: up to "
-                 f"{settings.permutations} permutations x "
-                 f"{settings.permutation_resamples} resamples x {len(methods)} methods")
-        trust.permutation = test_recommendation(
-            result, rec, X, y, resamples, protocol=protocol, methods=methods, sizes=sizes,
-            n_permutations=settings.permutations,
-            n_resamples=settings.permutation_resamples, **common)
-        trust.info["permutation"] = trust.permutation.to_dict()
+                 f"{settings.permutations} permutations x {n_res} resamples x "
+                 f"{len(methods)} methods")
+        try:
+            with clock.phase("permutation"):
+                trust.permutation = test_recommendation(
+                    result, rec, X, y, resamples, protocol=protocol, methods=methods,
+                    sizes=sizes, n_permutations=settings.permutations, n_resamples=n_res,
+                    **common)
+            trust.info["permutation"] = _timed(trust.permutation.to_dict(), clock,
+                                               "permutation")
+        except StablefsError as exc:
+            failed("permutation", exc)
     verdict = judge_evidence(rec, base, trust.info)
-    if settings.nested_outer and verdict.signal is not False:
+    if settings.nested_outer and verdict.signal is not False and \
+            "nested" not in stages.skipped:
         log.info(f"nested estimate: {settings.nested_outer} outer resamples x "
                  f"{settings.nested_inner} inner splits x {len(methods)} methods")
         measure = rec.measure
-        trust.nested = nested_estimate(
-            X, y, methods, sizes, resamples=resamples, results=result.results,
-            selections=result.selections, recommended=(rec.method, rec.k), choose=choose_pair,
-            classifier=clf, metric=rec.metric, measure=measure,
-            n_outer=settings.nested_outer, n_inner=settings.nested_inner, **common)
-        trust.info["nested"] = trust.nested.to_dict()
+        try:
+            with clock.phase("nested"):
+                trust.nested = nested_estimate(
+                    X, y, methods, sizes, resamples=resamples, results=result.results,
+                    selections=result.selections, recommended=(rec.method, rec.k),
+                    choose=choose_pair, classifier=clf, metric=rec.metric, measure=measure,
+                    n_outer=settings.nested_outer, n_inner=settings.nested_inner,
+                    baseline=result.baseline, **common)
+            trust.info["nested"] = _timed(trust.nested.to_dict(), clock, "nested")
+        except StablefsError as exc:
+            failed("nested", exc)
     trust.info["signal"] = verdict.label
     trust.info["evidence_of_signal"] = verdict.signal
     trust.info["baseline"] = base
     return trust
+
+
+def _timed(info: dict, clock: PhaseClock, phase: str) -> dict:
+    """A stage's ``to_dict()`` with ``seconds`` over every attempt of the run (a resumed
+    stage reads its finished units back in milliseconds) and ``seconds_this_run``."""
+    info["seconds_this_run"] = info.get("seconds")
+    info["seconds"] = round(max(clock.total(phase), float(info.get("seconds") or 0.0)), 3)
+    return info
 
 
 def write_trust_files(out_dir, trust: Trust) -> dict[str, Path]:

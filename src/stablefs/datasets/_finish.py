@@ -211,7 +211,8 @@ def _read_sheet(path: Path) -> pd.DataFrame:
     return sheet
 
 
-def attach_labels(sample_names: np.ndarray, has_ids: bool, labels, where: str) -> tuple:
+def attach_labels(sample_names: np.ndarray, has_ids: bool, labels, where: str,
+                  feature_names=None) -> tuple:
     """Class labels for ``sample_names`` from a sample sheet, in the data's sample order.
 
     Parameters
@@ -223,16 +224,21 @@ def attach_labels(sample_names: np.ndarray, has_ids: bool, labels, where: str) -
     labels : str, path-like or pandas.Series
         ``"FILE:COLUMN"``, ``"FILE"`` (column ``label``), or a Series indexed by sample ID.
         The sheet's sample-ID column is the column (other than the label column) that holds
-        the most of the data's sample IDs; every data sample must be in the sheet and every
-        sheet sample in the data, each exactly once.
+        the most of the data's sample IDs; every data sample must be in the sheet, exactly
+        once, with a class. Samples of the sheet that are not in the data are left out, with
+        one line giving the counts (a sheet often describes more samples than one file holds).
     where : str
         The data source, for messages.
+    feature_names : sequence of str, optional
+        The data's feature names: a sheet whose IDs are these names (not the sample IDs) means
+        the file is genes × samples, and the error names ``--transpose``.
 
     Returns
     -------
     y : ndarray of str
     info : dict
-        ``labels_from``, ``labels_column``, ``labels_id_column`` for ``Dataset.meta``.
+        ``labels_from``, ``labels_column``, ``labels_id_column`` for ``Dataset.meta``, and
+        ``labels_sheet_extra`` (the sheet's samples left out) when there were any.
     """
     ids = [str(s) for s in sample_names]
     column: str | None
@@ -284,8 +290,9 @@ def attach_labels(sample_names: np.ndarray, has_ids: bool, labels, where: str) -
         if best is None:
             raise StablefsError(
                 f"{path}: no column of the sample sheet holds the sample IDs of {where} "
-                f"({name_list(ids, 3)}); its columns: {name_list(header, 8)}: check that both "
-                "files spell the sample IDs the same way."
+                f"({name_list(ids, 3)}); its columns: {name_list(header, 8)}: "
+                + (_transposed_sheet_hint(sheet, li, feature_names, where) or
+                   "check that both files spell the sample IDs the same way.")
             )
         id_column = header[best] or f"column {best + 1}"
         raw_ids = sheet[best]
@@ -309,11 +316,11 @@ def attach_labels(sample_names: np.ndarray, has_ids: bool, labels, where: str) -
         )
     data_ids = set(ids)
     extra = [s for s in sheet_ids if s not in data_ids]
-    if extra:
-        raise StablefsError(
-            f"{sheet_name}: {len(extra)} sample(s) of the sample sheet are not in {where} "
-            f"({name_list(extra, 4)}): remove them from the sheet, or check that both spell the "
-            "sample IDs the same way."
+    if extra:  # every data sample is in the sheet: the join is on the samples present
+        logger.warning(
+            f"{sheet_name}: {len(sheet_ids)} samples in the sample sheet, {len(ids)} in "
+            f"{where}: labels joined on the {len(ids)} present in both; {len(extra)} of the "
+            f"sheet left out ({name_list(extra, 4)})."
         )
     ordered = [values[position[s]] for s in ids]
     missing = [s for s, v in zip(ids, ordered) if v is None or (isinstance(v, float) and v != v)]
@@ -324,7 +331,26 @@ def attach_labels(sample_names: np.ndarray, has_ids: bool, labels, where: str) -
         )
     y = np.asarray([str(v) for v in ordered], dtype=str)
     info = {"labels_from": sheet_name, "labels_column": column, "labels_id_column": id_column}
+    if extra:
+        info["labels_sheet_extra"] = len(extra)
     return y, info
+
+
+def _transposed_sheet_hint(sheet: pd.DataFrame, label_pos: int, feature_names,
+                           where: str) -> str | None:
+    """The ``--transpose`` hint when a column of the sample sheet holds the data's column
+    names (its features) rather than its row IDs: the file is genes × samples."""
+    if feature_names is None:
+        return None
+    names = {str(f) for f in feature_names}
+    for j in range(sheet.shape[1]):
+        if j == label_pos:
+            continue
+        col = sheet[j].dropna().astype(str).str.strip()
+        if len(col) and col.isin(names).mean() >= 0.5:
+            return (f"its IDs are column names of {where}, so the file looks like genes × "
+                    "samples (samples in columns): pass transpose=True (CLI --transpose).")
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -533,7 +559,7 @@ def finish(
         sample_names = np.asarray([f"s{i}" for i in range(n)], dtype=str)
     feature_names = np.asarray(feature_names, dtype=str)
     if labels is not None:
-        y, info = attach_labels(sample_names, has_ids, labels, where)
+        y, info = attach_labels(sample_names, has_ids, labels, where, feature_names)
         meta.update(info)
         label_column = info["labels_column"]
     y = np.asarray(y, dtype=str)

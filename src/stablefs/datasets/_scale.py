@@ -66,7 +66,8 @@ class ValueScale:
 
     def describe(self) -> str:
         """``"min -28400, median 120, max 71369: looks like raw intensities (...)"``."""
-        verdict = ("looks like raw (unlogged) intensities: use --log2" if self.raw else
+        verdict = ("looks like raw (unlogged) intensities: compare and select analyse "
+                   "log2(max(x, 0) + 1) (--scale auto, the default)" if self.raw else
                    "looks log-scale (or not intensities)")
         return (f"min {_num(self.minimum)}, median {_num(self.median)}, max "
                 f"{_num(self.maximum)}; skewness {self.skewness:.1f}, "
@@ -136,12 +137,23 @@ def looks_raw(X) -> bool:
     return value_scale(X).raw
 
 
-def raw_hint(name: str, scale: ValueScale) -> str:
-    """The one warning line for raw-looking data, naming the fix."""
-    return (f"{name}: the values look like raw (unlogged) intensities (median "
+def raw_hint(name: str, scale: ValueScale, *, applied: bool = False,
+             kept: bool = False) -> str:
+    """The one line for raw-looking data: what was done (``applied``: log2 by the default
+    ``scale="auto"``; ``kept``: the values as given, ``scale="raw"`` asked for) or, from
+    :func:`stablefs.datasets.load`, the option that transforms them."""
+    seen = (f"{name}: the values look like raw (unlogged) intensities (median "
             f"{_num(scale.median)}, 99th percentile {_num(scale.q99)}, skewness "
-            f"{scale.skewness:.1f}); most selectors expect log-scale expression: add --log2 "
-            "(log2(max(x, 0) + 1)).")
+            f"{scale.skewness:.1f})")
+    if applied:
+        return (f"{seen}: analysing log2(max(x, 0) + 1) (scale auto, the default; "
+                "scale='raw' (CLI --scale raw) keeps the values as given).")
+    if kept:
+        return (f"{seen}: analysed as given, as scale='raw' (CLI --scale raw) asks; the "
+                "default, scale auto, analyses log2(max(x, 0) + 1).")
+    return (f"{seen}; most selectors expect log-scale expression: log2=True (CLI --log2) "
+            "analyses log2(max(x, 0) + 1), as stablefs.compare and the command line do by "
+            "default (scale auto).")
 
 
 #: whether :func:`warn_if_raw` speaks (off inside :func:`raw_hint_off`)
@@ -150,8 +162,8 @@ _RAW_HINT = contextvars.ContextVar("stablefs_raw_hint", default=True)
 
 @contextlib.contextmanager
 def raw_hint_off():
-    """No raw-intensity hint while loading (a caller that applies log2 itself, as
-    ``stablefs benchmark`` does, states what it did instead of advising ``--log2``)."""
+    """No raw-intensity hint while loading (a caller that decides the scale itself, as
+    ``compare``, ``select`` and ``benchmark`` do, states what it did instead)."""
     token = _RAW_HINT.set(False)
     try:
         yield

@@ -437,27 +437,43 @@ def _id_note(name: str, values: list) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _find_label_rows(path: Path, sniff: _Sniff, sep, target: str) -> list[tuple[int, str]]:
+def _find_label_rows(path: Path, sniff: _Sniff, sep, target: str
+                     ) -> tuple[list[tuple[int, str]], int]:
     """Physical line numbers (0-based) and text of the rows whose first field is ``target``
-    (any letter case)."""
+    (any letter case), and the number of lines of the file."""
     want = target.lower()
     found = []
+    n_lines = 0
     with sniff.open_text(path) as fh:
         for i, line in enumerate(fh):
+            n_lines = i + 1
             first = (line.split(None, 1) if sep is None else line.split(sep, 1))[:1]
             if first and first[0].strip().strip("\"'").lower() == want:
                 found.append((i, line.rstrip("\r\n")))
-    return found
+    return found, n_lines
+
+
+#: a table without a class column and this many times more rows than columns looks
+#: genes × samples (expression matrices have thousands of genes and tens of samples)
+TRANSPOSED_RATIO = 4
 
 
 def _no_label_column(path, sniff, sep, label, stripped, kwargs) -> StablefsError:
     """The error for a header without the class column, with the most useful hint."""
-    rows = _find_label_rows(path, sniff, sep, "label" if label is None else str(label))
+    rows, n_lines = _find_label_rows(path, sniff, sep, "label" if label is None else str(label))
     name = "label" if label is None else str(label)
     if rows:
         return StablefsError(
             f"{path}: has no column {show(name)}, but its line {rows[0][0] + 1} is a row named "
             f"{show(name)}: this looks like a genes × samples file; pass {TRANSPOSE_HINT}."
+        )
+    n_rows = n_lines - sniff.skip  # lines below the header
+    if n_rows > TRANSPOSED_RATIO * len(stripped):
+        return StablefsError(
+            f"{path}: has no column {show(name)} and {n_rows} rows for {len(stripped)} "
+            f"columns: this looks like a genes × samples file (samples in columns); pass "
+            f"{TRANSPOSE_HINT} with the classes in a row (label=NAME names it) or in a sample "
+            f"sheet ({LABELS_HINT})."
         )
     sample = read_csv(path, skiprows=sniff.skip, nrows=50, **kwargs)
     sample.columns = stripped[: sample.shape[1]] + [
@@ -856,7 +872,8 @@ def _read_transposed(path: Path, sniff: _Sniff, sep, options, meta: dict, engine
     if engine == "auto":
         A = _fast_read(path, sniff, without_label_rows, sep, {0: names_conv})
     if A is None:
-        label_rows = [r for r in _find_label_rows(path, sniff, sep, target) if r[0] >= sniff.skip]
+        label_rows = [r for r in _find_label_rows(path, sniff, sep, target)[0]
+                      if r[0] >= sniff.skip]
     if len(label_rows) > 1:
         raise StablefsError(
             f"{path}: duplicated label row: lines {name_list([r[0] + 1 for r in label_rows])} "

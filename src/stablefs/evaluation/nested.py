@@ -14,7 +14,19 @@ choice inside each outer resample:
    (valid: that fit saw only the outer training part).
 
 The nested accuracy is the mean over outer resamples of step 3; the plain accuracy is the
-recommended pair's mean over the same outer resamples; the gap is plain − nested. The
+recommended pair's mean over the same outer resamples; the gap is plain − nested. An outer
+resample whose inner comparison recommends nothing (no pair has both a stability and an
+accuracy) still counts: the procedure then selects no feature, and the best it can predict is
+the majority class of the training part, so the resample counts at the majority-class rule's
+held-out value (``baseline``; :func:`stablefs.evaluation.baseline.majority_baseline`), never
+dropped from the mean (dropping it would score the procedure only where it succeeded).
+
+Small classes: the inner splits are the comparison's stratified 2/3 splits
+(:func:`inner_splits`); a class with fewer than the 3 samples a 2/3 split needs in an outer
+training part (a class of 3 keeps 2 of them there) is split leave-one-out within the class:
+inner split r holds out its sample r mod n_c and trains on the others (a class of one stays
+in every inner training part). The classes so treated are recorded
+(``NestedEstimate.small_classes``) and stated in the report. The
 stability of the choice is reported as how often the inner choice equals the recommended
 pair (and the method alone), and as the Nogueira stability of the inner-chosen signatures
 (the top-k_i of m_i's ranking on each outer training part; Nogueira et al. 2018 allow
@@ -39,7 +51,8 @@ from stablefs._errors import StablefsError
 if TYPE_CHECKING:
     from typing import Literal
 
-__all__ = ["DEFAULT_INNER", "DEFAULT_OUTER", "NestedEstimate", "nested_estimate"]
+__all__ = ["DEFAULT_INNER", "DEFAULT_OUTER", "FixedSplits", "NestedEstimate", "inner_splits",
+           "nested_estimate"]
 
 #: default number of the comparison's resamples that get an inner comparison
 DEFAULT_OUTER = 5
@@ -52,8 +65,10 @@ class NestedEstimate:
     """The result of :func:`nested_estimate`.
 
     ``choices`` has one row per outer resample: ``resample, method, k, value`` (the inner
-    choice and its outer held-out value of ``metric``; method None when the inner
-    comparison recommended nothing).
+    choice and its outer held-out value of ``metric``; when the inner comparison recommended
+    nothing, method None and the majority-class rule's value, counted in ``nested``;
+    ``without_choice`` of them). ``stability_nested`` is over the resamples with a choice.
+    ``small_classes``: the classes whose inner splits were leave-one-out within the class.
     """
 
     method: str
@@ -71,6 +86,8 @@ class NestedEstimate:
     fits: int
     fits_computed: int
     choices: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    small_classes: list = field(default_factory=list)
+    without_choice: int = 0
 
     @property
     def gap(self) -> float:
@@ -84,12 +101,65 @@ class NestedEstimate:
                 "stability_plain": self.stability_plain,
                 "stability_nested": self.stability_nested, "outer_resamples": self.n_outer,
                 "inner_resamples": self.n_inner, "fits": self.fits,
-                "fits_computed": self.fits_computed, "seconds": round(self.seconds, 3)}
+                "fits_computed": self.fits_computed, "seconds": round(self.seconds, 3),
+                "small_classes": [str(c) for c in self.small_classes],
+                "outer_without_choice": int(self.without_choice)}
 
 
 def _rankings(selections: pd.DataFrame) -> dict:
     return {(str(m), int(r)): np.asarray(rk) for m, r, rk in
             selections[["method", "resample", "ranking"]].itertuples(index=False)}
+
+
+class FixedSplits:
+    """Given resamples as a scikit-learn-style splitter (``split(X, y)`` yields their
+    ``(train, test)`` in order), for :func:`~stablefs.evaluation.runner.run_experiment`."""
+
+    def __init__(self, resamples, description: str = "fixed splits"):
+        self.resamples = list(resamples)
+        self.description = description
+
+    def split(self, X=None, y=None, groups=None):
+        for r in self.resamples:
+            yield r.train, r.test
+
+    def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        return len(self.resamples)
+
+    def __repr__(self) -> str:
+        return self.description
+
+
+def inner_splits(y_train, n_inner: int, seed: int) -> tuple[list, list]:
+    """The ``n_inner`` stratified 2/3 splits of one outer training part (positions into it)
+    and the classes too small for them.
+
+    The splits are the ``split`` protocol's (:class:`~stablefs.evaluation.protocols.Protocol`,
+    the same index sets for the same seed). A class with fewer samples than the protocol needs
+    (:attr:`~stablefs.evaluation.protocols.Protocol.min_per_class`, 3) is split leave-one-out
+    within the class instead: split r holds out its sample ``r mod n_c`` and trains on the
+    others; a class of one stays in every training part (there is nothing to hold out).
+
+    Returns
+    -------
+    (list of Resample, list)
+        The splits, and the classes split leave-one-out (empty when none).
+    """
+    from stablefs.evaluation.protocols import Protocol, Resample, _resamples
+
+    y_train = np.asarray(y_train)
+    proto = Protocol("split", int(n_inner))
+    splits = _resamples(proto, y_train, np.arange(y_train.size), seed)
+    classes, counts = np.unique(y_train, return_counts=True)
+    small = [c for c, n in zip(classes, counts, strict=True) if n < proto.min_per_class]
+    for c in small:
+        idx = np.flatnonzero(y_train == c)
+        for r, res in enumerate(splits):
+            held = idx[[r % idx.size]] if idx.size > 1 else idx[:0]
+            train = np.union1d(np.setdiff1d(res.train, idx), np.setdiff1d(idx, held))
+            test = np.union1d(np.setdiff1d(res.test, idx), held)
+            splits[r] = Resample(res.index, train, test, res.repeat, res.fold)
+    return splits, [c.item() if hasattr(c, "item") else c for c in small]
 
 
 def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
@@ -101,7 +171,7 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
                     backend: Literal["loky", "dask"] = "loky", scheduler: str | None = None,
                     cache_dir=None, impute: Literal["median"] | None = None,
                     standardize: bool = False, prefilter: int | None = None,
-                    progress=None) -> NestedEstimate:
+                    progress=None, baseline: pd.DataFrame | None = None) -> NestedEstimate:
     """Nested estimate of the recommended pair's accuracy and of the stability of the choice.
 
     Parameters
@@ -129,13 +199,17 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
         As for ``run_experiment`` (the inner splits of outer resample i are seeded by
         ``random_state`` and i).
     progress : None, "bar" or "lines"
+    baseline : DataFrame, optional
+        The comparison's ``baseline`` (``resample, metric, value`` of the majority-class
+        rule): the value an outer resample without an inner choice counts at (the kind of
+        ``metric``: accuracy or balanced accuracy). Without it such a resample is NaN and the
+        nested mean is NaN, never the mean of the others.
 
     Returns
     -------
     NestedEstimate
     """
     from stablefs._runtime.progress import make_progress
-    from stablefs.evaluation.protocols import Protocol
     from stablefs.evaluation.runner import derive_seed, run_experiment
     from stablefs.stability import nogueira
 
@@ -154,25 +228,31 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
     value = {(str(m), float(k), int(r)): float(v) for m, k, r, v in
              res[["method", "k", "resample", "value"]].itertuples(index=False)}
     rec_m, rec_k = str(recommended[0]), float(recommended[1])
+    fallback = _baseline_values(baseline, metric)
     t0 = time.perf_counter()
     rows: list[tuple[int, str | None, float, float]] = []
     fits, computed = 0, 0
+    small: list = []
     bar = make_progress(progress, total=len(outer), desc="nested estimate",
                         unit="outer resample")
     try:
         for res_i in outer:
             seed_i = derive_seed(random_state, 0x0E57, res_i.index)
+            splits, few = inner_splits(y[res_i.train], int(n_inner), seed_i)
+            small.extend(c for c in few if c not in small)
             inner = run_experiment(
                 X[res_i.train], y[res_i.train], methods, sizes,
-                protocol=Protocol("split", int(n_inner)), classifiers=[classifier],
+                protocol=FixedSplits(splits, f"{n_inner} inner 2/3 splits"),
+                classifiers=[classifier],
                 measures=[measure], random_state=seed_i, n_jobs=n_jobs, backend=backend,
                 scheduler=scheduler, cache_dir=cache_dir, impute=impute,
                 standardize=standardize, prefilter=prefilter, compare_pairs=False)
             fits += inner.info["fits_computed"] + inner.info["fits_reused"]
             computed += inner.info["fits_computed"]
             pick = choose(inner.stability, inner.results)
-            if pick is None:
-                rows.append((int(res_i.index), None, np.nan, np.nan))
+            if pick is None:  # counts at the majority-class rule's value (module docstring)
+                rows.append((int(res_i.index), None, np.nan,
+                             fallback.get(int(res_i.index), np.nan)))
             else:
                 m, k = str(pick[0]), float(pick[1])
                 rows.append((int(res_i.index), m, k, value[(m, k, int(res_i.index))]))
@@ -197,9 +277,22 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
                             p) if len(ok) > 1 else float("nan"))
     return NestedEstimate(
         method=rec_m, k=int(rec_k), metric=metric, plain=float(np.mean(plain_vals)),
-        nested=float(ok["value"].mean()) if len(ok) else float("nan"),
+        nested=float(choices["value"].mean(skipna=False)) if len(choices) else float("nan"),
         agreement=float(((choices["method"] == rec_m) & (choices["k"] == rec_k)).mean()),
         method_agreement=float((choices["method"] == rec_m).mean()),
         stability_plain=float(stab_plain), stability_nested=float(stab_nested),
         n_outer=len(outer), n_inner=int(n_inner), seconds=time.perf_counter() - t0,
-        fits=fits, fits_computed=computed, choices=choices)
+        fits=fits, fits_computed=computed, choices=choices, small_classes=small,
+        without_choice=int(choices["method"].isna().sum()))
+
+
+def _baseline_values(baseline: pd.DataFrame | None, metric: str) -> dict[int, float]:
+    """``{resample: value}`` of the majority-class rule for the kind of ``metric``
+    (``balanced_accuracy_svm`` -> ``balanced_accuracy``; other kinds than accuracy and
+    balanced accuracy: none)."""
+    if baseline is None or not len(baseline):
+        return {}
+    kind = "balanced_accuracy" if metric.startswith("balanced_accuracy") else (
+        "accuracy" if metric.startswith("accuracy") else None)
+    rows = baseline[baseline["metric"] == kind]
+    return {int(r): float(v) for r, v in rows[["resample", "value"]].itertuples(index=False)}

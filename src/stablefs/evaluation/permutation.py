@@ -436,8 +436,6 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
     options = dict(choose=choose, classifier=classifier, measure=measure, seed=random_state,
                    impute=impute, standardize=bool(standardize), prefilter=prefilter)
     t0 = time.perf_counter()
-    observed, method, k, observed_values, _ = procedure_statistic(
-        X, y, methods, sizes, used, **options)
 
     config = {"data": _digest(X, y), "resamples": _resamples_digest(used),
               "procedure": 2, "protocol": repr(protocol),
@@ -468,7 +466,9 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
     workers = check_n_jobs(n_jobs, n_permutations)
     bar = make_progress(progress, total=n_permutations, initial=len(values),
                         desc="permutation test", unit="perm")
-    try:
+    try:  # the observed procedure inside the bar's span: its lines cover these fits too
+        observed, method, k, observed_values, _ = procedure_statistic(
+            X, y, methods, sizes, used, **options)
         finished, _ = decided()
         if not finished:
             with _backend_context(backend, workers, scheduler):

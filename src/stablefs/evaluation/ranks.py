@@ -277,7 +277,9 @@ def rank_tables(cells: pd.DataFrame, measures, *, alpha: float = 0.05, rope: flo
         ``ranks``: :data:`RANK_COLUMNS`; ``scope`` is a set's name (the method's rank in that
         set) or ``"overall"`` (the mean rank over the sets where every method has a value,
         with the post-hoc p-values against the best method). ``friedman``:
-        :data:`FRIEDMAN_COLUMNS`, one row per (k, measure).
+        :data:`FRIEDMAN_COLUMNS`, one row per (k, measure); ``best`` names every method with
+        the lowest mean rank, joined by ``;`` when several tie (none is singled out; the
+        post-hoc tests compare with the first of them, and give the others p = 1).
     """
     rank_rows, test_rows = [], []
     nan = float("nan")
@@ -306,7 +308,9 @@ def rank_tables(cells: pd.DataFrame, measures, *, alpha: float = 0.05, rope: flo
                 continue
             scores = complete.to_numpy(dtype=float)
             mean = rank_blocks(scores).mean(axis=0)
-            best = int(np.argmin(mean))  # ties: the first listed method
+            best = int(np.argmin(mean))  # the post-hoc tests' control: the first of the best
+            tied = [methods[j] for j in range(kk) if np.isclose(mean[j], mean[best],
+                                                                rtol=0, atol=1e-9)]
             test = friedman(scores)
             p_nem = (nemenyi_pvalues(scores, methods).iloc[best].to_numpy() if n >= 2 and kk >= 2
                      else np.full(kk, nan))
@@ -326,7 +330,7 @@ def rank_tables(cells: pd.DataFrame, measures, *, alpha: float = 0.05, rope: flo
             test_rows.append([int(k), measure, n, kk, test.test, test.statistic, test.p_value,
                               test.iman_davenport, test.p_iman_davenport,
                               nemenyi_cd(kk, n, alpha) if n >= 2 else nan, alpha,
-                              methods[best], ";".join(map(str, left_out))])
+                              ";".join(map(str, tied)), ";".join(map(str, left_out))])
     ranks = pd.DataFrame(rank_rows, columns=RANK_COLUMNS)
     if len(ranks):  # per-set rows first, then the overall rows, each in the input order
         ranks["_overall"] = ranks["scope"] == "overall"

@@ -649,12 +649,15 @@ def run_experiment(
     finally:
         bar.close()
 
-    result = _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha,
-                       random_state, stability_interval)
-    result.stability = add_interval_column(result.stability)
-    if compare_pairs:
-        result.comparisons = compare_methods(result.results, result.selections, resamples,
-                                             sizes)
+    from stablefs._runtime.progress import heartbeat
+
+    with heartbeat(progress, "compare", "the stability and the paired tests of the fits"):
+        result = _assemble(done, names, resamples, sizes, feature_names, measures, X, alpha,
+                           random_state, stability_interval)
+        result.stability = add_interval_column(result.stability)
+        if compare_pairs:
+            result.comparisons = compare_methods(result.results, result.selections,
+                                                 resamples, sizes)
     from stablefs.evaluation.baseline import majority_baseline
 
     result.baseline = majority_baseline(y, resamples)

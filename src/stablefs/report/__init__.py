@@ -105,6 +105,9 @@ def _header(run_info: Mapping) -> tuple[list, str | None]:
         add("Classes", ", ".join(f"{lab} ({_thousands(c)})" for lab, c in classes.items()))
     elif classes:
         add("Classes", ", ".join(map(str, classes)))
+    scale = _scale_text(run_info.get("data_meta") or {})
+    if scale:
+        add("Values", scale)
     if run_info.get("protocol"):
         add("Protocol", str(run_info["protocol"]))
     if run_info.get("methods"):
@@ -127,6 +130,29 @@ def _header(run_info: Mapping) -> tuple[list, str | None]:
         add("Other software", ", ".join(f"{k} {v}" for k, v in versions.items()))
     command = run_info.get("command")
     return items, (str(command) if command else None)
+
+
+def _scale_text(meta: Mapping) -> str | None:
+    """The value scale analysed (``data_meta["scale"]``, ``["log2"]`` of ``run.json``)."""
+    scale = meta.get("scale") or {}
+    asked, applied = scale.get("asked"), scale.get("applied")
+    if applied is None:
+        return None
+    if applied == "log2":
+        log2 = meta.get("log2") or {}
+        floored = int(log2.get("negative_floored") or 0)
+        text = "log2(max(x, 0) + 1)"
+        if asked == "auto":
+            text += (" (scale auto, the default: the values looked like raw intensities; "
+                     "--scale raw keeps them as given)")
+        else:
+            text += " (--scale log2)"
+        if floored:
+            text += f"; {_thousands(floored)} negative values counted as 0"
+        return text
+    if asked == "auto":
+        return "as given (scale auto: the values look log-scale, or not like intensities)"
+    return "as given (--scale raw)"
 
 
 # ---------------------------------------------------------------------- assembly
@@ -303,7 +329,9 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                     "0.1 of it), so a difference of 0.001 looks as small as it is; an "
                     "interval reaching past 1 is drawn whole."
                     + (" Dashed grey line: always answering the majority class of the "
-                       "training part (for balanced accuracy: chance)." if base else ""),
+                       "training part (for balanced accuracy: chance); named in a note at "
+                       "the bottom instead when it lies far below the values." if base
+                       else ""),
                     written, svg=svg,
                     alt="Accuracy and AUC against k")
         doc.add(f)
@@ -313,7 +341,9 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         for metric in kinds_first:
             doc.add(Heading(3, _tab.metric_label(metric)),
                     _tab.performance_table(perf, metric, methods))
-        doc.add(Paragraph("Cells: mean ± standard deviation over resamples. " + bold_note,
+        doc.add(Paragraph("Cells: mean over resamples [95% t-interval of the mean: the "
+                          "interval the bold rule compares, so equal means can differ in "
+                          "bolding when their spreads differ]. " + bold_note,
                           css_class="note"))
         if base:
             doc.add(Paragraph(
@@ -335,7 +365,9 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                         "front (no other point is both more stable and more accurate); ringed: "
                         "the recommended (method, k) of the summary"
                         + (" (none: no evidence of signal)" if shown is None and rec else "")
-                        + "." + (" Dashed grey line: the majority-class accuracy." if base
+                        + "." + (" Dashed grey line: the majority-class accuracy (a note "
+                                 "at the bottom when it lies far below the points, so that "
+                                 "they are not squeezed against the top)." if base
                                  else ""), written, svg=svg,
                         alt="Stability against accuracy with the Pareto front"))
 
@@ -405,7 +437,11 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     # paired tests between methods (comparisons.csv, written before the report)
     from stablefs.report.comparisons import comparison_blocks
 
-    doc.add(*comparison_blocks(out_dir / "comparisons.csv"))
+    focus = shown or (rec if verdict.signal is False else None)
+    doc.add(*comparison_blocks(out_dir / "comparisons.csv",
+                               focus=(focus.method, focus.k, focus.metric, focus.measure)
+                               if focus is not None else None,
+                               candidate=shown is None))
 
     # running times
     doc.add(Heading(2, "Running time"))

@@ -45,6 +45,7 @@ from stablefs.stability.frequency import in_consensus
 
 __all__ = [
     "DPI",
+    "baseline_in_view",
     "figure_to_png",
     "figure_to_png_svg",
     "honest_limits",
@@ -374,14 +375,44 @@ def _baseline_value(baseline: dict | None, kind: str) -> float | None:
 
 
 def _baseline_line(ax, value: float | None, kind: str = "accuracy") -> None:
-    """The dashed grey line of the majority-class baseline, labelled at its right end."""
+    """The dashed grey line of the majority-class baseline, labelled at its right end; when
+    the axis does not reach down to it (:func:`baseline_in_view`), a note at the bottom
+    right names it instead."""
     if value is None:
         return
-    ax.axhline(value, **BASELINE_STYLE)
     name = "chance (majority class)" if kind == "balanced_accuracy" else "majority class"
-    ax.annotate(f"{name} {value:.2f}", xy=(1.0, value), xycoords=("axes fraction",
-                "data"), xytext=(-2, 2), textcoords="offset points", ha="right", va="bottom",
-                fontsize=7, color="#666666")
+    lo, hi = ax.get_ylim()
+    if lo <= value <= hi:
+        ax.axhline(value, **BASELINE_STYLE)
+        ax.annotate(f"{name} {value:.2f}", xy=(1.0, value), xycoords=("axes fraction",
+                    "data"), xytext=(-2, 2), textcoords="offset points", ha="right",
+                    va="bottom", fontsize=7, color="#666666")
+        return
+    where = "below" if value < lo else "above"
+    ax.annotate(f"{name} {value:.2f}, {where} the axis " + ("↓" if value < lo else "↑"),
+                xy=(1.0, 0.0 if value < lo else 1.0), xycoords="axes fraction",
+                xytext=(-2, 2 if value < lo else -2), textcoords="offset points", ha="right",
+                va="bottom" if value < lo else "top", fontsize=7, color="#666666")
+
+
+def baseline_in_view(values, baseline: float | None) -> list[float]:
+    """The values the y axis must hold for the baseline: ``[b - 0.02, b + 0.02]`` when the
+    baseline ``b`` lies within one span of the data (at least :data:`MIN_SPAN`) of them,
+    else nothing. A baseline far below strong-signal accuracies (0.21 under 0.55–0.66 on a
+    ten-class set, 0.6 under 0.95–1.0) would stretch the axis down to it and squeeze every
+    point against the top; it is then named in a note at the axis' edge instead
+    (:func:`_baseline_line`)."""
+    if baseline is None:
+        return []
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return [baseline - 0.02, baseline + 0.02]
+    lo, hi = float(v.min()), float(v.max())
+    reach = max(hi - lo, MIN_SPAN)
+    if lo - reach <= baseline <= hi + reach:
+        return [baseline - 0.02, baseline + 0.02]
+    return []
 
 
 def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict,
@@ -424,7 +455,8 @@ def plot_performance(perf: pd.DataFrame, methods: Sequence[str], styles: dict,
                 _k_axis(ax, ks)
                 _method_lines(ax, df, present, styles, ks, "mean", _ci_band)
                 base = _baseline_value(baseline, kind)
-                extra = [] if base is None else [base - 0.02, base + 0.02]  # off the frame
+                extra = baseline_in_view(list(df["low"]) + list(df["high"]) + list(df["mean"]),
+                                         base)
                 ax.set_ylim(*honest_limits(list(df[["mean", "low"]].min(axis=1)) + extra,
                                            list(df[["mean", "high"]].max(axis=1)) + extra,
                                            bounded=bounded))
@@ -503,7 +535,7 @@ def plot_tradeoff(stability: pd.DataFrame, perf: pd.DataFrame, methods: Sequence
                 ax.scatter([r.estimate], [r.mean], s=size[r.k] + 25, facecolors="none",
                            edgecolors="black", linewidths=1.0, marker=st["marker"], zorder=4)
             base = _baseline_value(baseline, parse_metric(metric)[0])
-            extra = [] if base is None else [base - 0.02, base + 0.02]
+            extra = baseline_in_view(d["mean"], base)
             ax.set_ylim(*honest_limits(list(d["mean"]) + extra, list(d["mean"]) + extra,
                                        bounded=True))
             _baseline_line(ax, base)
@@ -638,7 +670,7 @@ def plot_selection_heatmap(rankings: np.ndarray, feature_names: Sequence[str], k
     n_cons = int(in_consensus(freq[order]).sum())
     n_res = ranks.shape[0]
     with _style():
-        fig = _new_figure(min(11.0, 3.2 + 0.09 * n_res), 1.3 + 0.13 * len(order))
+        fig = _new_figure(min(11.0, 3.6 + 0.09 * n_res), 1.5 + 0.13 * len(order))
         ax = fig.subplots()
         cmap = mpl.colormaps["viridis_r"].with_extremes(bad="#f2f2f2")
         im = ax.imshow(data, aspect="auto", interpolation="nearest", cmap=cmap, vmin=1,
@@ -650,9 +682,13 @@ def plot_selection_heatmap(rankings: np.ndarray, feature_names: Sequence[str], k
         ax.grid(False)
         if 0 < n_cons < len(order):
             ax.axhline(n_cons - 0.5, color="black", linewidth=1.2)
-        ax.set_title(f"{plot_label(method, 30)}, k = {format_k(k)}: the {len(order)} most "
-                     f"often selected of {ever.size} features", fontsize=9.5)
+        # two lines, each narrower than the narrowest map (few resamples), so that the
+        # method's name is never cut off at the figure's edge
+        ax.set_title(f"{plot_label(method, 30)}, k = {format_k(k)}\nthe {len(order)} most "
+                     f"often selected of {ever.size} features", fontsize=9)
         cb = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.02)
+        cb.locator = MaxNLocator(integer=True)  # ranks are whole numbers
+        cb.update_ticks()
         cb.set_label("rank when in the top k", fontsize=8)
     return fig
 

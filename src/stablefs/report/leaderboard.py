@@ -298,6 +298,8 @@ def _overall_rows(ranks: pd.DataFrame, cells: pd.DataFrame, friedman: pd.DataFra
         # best first by the first measure (stability); methods without a rank last
         first = overall[(overall["k"] == k) & (overall["measure"] == measures[0])]
         order = dict(zip(first["method"], first["rank"]))
+        lowest = {q: overall[(overall["k"] == k) & (overall["measure"] == q)]["rank"].min()
+                  for q in measures}
         for m in sorted(methods, key=lambda m: order.get(m, np.inf)):
             tds = [_td(m, cls="l nowrap"), _td(k, k, cls="r")]
             present = False
@@ -309,7 +311,7 @@ def _overall_rows(ranks: pd.DataFrame, cells: pd.DataFrame, friedman: pd.DataFra
                 rank = float(r["rank"].iloc[0]) if len(r) else float("nan")
                 mean = float(c["estimate"].mean()) if len(c) else float("nan")
                 present |= bool(len(r))
-                best = len(r) and not np.isfinite(float(r["p_nemenyi"].iloc[0]))
+                best = len(r) and np.isclose(rank, lowest[q], rtol=0, atol=1e-9)  # ties too
                 tds.append(_td(_num(rank, 2), rank, cls="r best" if best else "r"))
                 tds.append(_td(_num(mean), mean, cls="r"))
                 tds.append(_td(_p(r["p_holm"].iloc[0]) if len(r) else "",
@@ -362,9 +364,18 @@ def _friedman_rows(friedman: pd.DataFrame) -> list[str]:
             _td(_num(r.statistic, 2), r.statistic, cls="r"), _td(_p(r.p_value), r.p_value,
                                                                 cls="r"),
             _td(_p(r.p_iman_davenport), r.p_iman_davenport, cls="r"),
-            _td(_num(r.cd_nemenyi, 2), r.cd_nemenyi, cls="r"), _td(r.best, cls="l"),
+            _td(_num(r.cd_nemenyi, 2), r.cd_nemenyi, cls="r"), _td(_best_text(r.best),
+                                                                    cls="l"),
         ]) + "</tr>")
     return rows
+
+
+def _best_text(best) -> str:
+    """``friedman.csv``'s ``best``: one method, or the tied ones (``a;b;c``) named as a tie."""
+    names = [b for b in str(best).split(";") if b] if isinstance(best, str) else []
+    if len(names) > 1:
+        return ", ".join(names) + f" ({len(names)} tied)"
+    return names[0] if names else ""
 
 
 def _set_rows(sets_table: pd.DataFrame) -> list[str]:

@@ -314,7 +314,7 @@ code, pre { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consola
   "Liberation Mono", monospace; font-size: .88em; }
 code { background: var(--alt); padding: .1em .3em; border-radius: 4px; }
 pre { background: var(--alt); border: 1px solid var(--border); border-radius: 6px;
-  padding: .75rem 1rem; overflow-x: auto; white-space: pre; }
+  padding: .75rem 1rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 pre code { background: none; padding: 0; }
 .table-wrap { overflow-x: auto; margin: .5rem 0 1.3rem; }
 table { border-collapse: collapse; font-size: .9rem; font-variant-numeric: tabular-nums; }

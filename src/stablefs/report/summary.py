@@ -36,8 +36,9 @@ from stablefs.report.ties import leaders, recommend
 from stablefs.stability.frequency import in_consensus
 
 __all__ = ["BANDS", "BANDS_SOURCE", "TIE_RULE", "Evidence", "Recommendation", "best_by_k",
-           "choose_pair", "judge_evidence", "recommend_from_tables", "recommendation",
-           "stability_band", "summary_sentences", "trust_sentences", "verdict_lines"]
+           "choose_pair", "edge_warning", "judge_evidence", "recommend_from_tables",
+           "recommendation", "stability_band", "summary_sentences", "trust_sentences",
+           "verdict_lines"]
 
 TIE_RULE = ("Ties: at each k the method with the best estimate is best, and every method whose "
             "95% interval overlaps the best one's is tied with it (stability: the intervals of "
@@ -274,6 +275,9 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
                      f"{'' if n_cons == 1 else 's'} (selected in more than half of the "
                      "resamples; all listed below and in signature.csv).")
         out.append(text)
+        edge = edge_warning(rec, digits=digits)
+        if edge:
+            out.append(edge)
         if band == "poor":
             out.append(f"Its stability is poor ({measure_label(rec.measure)} "
                        f"{r['stability']:.{digits}f}, below {BANDS[0][0]:.2f}): another set "
@@ -300,6 +304,34 @@ def summary_sentences(methods: Sequence[str], stability: pd.DataFrame, perf: pd.
     if out and several:
         out.append(TIE_RULE)
     return out
+
+
+def edge_warning(rec: Recommendation | None, *, digits: int = 2) -> str | None:
+    """One line when the recommended k is the largest size tried: the best k may lie beyond
+    the grid (accuracy still rising, as on Gravier's or Sorlie's breast cancer sets), so
+    larger sizes are worth a run. None otherwise, and for a grid of one size."""
+    if rec is None:
+        return None
+    pts = rec.points
+    ks = sorted(float(k) for k in pd.unique(pts["k"]))
+    if len(ks) < 2 or float(rec.k) != ks[-1]:
+        return None
+    own = pts[pts["method"] == rec.method].sort_values("k")
+    kind, clf = parse_metric(rec.metric)
+    name = _KIND_LABELS.get(kind, kind).lower()
+    text = f"Warning: k={format_k(rec.k)} is the largest size tried"
+    if len(own) >= 2:
+        prev, last = own.iloc[-2], own.iloc[-1]
+        higher = kind not in _KINDS_LOWER_IS_BETTER
+        if (last["accuracy"] > prev["accuracy"]) == higher and \
+                last["accuracy"] != prev["accuracy"]:
+            text += (f", and the {name} of {rec.method} still improves towards it "
+                     f"({prev['accuracy']:.{digits}f} at k={format_k(prev['k'])}, "
+                     f"{last['accuracy']:.{digits}f} at k={format_k(last['k'])})")
+    step = ks[-1] - ks[-2]
+    bigger = f"{format_k(ks[0])}:{format_k(2 * ks[-1])}:{format_k(step)}"
+    return (text + f": a larger k may do better; try larger sizes (-k {bigger}, or "
+            f"sizes=\"{bigger}\" in Python).")
 
 
 # ------------------------------------------------------------------ trust in the choice
@@ -469,8 +501,10 @@ def trust_sentences(rec: Recommendation | None, baseline: dict | None, trust: di
                    f"repeated (Ambroise and McLachlan 2002): p {_p(perm['p_value'])} ({how}; "
                    f"{perm['fits']} fits, {format_seconds(perm['seconds'])}).")
     elif rec is not None and trust is not None:
-        out.append("No permutation test was run (--permutations 0): the recommendation is "
-                   "judged against the majority-class baseline only.")
+        skipped = "permutation" in ((trust.get("stages") or {}).get("skipped") or {})
+        out.append("No permutation test was run" + ("" if skipped else " (--permutations 0)")
+                   + ": the recommendation is judged against the majority-class baseline "
+                   "only.")
     nested = (trust or {}).get("nested")
     if nested is not None and verdict.signal is not False:
         kind, clf = parse_metric(nested["metric"])
@@ -487,7 +521,45 @@ def trust_sentences(rec: Recommendation | None, baseline: dict | None, trust: di
             f"and this method in {magree} of {n}; Nogueira stability of the inner-chosen "
             f"signatures {nested['stability_nested']:.{digits}f} against "
             f"{nested['stability_plain']:.{digits}f} ({nested['fits']} fits, "
-            f"{format_seconds(nested['seconds'])}).")
+            f"{format_seconds(nested['seconds'])})." + _nested_notes(nested, n))
+    out.extend(_stage_sentences(rec, trust))
+    return out
+
+
+def _nested_notes(nested: dict, n: int) -> str:
+    """What the nested estimate adapted: small classes split leave-one-out, outer resamples
+    without an inner choice (counted at the majority-class rule's value)."""
+    text = ""
+    small = nested.get("small_classes") or []
+    if small:
+        shown = ", ".join(map(str, small[:4])) + (f" and {len(small) - 4} more"
+                                                  if len(small) > 4 else "")
+        many = len(small) > 1
+        text += (f" Class{'es' if many else ''} {shown} had fewer than 3 samples in an outer "
+                 f"training part, too few for a 2/3 split: {'their' if many else 'its'} inner "
+                 "splits were leave-one-out within the class.")
+    none = int(nested.get("outer_without_choice") or 0)
+    if none:
+        text += (f" In {none} of {n} outer resamples the inner comparison recommended "
+                 "nothing; they count at the majority-class rule's held-out value.")
+    return text
+
+
+def _stage_sentences(rec: Recommendation | None, trust: dict | None) -> list[str]:
+    """The stages skipped because of the data's classes, and the permutation test's
+    adaptation, each a sentence naming the option."""
+    stages = (trust or {}).get("stages") or {}
+    if rec is None:
+        return []
+    out = []
+    note = (stages.get("notes") or {}).get("permutation")
+    if note:
+        out.append(f"Permutation test: {note}.")
+    options = {"permutation": ("permutation test", "--permutations 0"),
+               "nested": ("nested estimate", "--nested 0")}
+    for stage, reason in (stages.get("skipped") or {}).items():
+        name, option = options.get(stage, (stage, ""))
+        out.append(f"No {name}: {reason} ({option} skips it).")
     return out
 
 
@@ -522,5 +594,8 @@ def verdict_lines(results: pd.DataFrame, stability: pd.DataFrame, frequencies=No
         if band == "poor":
             text += " Its stability is poor: expect a different list from new samples."
         out.append(text)
+        edge = edge_warning(rec, digits=digits)
+        if edge:
+            out.append(edge)
     out.extend(trust_sentences(rec, baseline, trust, verdict, digits=digits))
     return out

@@ -447,7 +447,10 @@ def stability_table(stability: pd.DataFrame, measure: str, methods: Sequence[str
 
 
 def performance_table(perf: pd.DataFrame, metric: str, methods: Sequence[str]) -> Table:
-    """Method × k table of ``metric`` as ``"mean ± sd"`` over resamples, best per k in bold."""
+    """Method × k table of ``metric``, cells ``"0.954 [0.931, 0.977]"``: the mean over
+    resamples and the 95 % t-interval that the bold rule compares
+    (:mod:`stablefs.report.ties`), so that two equal means with different bolding show why;
+    best per k in bold."""
     df = perf[perf["metric"] == metric]
     lookup = {(m, k): (mu, sd, lo, hi) for m, k, mu, sd, lo, hi in
               df[["method", "k", "mean", "sd", "low", "high"]].itertuples(index=False)}
@@ -456,7 +459,8 @@ def performance_table(perf: pd.DataFrame, metric: str, methods: Sequence[str]) -
     higher = parse_metric(metric)[0] not in _KINDS_LOWER_IS_BETTER
 
     def cell(m, k):
-        return format_mean_sd(*lookup.get((m, k), (math.nan, math.nan))[:2])
+        mu, _, lo, hi = lookup.get((m, k), (math.nan,) * 4)
+        return format_estimate(mu, lo, hi)
 
     def interval(m, k):
         mu, _, lo, hi = lookup.get((m, k), (math.nan,) * 4)

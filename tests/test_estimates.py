@@ -1,0 +1,115 @@
+"""The wall-time estimates of compare and the phases' times over a resumed run (issue 34)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from cli_helpers import run
+from stablefs.comparison._trust import (
+    INNER_FIT_FACTOR,
+    REPORT_FIGURE_UNITS,
+    PhaseClock,
+    PilotTime,
+    TrustSettings,
+    estimate_phases,
+)
+
+
+def _strong(path):
+    """40 samples, two classes, three features shifted by 3 SD: evidence of signal."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    y = np.repeat(["a", "b"], 20)
+    X = rng.normal(size=(40, 12))
+    X[:, :3] += 3.0 * (y == "b")[:, None]
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(12)])
+    frame.insert(0, "label", y)
+    frame.to_csv(path, index=False)
+    return path
+
+
+
+def test_estimate_phases_by_hand():
+    times = {"a": PilotTime(fit=2.0, evaluate=1.0), "b": PilotTime(fit=4.0, evaluate=3.0)}
+    settings = TrustSettings(permutations=10, permutation_resamples=3, nested_outer=5,
+                             nested_inner=3)
+    est = estimate_phases(times, n_resamples=20, settings=settings, n_classifiers=2,
+                          workers=2, report_figure=0.5)
+    assert est["fits"] == pytest.approx(20 * (3.0 + 7.0) / 2)
+    # the procedure on the real labels and in 10 permutations, 3 resamples each: every
+    # method fitted and evaluated with one of the two classifiers at every k
+    one_clf = (2.0 + 1.0 / 2) + (4.0 + 3.0 / 2)
+    assert est["permutation"] == pytest.approx(11 * 3 * one_clf / 2)
+    inner = INNER_FIT_FACTOR * 2.0 + 1.0 / 2 + INNER_FIT_FACTOR * 4.0 + 3.0 / 2
+    assert est["nested"] == pytest.approx(5 * 3 * inner / 2)
+    assert est["report"] == pytest.approx((REPORT_FIGURE_UNITS[0] + 2 * REPORT_FIGURE_UNITS[1])
+                                          * 0.5)
+    assert est["total"] == pytest.approx(sum(est[p] for p in ("fits", "permutation",
+                                                              "nested", "report")))
+    off = estimate_phases(times, n_resamples=20, settings=TrustSettings(0, 3, 0, 3),
+                          n_classifiers=2, workers=1)
+    assert off["permutation"] == 0 and off["nested"] == 0 and off["report"] == 0
+
+
+def test_phase_clock_adds_up_the_attempts(tmp_path, caplog):
+    import time
+
+    first = PhaseClock(tmp_path)
+    with pytest.raises(KeyboardInterrupt), first.phase("permutation"):
+        time.sleep(0.05)
+        raise KeyboardInterrupt  # an interrupted attempt still counts its time
+    spent = first.total("permutation")
+    second = PhaseClock(tmp_path)
+    assert second.total("permutation") == pytest.approx(spent, abs=1e-3)
+    with second.phase("permutation"):
+        pass
+    assert second.total("permutation") >= spent - 1e-3 and spent >= 0.05
+    assert second.this_run["permutation"] < second.total("permutation") + 1e-9
+    (tmp_path / PhaseClock.FILE).write_text("{not json")
+    with caplog.at_level(logging.WARNING, logger="stablefs"):
+        assert PhaseClock(tmp_path).seconds == {}
+    assert "does not parse" in caplog.text
+    assert PhaseClock(None).total("fits") == 0.0
+
+
+def test_a_resumed_permutation_test_reports_the_time_it_took(tmp_path, capsys, monkeypatch):
+    """The first attempt is interrupted in the nested estimate, after the permutation test;
+    the second reads the finished permutations back in milliseconds but reports the seconds
+    the test took (it reported "106 ms" before)."""
+    import time
+
+    import stablefs.evaluation.nested as nested_mod
+    import stablefs.evaluation.permutation as perm_mod
+
+    data = _strong(tmp_path / "strong.csv")
+    args = ["compare", data, "-m", "ttest", "-k", "3", "--repeats", "4", "--permutations",
+            "20", "--nested", "2:2", "--out", tmp_path / "o", "--no-report"]
+    unit = perm_mod._unit
+
+    def slow_unit(*a, **k):
+        time.sleep(0.05)
+        return unit(*a, **k)
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(perm_mod, "_unit", slow_unit)
+    monkeypatch.setattr(nested_mod, "nested_estimate", interrupted)
+    code, _, _ = run(args, capsys)
+    assert code == 130
+    first = json.loads((tmp_path / "o" / ".partial" / PhaseClock.FILE).read_text())
+    assert first["permutation"] >= 20 * 0.05
+    monkeypatch.undo()
+    code, _, err = run(args, capsys)
+    assert code == 0, err
+    info = json.loads((tmp_path / "o" / "run.json").read_text())
+    perm = info["trust"]["permutation"]
+    assert perm["units_reused"] == 20
+    assert perm["seconds"] >= first["permutation"]
+    assert perm["seconds_this_run"] < first["permutation"]
+    assert info["phase_seconds"]["permutation"] == pytest.approx(perm["seconds"], abs=1e-3)
