@@ -68,9 +68,9 @@ def child(method: str, n: int, p: int, seed: int) -> dict:
 
 def measure(method: str, n: int, p: int, seed: int = 0) -> dict:
     """:func:`child` in a fresh process (so that earlier fits do not lower the peak)."""
-    code = ("import json, sys; sys.path.insert(0, %r); import bench_memory as b; "
-            "print(json.dumps(b.child(%r, %d, %d, %d)))"
-            % (str(Path(__file__).resolve().parent), method, n, p, seed))
+    here = str(Path(__file__).resolve().parent)
+    code = (f"import json, sys; sys.path.insert(0, {here!r}); import bench_memory as b; "
+            f"print(json.dumps(b.child({method!r}, {n}, {p}, {seed})))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
     if done.returncode != 0:

@@ -1,4 +1,5 @@
-"""Limiting the threads of BLAS and OpenMP with one cached ``threadpoolctl`` controller.
+"""Threads: limiting BLAS and OpenMP (one cached ``threadpoolctl`` controller), and the
+threads a compiled kernel may use within one fit.
 
 ``threadpoolctl.threadpool_limits(...)`` builds a new ``ThreadpoolController`` on every call,
 which scans every loaded shared library (about 5 ms, more on a busy machine): longer than
@@ -21,7 +22,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from threadpoolctl import ThreadpoolController
 
-__all__ = ["limit_threads", "pool_map", "thread_controller"]
+__all__ = ["kernel_threads", "limit_threads", "pool_map", "run_tasks", "thread_controller"]
+
+#: environment variables whose value caps :func:`kernel_threads` (joblib's loky workers get
+#: ``cpu_count() // n_jobs`` in each, Dask's nanny ``OMP_NUM_THREADS=1``)
+THREAD_LIMIT_VARIABLES = ("STABLEFS_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS")
 
 #: the cached controller and the (process id, number of imported modules) it was built for
 _CACHE: dict = {"key": None, "controller": None}
@@ -82,3 +87,58 @@ def pool_map(fn, items: list, n_jobs: int) -> list:
         return [fn(it) for it in items]
     with ThreadPoolExecutor(max_workers=min(n_jobs, len(items))) as ex:
         return list(ex.map(fn, items))
+
+
+def kernel_threads() -> int:
+    """The threads one compiled kernel may use in this process (at least 1).
+
+    The CPUs this process may run on, capped by each of :data:`THREAD_LIMIT_VARIABLES` that
+    holds a positive whole number: ``STABLEFS_NUM_THREADS`` (the user's),
+    ``NUMBA_NUM_THREADS`` and ``OMP_NUM_THREADS`` (joblib sets both to
+    ``cpu_count() // n_jobs`` in its worker processes, Dask's nanny sets
+    ``OMP_NUM_THREADS=1`` in its workers). So a fit run alone (``select``, ``--n-jobs 1``)
+    uses the free cores, and fits run side by side in worker processes use one thread each
+    instead of oversubscribing the machine. A kernel's result never depends on it.
+
+    Returns
+    -------
+    int
+    """
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    for name in THREAD_LIMIT_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) >= 1:
+            n = min(n, int(value))
+    return max(1, n)
+
+
+def run_tasks(function, tasks, threads: int) -> None:
+    """Call ``function(*task)`` for every task, on up to ``threads`` threads.
+
+    The tasks must be independent (each writes its own part of an output): a thread takes the
+    next task when it is free (a busy core gets fewer tasks), so which thread runs a task varies
+    from run to run, and nothing else does. ``function`` should release the GIL (a Numba
+    kernel compiled with ``nogil=True``). With one thread or one task the calls run in order
+    in the calling thread.
+
+    Parameters
+    ----------
+    function : callable
+    tasks : sequence of tuples
+        The arguments of each call.
+    threads : int
+    """
+    tasks = list(tasks)
+    threads = min(int(threads), len(tasks))
+    if threads <= 1:
+        for task in tasks:
+            function(*task)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="stablefs-kernel") as pool:
+        for future in [pool.submit(function, *task) for task in tasks]:
+            future.result()  # re-raises a task's exception
