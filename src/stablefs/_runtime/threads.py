@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -115,14 +116,34 @@ def kernel_threads() -> int:
     return max(1, n)
 
 
+#: the helper threads of :func:`run_tasks`: (process id, executor, its size), made on first use
+_POOL: dict = {"pid": None, "executor": None, "size": 0}
+_POOL_LOCK = threading.Lock()
+
+
+def _helpers(size: int):
+    """A thread pool of at least ``size`` threads, kept for the process (starting threads on
+    every call costs about 0.2 ms); a forked child makes its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _POOL_LOCK:
+        if _POOL["pid"] != os.getpid() or _POOL["size"] < size:
+            if _POOL["pid"] == os.getpid() and _POOL["executor"] is not None:
+                _POOL["executor"].shutdown(wait=False)
+            _POOL.update(pid=os.getpid(), size=size, executor=ThreadPoolExecutor(
+                max_workers=size, thread_name_prefix="stablefs-kernel"))
+        return _POOL["executor"]
+
+
 def run_tasks(function, tasks, threads: int) -> None:
     """Call ``function(*task)`` for every task, on up to ``threads`` threads.
 
-    The tasks must be independent (each writes its own part of an output): a thread takes the
-    next task when it is free (a busy core gets fewer tasks), so which thread runs a task varies
-    from run to run, and nothing else does. ``function`` should release the GIL (a Numba
-    kernel compiled with ``nogil=True``). With one thread or one task the calls run in order
-    in the calling thread.
+    The tasks must be independent (each writes its own part of an output): the calling
+    thread and up to ``threads - 1`` helper threads each take the next task when free (a
+    thread slowed by other processes takes fewer), so which thread runs a task varies from
+    run to run, and nothing else does. ``function`` should release the GIL (a Numba kernel
+    compiled with ``nogil=True``). With one thread or one task the calls run in order in the
+    calling thread. The first exception of a task is raised once every thread has stopped.
 
     Parameters
     ----------
@@ -137,8 +158,26 @@ def run_tasks(function, tasks, threads: int) -> None:
         for task in tasks:
             function(*task)
         return
-    from concurrent.futures import ThreadPoolExecutor
+    lock = threading.Lock()
+    state = {"next": 0, "error": None}
 
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="stablefs-kernel") as pool:
-        for future in [pool.submit(function, *task) for task in tasks]:
-            future.result()  # re-raises a task's exception
+    def work() -> None:
+        while True:
+            with lock:
+                i = state["next"]
+                if i >= len(tasks) or state["error"] is not None:
+                    return
+                state["next"] = i + 1
+            try:
+                function(*tasks[i])
+            except BaseException as error:  # handed to the calling thread
+                with lock:
+                    state["error"] = state["error"] or error
+                return
+
+    helpers = [_helpers(threads - 1).submit(work) for _ in range(threads - 1)]
+    work()
+    for helper in helpers:
+        helper.result()
+    if state["error"] is not None:
+        raise state["error"]
