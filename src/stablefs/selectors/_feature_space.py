@@ -27,10 +27,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from stablefs._runtime.threads import limit_threads
 from stablefs._validation import ranking_from_order
 
 #: bytes allowed for one temporary block (rows x features) in blocked distance computations
 BLOCK_BYTES = 48 * 2**20
+#: the blocks' budget is at most half the points' size (DGF's memory stays within a few times
+#: the data), but never below this
+MIN_BLOCK_BYTES = 4 * 2**20
+#: bytes of the temporaries of :func:`feature_space` (columns of X standardised a block at a
+#: time)
+STANDARDIZE_BYTES = 8 * 2**20
 #: nearest-neighbour searches take each row's top K with the compiled kernel
 #: (:func:`stablefs.selectors._dgf_kernels.top_k_desc`, same values); False: :func:`top_k_rows`
 COMPILED_TOP_K = True
@@ -39,6 +46,13 @@ COMPILED_TOP_K = True
 def block_rows(n_cols: int, n_arrays: int = 2, budget: int = BLOCK_BYTES) -> int:
     """Rows per block so that ``n_arrays`` float64 blocks of ``rows x n_cols`` fit ``budget``."""
     return int(max(1, min(8192, budget // (8 * max(1, n_cols) * max(1, n_arrays)))))
+
+
+def scratch_budget(points: np.ndarray) -> int:
+    """The bytes of the temporary blocks of a pass over ``points``: :data:`BLOCK_BYTES`, or
+    half the points' size if that is less (at least :data:`MIN_BLOCK_BYTES`). A block's rows
+    are computed the same way whatever its size, so the budget changes only the memory."""
+    return int(min(BLOCK_BYTES, max(MIN_BLOCK_BYTES, points.nbytes // 2)))
 
 
 @dataclass
@@ -130,22 +144,26 @@ def feature_space(X: np.ndarray, sample_weight: np.ndarray | None = None, *,
     v = w[keep] / w[keep].mean()
     constant = np.ptp(Xp, axis=0) == 0
     index = np.flatnonzero(~constant)
-    Xk = Xp[:, index]
-    d = Xk.shape[0]
+    d = Xp.shape[0]
     sqrt_v = np.sqrt(v)
     Fa = np.empty((index.size, d + 1))
     F = Fa[:, :d]
-    if standardize:
-        shifted = Xk - Xk[0]  # exact zeros stay zeros; reduces cancellation in the mean
-        mean = (v @ shifted) / d
-        Z = shifted - mean
-        sd = np.sqrt((v @ np.square(Z)) / d)
-        Z /= sd
-        Z *= sqrt_v[:, None]
-        F[...] = Z.T
-        del Z, shifted
-    else:
-        F[...] = (Xk * sqrt_v[:, None]).T
+    # column blocks of X (each feature is standardised on its own): temporaries of a block,
+    # not copies of X. Blocks of a multiple of 64 columns give the same numbers as the whole
+    # matrix at once (BLAS's matrix-vector kernels treat columns in small groups and the
+    # leftover ones by another path, so a block of any width could round differently).
+    # One BLAS thread: a product split over threads rounds some columns differently (Chowdary's
+    # points depended on the BLAS thread count before).
+    width = max(64, block_rows(d, n_arrays=3, budget=STANDARDIZE_BYTES) // 64 * 64)
+    with limit_threads(1, user_api="blas"):
+        for start in range(0, index.size, width):
+            Xk = Xp[:, index[start:start + width]]
+            if standardize:
+                Xk -= Xk[0].copy()  # exact zeros stay zeros; reduces cancellation in the mean
+                Xk -= (v @ Xk) / d
+                Xk /= np.sqrt((v @ np.square(Xk)) / d)
+            Xk *= sqrt_v[:, None]
+            F[start:start + width] = Xk.T
     Fa[:, d] = -0.5 * np.einsum("ij,ij->i", F, F)
     return FeatureSpace(Fa=Fa, index=index, constant=constant, sqrt_v=sqrt_v, n_features=p)
 
@@ -226,7 +244,7 @@ def knn_distances(Q: np.ndarray, Fa: np.ndarray, n_neighbors: int, *,
                   n_jobs: int = 1) -> np.ndarray:
     """Distances of each row of ``Q`` to its ``n_neighbors`` nearest points, nearest first.
 
-    Blocked over the rows of ``Q`` (memory ``O(block x p)``, see :data:`BLOCK_BYTES`); blocks
+    Blocked over the rows of ``Q`` (memory ``O(block x p)``, see :func:`scratch_budget`); blocks
     run in ``n_jobs`` threads.
 
     Parameters
@@ -252,7 +270,7 @@ def knn_distances(Q: np.ndarray, Fa: np.ndarray, n_neighbors: int, *,
 
     m, p = Q.shape[0], Fa.shape[0]
     K = int(n_neighbors)
-    b = block_rows(p, n_arrays=max(1, n_jobs))
+    b = block_rows(p, n_arrays=max(1, n_jobs), budget=scratch_budget(Fa))
 
     def block(start):
         stop = min(m, start + b)

@@ -32,7 +32,7 @@ import numpy as np
 from scipy import sparse
 
 from stablefs._runtime.threads import pool_map
-from stablefs.selectors._feature_space import block_rows, shifted_gram
+from stablefs.selectors._feature_space import block_rows, scratch_budget, shifted_gram
 
 #: windows holding more than 1/DENSE_SHARE of the points (on average over a block) are summed
 #: with a dense matrix product instead of a sparse one
@@ -123,22 +123,35 @@ class _Scratch(threading.local):
 
 def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
                truncate: float | None = 1.0, tol: float = 1e-3, max_iter: int = 300,
-               seeds: np.ndarray | None = None, n_jobs: int = 1):
+               seeds: np.ndarray | None = None, n_jobs: int = 1,
+               rows: np.ndarray | None = None, copy: bool = True):
     """Mean shift from each seed over the augmented points ``Fa`` (``augment``); see
     :func:`stablefs.selectors.dense_groups.mean_shift`. ``n_jobs`` threads; call with
-    single-threaded BLAS."""
+    single-threaded BLAS.
+
+    ``rows``: shift only these seeds (the others are left as they are, with 0 steps and
+    density); ``copy=False``: shift ``seeds`` in place when it is a C-ordered float64 array
+    (DGF's memory: no second copy of the points); use the returned modes either way."""
+    from stablefs.selectors._dgf_kernels import distinct_rows  # Numba, on first use
+
     p, d = Fa.shape[0], Fa.shape[1] - 1
     h = float(bandwidth)
-    Y = (np.array(Fa[:, :d], copy=True) if seeds is None
-         else np.array(seeds, dtype=np.float64, copy=True))
+    if seeds is None:
+        Y = np.array(Fa[:, :d], copy=True)
+    elif copy or seeds.dtype != np.float64 or not seeds.flags.c_contiguous:
+        Y = np.array(seeds, dtype=np.float64, order="C", copy=True)
+    else:
+        Y = seeds
     m = Y.shape[0]
     w = window_radius(h, kernel, truncate)
     n_iter = np.zeros(m, dtype=np.int64)
     density = np.zeros(m)
     stop = float(tol) * h
-    b = block_rows(p, n_arrays=2 * max(1, n_jobs))
+    dense_scratch = not (COMPILED and w is not None)  # W: only the NumPy paths use it
+    b = block_rows(p, n_arrays=(2 if dense_scratch else 1) * max(1, n_jobs),
+                   budget=scratch_budget(Fa))
     scratch = _Scratch()
-    active = np.arange(m)
+    active = np.arange(m) if rows is None else np.asarray(rows, dtype=np.int64)
     for step in range(int(max_iter)):
         if active.size == 0:
             break
@@ -146,15 +159,14 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
         def block(blk):
             Yb = Y[blk]
             num, den = kernel_sums(Yb, Fa, h, kernel, w, scratch.get("G", (b, p)),
-                                   scratch.get("W", (b, p)))
+                                   scratch.get("W", (b, p)) if dense_scratch else None)
             new = np.divide(num, den[:, None], out=Yb.copy(), where=den[:, None] > 0)
             diff = new - Yb
             return blk, new, den, np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
         # seeds at the same position (bit for bit) have the same window and the same path
         # from here on: each position is shifted once (the result is unchanged)
-        _, first, inv = np.unique(Y[active], axis=0, return_index=True, return_inverse=True)
-        inv = inv.ravel()
+        first, inv = distinct_rows(Y, active)
         rep = active[first]
         new_u, den_u, shift_u = [], [], []
         for _blk, new, den, shift in pool_map(
