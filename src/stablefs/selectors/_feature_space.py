@@ -32,11 +32,13 @@ from stablefs._validation import ranking_from_order
 
 #: bytes allowed for one temporary block (rows x features) in blocked distance computations
 BLOCK_BYTES = 48 * 2**20
+#: blocks of queries are padded to a multiple of this many rows (see :func:`shifted_gram`)
+GEMM_ROWS = 8
 #: the blocks' budget is at most half the points' size (DGF's memory stays within a few times
 #: the data), but never below this
-MIN_BLOCK_BYTES = 4 * 2**20
+MIN_BLOCK_BYTES = 2**20
 #: bytes of the temporaries of :func:`feature_space` (columns of X standardised a block at a
-#: time)
+#: time; at most an eighth of X's size, at least :data:`MIN_BLOCK_BYTES`)
 STANDARDIZE_BYTES = 8 * 2**20
 #: nearest-neighbour searches take each row's top K with the compiled kernel
 #: (:func:`stablefs.selectors._dgf_kernels.top_k_desc`, same values); False: :func:`top_k_rows`
@@ -44,8 +46,10 @@ COMPILED_TOP_K = True
 
 
 def block_rows(n_cols: int, n_arrays: int = 2, budget: int = BLOCK_BYTES) -> int:
-    """Rows per block so that ``n_arrays`` float64 blocks of ``rows x n_cols`` fit ``budget``."""
-    return int(max(1, min(8192, budget // (8 * max(1, n_cols) * max(1, n_arrays)))))
+    """Rows per block so that ``n_arrays`` float64 blocks of ``rows x n_cols`` fit ``budget``
+    (a multiple of :data:`GEMM_ROWS` when more than that fit)."""
+    rows = int(max(1, min(8192, budget // (8 * max(1, n_cols) * max(1, n_arrays)))))
+    return rows - rows % GEMM_ROWS if rows > GEMM_ROWS else rows
 
 
 def scratch_budget(points: np.ndarray) -> int:
@@ -154,7 +158,8 @@ def feature_space(X: np.ndarray, sample_weight: np.ndarray | None = None, *,
     # leftover ones by another path, so a block of any width could round differently).
     # One BLAS thread: a product split over threads rounds some columns differently (Chowdary's
     # points depended on the BLAS thread count before).
-    width = max(64, block_rows(d, n_arrays=3, budget=STANDARDIZE_BYTES) // 64 * 64)
+    budget = min(STANDARDIZE_BYTES, max(MIN_BLOCK_BYTES, Xp.nbytes // 8))
+    width = max(64, block_rows(d, n_arrays=3, budget=budget) // 64 * 64)
     with limit_threads(1, user_api="blas"):
         for start in range(0, index.size, width):
             Xk = Xp[:, index[start:start + width]]
@@ -175,10 +180,21 @@ def shifted_gram(Q: np.ndarray, Fa: np.ndarray, out: np.ndarray | None = None) -
     largest entries of a row, and ``||q - f|| <= r`` is ``G >= (||q||^2 - r^2) / 2``.
     """
     d = Fa.shape[1] - 1
-    Qa = np.empty((Q.shape[0], d + 1))
-    Qa[:, :d] = Q
-    Qa[:, d] = 1.0
-    return np.matmul(Qa, Fa.T, out=out)
+    m = Q.shape[0]
+    # whole multiples of GEMM_ROWS rows (the padding rows are zeros): BLAS computes a row of
+    # the product the same way whatever the block, only in a block of such a multiple (a
+    # leftover single row goes through another kernel and rounds differently)
+    rows = m + (-m) % GEMM_ROWS
+    Qa = np.zeros((rows, d + 1))
+    Qa[:m, :d] = Q
+    Qa[:m, d] = 1.0
+    if rows == m:
+        return np.matmul(Qa, Fa.T, out=out)
+    G = np.matmul(Qa, Fa.T)
+    if out is None:
+        return G[:m]
+    out[...] = G[:m]
+    return out
 
 
 def sq_distances(A: np.ndarray, sq_a: np.ndarray, F: np.ndarray, sq_f: np.ndarray,
@@ -270,7 +286,8 @@ def knn_distances(Q: np.ndarray, Fa: np.ndarray, n_neighbors: int, *,
 
     m, p = Q.shape[0], Fa.shape[0]
     K = int(n_neighbors)
-    b = block_rows(p, n_arrays=max(1, n_jobs), budget=scratch_budget(Fa))
+    # per thread: the block's shifted Gram rows (p columns) and its augmented queries (d + 1)
+    b = block_rows(p + Fa.shape[1], n_arrays=max(1, n_jobs), budget=scratch_budget(Fa))
 
     def block(start):
         stop = min(m, start + b)

@@ -148,7 +148,9 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
     density = np.zeros(m)
     stop = float(tol) * h
     dense_scratch = not (COMPILED and w is not None)  # W: only the NumPy paths use it
-    b = block_rows(p, n_arrays=(2 if dense_scratch else 1) * max(1, n_jobs),
+    # per thread: the Gram rows (p columns; twice for the NumPy paths) and the block's copies of
+    # its seeds (the seeds, the augmented queries, the new positions and the steps: 4 d)
+    b = block_rows((2 if dense_scratch else 1) * p + 4 * (d + 1), n_arrays=max(1, n_jobs),
                    budget=scratch_budget(Fa))
     scratch = _Scratch()
     active = np.arange(m) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -162,21 +164,24 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
                                    scratch.get("W", (b, p)) if dense_scratch else None)
             new = np.divide(num, den[:, None], out=Yb.copy(), where=den[:, None] > 0)
             diff = new - Yb
-            return blk, new, den, np.sqrt(np.einsum("ij,ij->i", diff, diff))
+            Y[blk] = new  # the blocks' rows are disjoint, and each block reads only its own
+            return den, np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
         # seeds at the same position (bit for bit) have the same window and the same path
         # from here on: each position is shifted once (the result is unchanged)
         first, inv = distinct_rows(Y, active)
         rep = active[first]
-        new_u, den_u, shift_u = [], [], []
-        for _blk, new, den, shift in pool_map(
-                block, [rep[i:i + b] for i in range(0, rep.size, b)], n_jobs):
-            new_u.append(new)
+        den_u, shift_u = [], []
+        for den, shift in pool_map(block, [rep[i:i + b] for i in range(0, rep.size, b)],
+                                   n_jobs):
             den_u.append(den)
             shift_u.append(shift)
-        new, den, shift = (np.concatenate(a)[inv] for a in (new_u, den_u, shift_u))
+        den, shift = (np.concatenate(a)[inv] for a in (den_u, shift_u))
+        copies = np.flatnonzero(first[inv] != np.arange(active.size))
+        for at in range(0, copies.size, b):  # seeds that shared a position follow its shift
+            part = copies[at:at + b]
+            Y[active[part]] = Y[rep[inv[part]]]
         empty = den <= 0
-        Y[active] = new
         if step == 0:
             density[active] = den / p
         n_iter[active[~empty]] += 1

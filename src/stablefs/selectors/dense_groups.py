@@ -77,7 +77,7 @@ from sklearn.base import _fit_context, clone
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from stablefs._errors import StablefsError
-from stablefs._runtime.threads import limit_threads
+from stablefs._runtime.threads import kernel_threads, limit_threads
 from stablefs._validation import check_n_features_to_select
 from stablefs.selectors import _mean_shift as _ms
 from stablefs.selectors._base import BaseSelector
@@ -135,7 +135,8 @@ def mean_shift(F: np.ndarray, bandwidth: float, *, kernel: str = "flat",
     seeds : ndarray of shape (m, d), optional
         Starting points (default: the points themselves).
     n_jobs : int or None, default=None
-        Threads (None: 1; -1: all cores). The result does not depend on it.
+        Threads (None: the free cores, one inside joblib's and Dask's workers; -1: all
+        cores). The result does not depend on it.
 
     Returns
     -------
@@ -154,10 +155,14 @@ def mean_shift(F: np.ndarray, bandwidth: float, *, kernel: str = "flat",
 
 
 def _threads(n_jobs) -> int:
-    """``n_jobs`` as a thread count (None: 1; negative: joblib's convention)."""
+    """``n_jobs`` as a thread count (None: the free cores,
+    :func:`stablefs._runtime.threads.kernel_threads`, one inside joblib's and Dask's workers;
+    negative: joblib's convention)."""
     from joblib import effective_n_jobs
 
-    return max(1, int(effective_n_jobs(1 if n_jobs is None else n_jobs)))
+    if n_jobs is None:
+        return kernel_threads()
+    return max(1, int(effective_n_jobs(n_jobs)))
 
 
 def merge_peaks(modes: np.ndarray, bandwidth: float, lone: np.ndarray | None = None, *,
@@ -205,8 +210,10 @@ def merge_peaks(modes: np.ndarray, bandwidth: float, lone: np.ndarray | None = N
     lone_peak = np.zeros(m, dtype=bool)
     n_known = 0
     budget = scratch_budget(modes)
-    chunk = min(256, block_rows(m, budget=budget))  # chunk-by-peaks block
-    width = block_rows(d, n_arrays=1, budget=budget)  # shared peaks gathered per block
+    # the chunk-by-peaks distances and the chunk's copies, and the shared peaks gathered a
+    # block at a time, each within the budget
+    chunk = min(256, block_rows(m, budget=budget), block_rows(d, n_arrays=4, budget=budget))
+    width = block_rows(d, n_arrays=2, budget=budget)
     for start in range(0, m, chunk):
         stop = min(m, start + chunk)
         Yc, sqc, lc = modes[start:stop], sqm[start:stop], lone[start:stop]
@@ -449,7 +456,7 @@ def _peak_groups(space, peaks, founders, near, h, K, kernel, truncate, self_neig
     P = peaks[rest]
     knn[rest] = knn_distances(P, Fa, K, exclude_within=None if self_neighbor else tol * h,
                               n_jobs=jobs).mean(axis=1)
-    b = block_rows(p_eff, n_arrays=2 * jobs, budget=scratch_budget(Fa))
+    b = block_rows(2 * p_eff + Fa.shape[1], n_arrays=jobs, budget=scratch_budget(Fa))
 
     def block(start):
         stop = min(P.shape[0], start + b)
@@ -577,8 +584,10 @@ class DGF(BaseSelector):
     max_iter : int, default=300
         At most this many mean-shift steps per feature.
     n_jobs : int or None, default=None
-        Threads for the distance computations (None: 1; -1: all cores). BLAS runs
-        single-threaded inside, so the result does not depend on ``n_jobs``.
+        Threads for the distance computations (None: the free cores,
+        :func:`stablefs._runtime.threads.kernel_threads`, which is one inside joblib's and Dask's
+        workers; -1: all cores). BLAS runs single-threaded inside, so the result does not
+        depend on ``n_jobs``.
 
     Attributes
     ----------

@@ -53,7 +53,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import has_fit_parameter
 
 from stablefs._errors import StablefsError
-from stablefs._threads import kernel_threads
+from stablefs._runtime.threads import kernel_threads
 from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods, n_jobs_constraint, number, whole
@@ -197,7 +197,7 @@ class StabilitySelection(BaseSelector):
     n_jobs : int or None
         Fits in parallel; the result does not depend on it. ``None``: with a penalised
         logistic base, the half-samples run on threads on the free cores
-        (:func:`stablefs._threads.kernel_threads`: one inside joblib's or Dask's workers);
+        (:func:`stablefs._runtime.threads.kernel_threads`: one inside joblib's or Dask's workers);
         with another base, one after the other.
 
     Attributes
@@ -325,7 +325,7 @@ class StabilitySelection(BaseSelector):
                     for idx, seed in zip(sets, seeds))
         if self.n_jobs is None and isinstance(self.selector, _PenalizedLogistic):
             # the compiled solver releases the GIL: the half-samples on the free cores' threads
-            # (one thread inside joblib's and Dask's workers, stablefs._threads)
+            # (one thread inside joblib's and Dask's workers, stablefs._runtime.threads)
             out = Parallel(n_jobs=kernel_threads(), prefer="threads")(jobs)
         else:
             out = Parallel(n_jobs=self.n_jobs)(jobs)
