@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from threadpoolctl import ThreadpoolController
 
-__all__ = ["kernel_threads", "limit_threads", "pool_map", "run_tasks", "thread_controller"]
+__all__ = ["kernel_threads", "limit_threads", "map_tasks", "pool_map", "run_tasks",
+           "thread_controller"]
 
 #: environment variables whose value caps :func:`kernel_threads` (joblib's loky workers get
 #: ``cpu_count() // n_jobs`` in each, Dask's nanny ``OMP_NUM_THREADS=1``)
@@ -81,13 +82,10 @@ def limit_threads(limits: int = 1, user_api: str | None = None):
 
 def pool_map(fn, items: list, n_jobs: int) -> list:
     """``[fn(x) for x in items]``, in ``n_jobs`` threads when that is more than one (the
-    results in the order of ``items``)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    if n_jobs <= 1 or len(items) <= 1:
-        return [fn(it) for it in items]
-    with ThreadPoolExecutor(max_workers=min(n_jobs, len(items))) as ex:
-        return list(ex.map(fn, items))
+    results in the order of ``items``): :func:`map_tasks`, on the calling thread and the
+    helper threads kept for the process (a caller's per-thread scratch blocks then live from
+    call to call instead of being freed and allocated again in new threads' malloc arenas)."""
+    return map_tasks(fn, items, n_jobs)
 
 
 def kernel_threads() -> int:
@@ -152,12 +150,21 @@ def run_tasks(function, tasks, threads: int) -> None:
         The arguments of each call.
     threads : int
     """
-    tasks = list(tasks)
-    threads = min(int(threads), len(tasks))
+    map_tasks(lambda task: function(*task), tasks, threads)
+
+
+def map_tasks(function, items, threads: int) -> list:
+    """``[function(item) for item in items]`` on up to ``threads`` threads (the calling
+    thread and the kept helper threads, each taking the next item when free; see
+    :func:`run_tasks`). The results are in the order of ``items``.
+    """
+    items = list(items)
+    out = [None] * len(items)
+    threads = min(int(threads), len(items))
     if threads <= 1:
-        for task in tasks:
-            function(*task)
-        return
+        for i, item in enumerate(items):
+            out[i] = function(item)
+        return out
     lock = threading.Lock()
     state = {"next": 0, "error": None}
 
@@ -165,11 +172,11 @@ def run_tasks(function, tasks, threads: int) -> None:
         while True:
             with lock:
                 i = state["next"]
-                if i >= len(tasks) or state["error"] is not None:
+                if i >= len(items) or state["error"] is not None:
                     return
                 state["next"] = i + 1
             try:
-                function(*tasks[i])
+                out[i] = function(items[i])
             except BaseException as error:  # handed to the calling thread
                 with lock:
                     state["error"] = state["error"] or error
@@ -181,3 +188,4 @@ def run_tasks(function, tasks, threads: int) -> None:
         helper.result()
     if state["error"] is not None:
         raise state["error"]
+    return out

@@ -23,6 +23,7 @@ with anything; they are not points of the feature space, belong to no group, and
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,8 +35,12 @@ from stablefs._validation import ranking_from_order
 BLOCK_BYTES = 48 * 2**20
 #: blocks of queries are padded to a multiple of this many rows (see :func:`shifted_gram`)
 GEMM_ROWS = 8
-#: the blocks' budget is at most half the points' size (DGF's memory stays within a few times
-#: the data), but never below this
+#: the blocks' budget is a third of the points' size when that is more than this, else up to
+#: this much (a BLAS product packs all the points at every call, so blocks of fewer rows spend more
+#: of their time packing: on Chowdary's 11,141 first genes 4.7 MB blocks took 25 % longer than
+#: 16 MB or 48 MB ones)
+FAST_BLOCK_BYTES = 16 * 2**20
+#: the smallest block budget
 MIN_BLOCK_BYTES = 2**20
 #: bytes of the temporaries of :func:`feature_space` (columns of X standardised a block at a
 #: time; at most an eighth of X's size, at least :data:`MIN_BLOCK_BYTES`)
@@ -53,10 +58,13 @@ def block_rows(n_cols: int, n_arrays: int = 2, budget: int = BLOCK_BYTES) -> int
 
 
 def scratch_budget(points: np.ndarray) -> int:
-    """The bytes of the temporary blocks of a pass over ``points``: :data:`BLOCK_BYTES`, or
-    half the points' size if that is less (at least :data:`MIN_BLOCK_BYTES`). A block's rows
-    are computed the same way whatever its size, so the budget changes only the memory."""
-    return int(min(BLOCK_BYTES, max(MIN_BLOCK_BYTES, points.nbytes // 2)))
+    """The bytes of the temporary blocks of a pass over ``points``: a third of the points'
+    size, or up to :data:`FAST_BLOCK_BYTES` (at most the points' size) when that is more, never more
+    than :data:`BLOCK_BYTES` nor less than :data:`MIN_BLOCK_BYTES`. A block's rows are computed
+    the same way whatever its size (:func:`shifted_gram`), so the budget changes only the
+    memory and the speed."""
+    size = points.nbytes
+    return int(min(BLOCK_BYTES, max(MIN_BLOCK_BYTES, size // 3, min(FAST_BLOCK_BYTES, size))))
 
 
 @dataclass
@@ -110,6 +118,17 @@ class FeatureSpace:
         B = B - np.outer(mean, sv)
         nrm = np.sqrt(np.einsum("ij,ij->i", B, B))
         return np.divide(B, nrm[:, None], out=np.zeros_like(B), where=nrm[:, None] > 0)
+
+
+class Scratch(threading.local):
+    """Per-thread scratch blocks, kept from block to block (rows x points)."""
+
+    def get(self, name: str, shape: tuple) -> np.ndarray:
+        arr = getattr(self, name, None)
+        if arr is None or arr.shape[0] < shape[0] or arr.shape[1] != shape[1]:
+            arr = np.empty(shape)
+            setattr(self, name, arr)
+        return arr
 
 
 def augment(F: np.ndarray) -> np.ndarray:
@@ -176,6 +195,11 @@ def feature_space(X: np.ndarray, sample_weight: np.ndarray | None = None, *,
 def shifted_gram(Q: np.ndarray, Fa: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``q.f - ||f||^2 / 2`` for every row ``q`` of ``Q`` and point ``f`` (one BLAS product).
 
+    ``out``: where to write it (the result is then ``out[:len(Q)]``, or ``out`` itself when it
+    has exactly ``len(Q)`` rows); scratch reused from block to block keeps a thread's large
+    temporaries from being freed and allocated again (glibc keeps such memory in the thread's
+    arena: the resident size grew by the data's size with two threads).
+
     With ``G`` this matrix, ``||q - f||^2 = ||q||^2 - 2 G``: the nearest points are the
     largest entries of a row, and ``||q - f|| <= r`` is ``G >= (||q||^2 - r^2) / 2``.
     """
@@ -188,6 +212,8 @@ def shifted_gram(Q: np.ndarray, Fa: np.ndarray, out: np.ndarray | None = None) -
     Qa = np.zeros((rows, d + 1))
     Qa[:m, :d] = Q
     Qa[:m, d] = 1.0
+    if out is not None and out.shape[0] >= rows:  # scratch with room for the padding rows
+        return np.matmul(Qa, Fa.T, out=out[:rows])[:m]
     if rows == m:
         return np.matmul(Qa, Fa.T, out=out)
     G = np.matmul(Qa, Fa.T)
@@ -237,10 +263,11 @@ def top_k_rows(G: np.ndarray, k: int, chunk: int = 64) -> np.ndarray:
     return vals[starts[:, None] + np.arange(k)[None, :]]
 
 
-def _knn_block(Qb, Fa, K, own=None, exclude_within=None):
-    """Sorted distances of the rows of ``Qb`` to their ``K`` nearest points."""
+def _knn_block(Qb, Fa, K, own=None, exclude_within=None, scratch=None):
+    """Sorted distances of the rows of ``Qb`` to their ``K`` nearest points (``scratch``: a
+    block to hold the shifted Gram matrix, see :func:`shifted_gram`)."""
     qq = np.einsum("ij,ij->i", Qb, Qb)
-    G = shifted_gram(Qb, Fa)
+    G = shifted_gram(Qb, Fa, out=scratch)
     if own is not None:
         G[np.arange(Qb.shape[0]), own] = -np.inf
     if exclude_within is not None:
@@ -289,10 +316,13 @@ def knn_distances(Q: np.ndarray, Fa: np.ndarray, n_neighbors: int, *,
     # per thread: the block's shifted Gram rows (p columns) and its augmented queries (d + 1)
     b = block_rows(p + Fa.shape[1], n_arrays=max(1, n_jobs), budget=scratch_budget(Fa))
 
+    scratch = Scratch()
+
     def block(start):
         stop = min(m, start + b)
         own = None if self_rows is None else self_rows[start:stop]
-        return _knn_block(Q[start:stop], Fa, K, own, exclude_within)
+        G = scratch.get("G", (b + (-b) % GEMM_ROWS, p))
+        return _knn_block(Q[start:stop], Fa, K, own, exclude_within, G)
 
     parts = pool_map(block, list(range(0, m, b)), n_jobs)
     return np.concatenate(parts) if parts else np.empty((0, K))

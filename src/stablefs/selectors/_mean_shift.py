@@ -26,13 +26,17 @@ share of all features) and the seeds that move have large windows.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 from scipy import sparse
 
 from stablefs._runtime.threads import pool_map
-from stablefs.selectors._feature_space import block_rows, scratch_budget, shifted_gram
+from stablefs.selectors._feature_space import (
+    GEMM_ROWS,
+    Scratch,
+    block_rows,
+    scratch_budget,
+    shifted_gram,
+)
 
 #: windows holding more than 1/DENSE_SHARE of the points (on average over a block) are summed
 #: with a dense matrix product instead of a sparse one
@@ -93,7 +97,7 @@ def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
     ``y`` of ``Yb`` (``G_out``, ``W_out``: scratch blocks of shape at least ``(rows, p)``)."""
     rows = Yb.shape[0]
     qq = np.einsum("ij,ij->i", Yb, Yb)
-    G = shifted_gram(Yb, Fa, out=G_out[:rows])
+    G = shifted_gram(Yb, Fa, out=G_out)
     if window is None:
         W = window_weights(G, qq, bandwidth, kernel, window)
         return (W @ Fa)[:, :-1], W.sum(axis=1)
@@ -108,17 +112,6 @@ def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
         return (W @ Fa)[:, :-1], W.sum(axis=1)
     W = window_weights(G, qq, bandwidth, kernel, window)
     return np.asarray(W @ Fa)[:, :-1], np.asarray(W.sum(axis=1)).ravel()
-
-
-class _Scratch(threading.local):
-    """Per-thread scratch blocks (rows x points)."""
-
-    def get(self, name: str, shape: tuple) -> np.ndarray:
-        arr = getattr(self, name, None)
-        if arr is None or arr.shape[0] < shape[0] or arr.shape[1] != shape[1]:
-            arr = np.empty(shape)
-            setattr(self, name, arr)
-        return arr
 
 
 def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
@@ -152,7 +145,7 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
     # its seeds (the seeds, the augmented queries, the new positions and the steps: 4 d)
     b = block_rows((2 if dense_scratch else 1) * p + 4 * (d + 1), n_arrays=max(1, n_jobs),
                    budget=scratch_budget(Fa))
-    scratch = _Scratch()
+    scratch = Scratch()
     active = np.arange(m) if rows is None else np.asarray(rows, dtype=np.int64)
     for step in range(int(max_iter)):
         if active.size == 0:
@@ -160,8 +153,9 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
 
         def block(blk):
             Yb = Y[blk]
-            num, den = kernel_sums(Yb, Fa, h, kernel, w, scratch.get("G", (b, p)),
-                                   scratch.get("W", (b, p)) if dense_scratch else None)
+            rows = b + (-b) % GEMM_ROWS  # room for shifted_gram's padding rows
+            num, den = kernel_sums(Yb, Fa, h, kernel, w, scratch.get("G", (rows, p)),
+                                   scratch.get("W", (rows, p)) if dense_scratch else None)
             new = np.divide(num, den[:, None], out=Yb.copy(), where=den[:, None] > 0)
             diff = new - Yb
             Y[blk] = new  # the blocks' rows are disjoint, and each block reads only its own

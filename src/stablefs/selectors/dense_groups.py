@@ -89,7 +89,9 @@ from stablefs.selectors._constraints import (
     whole,
 )
 from stablefs.selectors._feature_space import (
+    GEMM_ROWS,
     FeatureSpace,
+    Scratch,
     augment,
     block_rows,
     feature_space,
@@ -458,11 +460,13 @@ def _peak_groups(space, peaks, founders, near, h, K, kernel, truncate, self_neig
                               n_jobs=jobs).mean(axis=1)
     b = block_rows(2 * p_eff + Fa.shape[1], n_arrays=jobs, budget=scratch_budget(Fa))
 
+    scratch = Scratch()
+
     def block(start):
         stop = min(P.shape[0], start + b)
         Pb = P[start:stop]
         qq = np.einsum("ij,ij->i", Pb, Pb)
-        G = shifted_gram(Pb, Fa)
+        G = shifted_gram(Pb, Fa, out=scratch.get("G", (b + (-b) % GEMM_ROWS, p_eff)))
         thr = (qq - h * h) / 2
         rows, cols = np.nonzero(thr[:, None] < G)   # ||p - f|| < h
         order = np.lexsort((cols, -G[rows, cols], rows))           # closest first
