@@ -481,3 +481,17 @@ def test_colon_groups_and_drags(shared_data):
     dgf = DGF().fit(ds.X)
     for g, q in zip(dgf.groups_[:20], dgf.peaks_[:20]):
         assert np.all(np.linalg.norm(Z[g] - q, axis=1) < dgf.bandwidth_)
+
+
+def test_take_rows_in_place_equals_fancy_indexing():
+    from stablefs.selectors.dense_groups import _take_rows_in_place
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        m = int(rng.integers(1, 30))
+        A = rng.normal(size=(m, 3))
+        idx = rng.permutation(m)[: int(rng.integers(0, m + 1))]
+        expected = A[idx].copy()
+        got = _take_rows_in_place(A, idx)
+        assert np.shares_memory(got, A) or idx.size == 0
+        np.testing.assert_array_equal(got, expected)

@@ -149,3 +149,29 @@ def test_colon_same_groups_as_numpy_path(shared_data, monkeypatch, est):
     for a, b in zip(g1, g2):
         assert_array_equal(a, b)
     assert_array_equal(p1, p2)   # DGF: the peaks; DRAGS: the ranking
+
+
+def test_distinct_rows_equal_np_unique_groups():
+    """distinct_rows finds the same classes of bit-for-bit equal rows as np.unique(axis=0),
+    hash collisions or not (rows of equal hash are compared in full)."""
+    from stablefs.selectors._dgf_kernels import distinct_rows
+
+    rng = np.random.default_rng(4)
+    base = rng.normal(size=(6, 5))
+    Y = base[rng.integers(0, 6, 40)]
+    Y[3, 2] = -0.0 if Y[3, 2] == 0 else Y[3, 2]
+    rows = rng.permutation(40)[:30]
+    first, inverse = distinct_rows(Y, rows)
+    _, ref_inverse = np.unique(Y[rows], axis=0, return_inverse=True)
+    ref_inverse = ref_inverse.ravel()
+    # the same partition of the rows, each class represented by its first member
+    assert np.array_equal(Y[rows[first[inverse]]], Y[rows])
+    for a in range(rows.size):
+        for b in range(rows.size):
+            assert (inverse[a] == inverse[b]) == (ref_inverse[a] == ref_inverse[b])
+    assert np.all(first == np.sort(first))
+    assert np.all([first[inverse[i]] <= i for i in range(rows.size)])
+    # +0.0 and -0.0 differ in their bits: two classes, as for np.unique on the bit patterns
+    Z = np.array([[0.0, 1.0], [-0.0, 1.0], [0.0, 1.0]])
+    first, inverse = distinct_rows(Z, np.arange(3))
+    assert first.tolist() == [0, 1] and inverse.tolist() == [0, 1, 0]

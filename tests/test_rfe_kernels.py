@@ -181,3 +181,17 @@ def test_weights_by_feature_equal_the_numpy_gather(problems, m, seed, data):
     elif m >= 2:  # the NumPy code it replaced (for one feature einsum takes a dot product,
         # summed in another order; one feature left is the last iteration, nothing leaves)
         assert np.array_equal(importance, np.einsum("cj,cj->j", expected, expected))
+
+
+def test_permute_symmetric_equals_fancy_indexing():
+    from stablefs.selectors._rfe_kernels import permute_symmetric
+
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5, 17):
+        A = rng.normal(size=(n, n))
+        for _ in range(5):
+            perm = rng.permutation(n)
+            expected = A[np.ix_(perm, perm)]
+            B = A.copy()
+            permute_symmetric(B, perm)
+            np.testing.assert_array_equal(B, expected)

@@ -77,3 +77,55 @@ def test_wrapper_searches_run_blas_on_one_thread():
                                                               np.arange(12) % 2)
         assert _threads_by_lib() == before
     assert seen and set(seen) == {1}
+
+
+def test_kernel_threads_follows_the_cpus_and_the_limit_variables(monkeypatch):
+    from stablefs._runtime.threads import THREAD_LIMIT_VARIABLES, kernel_threads
+
+    for name in THREAD_LIMIT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(_threads.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3},
+                        raising=False)
+    assert kernel_threads() == 4
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # a Dask nanny's or loky worker's limit
+    assert kernel_threads() == 2
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    assert kernel_threads() == 1
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "")  # empty and invalid values are ignored
+    monkeypatch.setenv("STABLEFS_NUM_THREADS", "many")
+    assert kernel_threads() == 2
+    monkeypatch.setenv("STABLEFS_NUM_THREADS", "8")  # never more than the CPUs
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert kernel_threads() == 4
+
+
+def test_kernel_threads_in_a_joblib_worker_is_one_per_worker():
+    """joblib's loky workers get ``cpu_count() // n_jobs`` threads each (the environment
+    variables it sets), so parallel fits do not oversubscribe the machine."""
+    import os
+
+    from joblib import Parallel, delayed
+
+    from stablefs._runtime.threads import kernel_threads
+
+    n_jobs = max(2, os.cpu_count() or 2)
+    got = Parallel(n_jobs=n_jobs, backend="loky")(delayed(kernel_threads)() for _ in range(2))
+    assert got == [max(1, (os.cpu_count() or 1) // n_jobs)] * 2
+
+
+def test_run_tasks_runs_every_task_and_raises_a_task_error():
+    from stablefs._runtime.threads import run_tasks
+
+    done = []
+    run_tasks(lambda i: done.append(i), [(i,) for i in range(7)], 3)
+    assert sorted(done) == list(range(7))
+    done.clear()
+    run_tasks(lambda i: done.append(i), [(i,) for i in range(4)], 1)
+    assert done == [0, 1, 2, 3]  # one thread: in order, in this thread
+
+    def fail(i):
+        if i == 2:
+            raise ValueError("task 2")
+
+    with pytest.raises(ValueError, match="task 2"):
+        run_tasks(fail, [(i,) for i in range(4)], 2)

@@ -127,3 +127,72 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
                         np.ascontiguousarray(qq, dtype=np.float64),
                         np.ascontiguousarray(Fa), -0.5 / float(bandwidth) ** 2,
                         kernel == "flat", np.empty((m, d)), np.empty(m))
+
+
+@njit(cache=True, nogil=True)
+def _row_hashes(Y, rows, out):  # pragma: no cover - compiled
+    # FNV-1a over the 64-bit patterns of each row (equal rows, bit for bit, hash equally)
+    for r in range(rows.size):
+        bits = Y[rows[r]].view(np.uint64)
+        h = np.uint64(14695981039346656037)
+        for c in range(bits.size):
+            h = (h ^ bits[c]) * np.uint64(1099511628211)
+        out[r] = h
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _split_equal_rows(Y, rows, order, keys, rep_of):  # pragma: no cover - compiled
+    # rep_of[order[i]]: the first position (in `order`) of a row bit-for-bit equal to row
+    # order[i]; only rows of equal hash (adjacent in `order`) are compared
+    start = 0
+    n = order.size
+    while start < n:
+        stop = start + 1
+        while stop < n and keys[order[stop]] == keys[order[start]]:
+            stop += 1
+        for i in range(start, stop):
+            a = Y[rows[order[i]]].view(np.uint64)
+            rep_of[order[i]] = order[i]
+            for j in range(start, i):
+                if rep_of[order[j]] != order[j]:
+                    continue
+                b = Y[rows[order[j]]].view(np.uint64)
+                same = True
+                for c in range(a.size):
+                    if a[c] != b[c]:
+                        same = False
+                        break
+                if same:
+                    rep_of[order[i]] = order[j]
+                    break
+        start = stop
+    return rep_of
+
+
+def distinct_rows(Y: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``Y`` (positions ``rows``) that are bit-for-bit distinct, without copying
+    them: ``(first, inverse)`` with ``rows[first]`` one row of each distinct value (the first
+    of its kind among ``rows``, in ``rows`` order) and ``first[inverse[i]]`` the one equal to
+    ``rows[i]``.
+
+    Rows are hashed (FNV-1a on their bit patterns), sorted by hash, and rows of equal hash are
+    compared in full, so equal means equal in every bit. Memory: a few integers per row
+    (``np.unique(Y[rows], axis=0)`` copies and sorts the rows).
+
+    Parameters
+    ----------
+    Y : ndarray of shape (m, d), float64, C order
+    rows : ndarray of int
+
+    Returns
+    -------
+    first, inverse : ndarray of int
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    keys = _row_hashes(Y, rows, np.empty(rows.size, dtype=np.uint64))
+    order = np.argsort(keys, kind="stable")
+    rep_of = _split_equal_rows(Y, rows, order, keys, np.empty(rows.size, dtype=np.int64))
+    first = np.flatnonzero(rep_of == np.arange(rows.size))
+    inverse = np.searchsorted(first, rep_of)
+    return first, inverse

@@ -23,22 +23,48 @@ with anything; they are not points of the feature space, belong to no group, and
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
+from stablefs._runtime.threads import limit_threads
 from stablefs._validation import ranking_from_order
 
 #: bytes allowed for one temporary block (rows x features) in blocked distance computations
 BLOCK_BYTES = 48 * 2**20
+#: blocks of queries are padded to a multiple of this many rows (see :func:`shifted_gram`)
+GEMM_ROWS = 8
+#: the blocks' budget is a third of the points' size when that is more than this, else up to
+#: this much (a BLAS product packs all the points at every call, so blocks of fewer rows spend more
+#: of their time packing: on Chowdary's 11,141 first genes 4.7 MB blocks took 25 % longer than
+#: 16 MB or 48 MB ones)
+FAST_BLOCK_BYTES = 16 * 2**20
+#: the smallest block budget
+MIN_BLOCK_BYTES = 2**20
+#: bytes of the temporaries of :func:`feature_space` (columns of X standardised a block at a
+#: time; at most an eighth of X's size, at least :data:`MIN_BLOCK_BYTES`)
+STANDARDIZE_BYTES = 8 * 2**20
 #: nearest-neighbour searches take each row's top K with the compiled kernel
 #: (:func:`stablefs.selectors._dgf_kernels.top_k_desc`, same values); False: :func:`top_k_rows`
 COMPILED_TOP_K = True
 
 
 def block_rows(n_cols: int, n_arrays: int = 2, budget: int = BLOCK_BYTES) -> int:
-    """Rows per block so that ``n_arrays`` float64 blocks of ``rows x n_cols`` fit ``budget``."""
-    return int(max(1, min(8192, budget // (8 * max(1, n_cols) * max(1, n_arrays)))))
+    """Rows per block so that ``n_arrays`` float64 blocks of ``rows x n_cols`` fit ``budget``
+    (a multiple of :data:`GEMM_ROWS` when more than that fit)."""
+    rows = int(max(1, min(8192, budget // (8 * max(1, n_cols) * max(1, n_arrays)))))
+    return rows - rows % GEMM_ROWS if rows > GEMM_ROWS else rows
+
+
+def scratch_budget(points: np.ndarray) -> int:
+    """The bytes of the temporary blocks of a pass over ``points``: a third of the points'
+    size, or up to :data:`FAST_BLOCK_BYTES` (at most the points' size) when that is more, never more
+    than :data:`BLOCK_BYTES` nor less than :data:`MIN_BLOCK_BYTES`. A block's rows are computed
+    the same way whatever its size (:func:`shifted_gram`), so the budget changes only the
+    memory and the speed."""
+    size = points.nbytes
+    return int(min(BLOCK_BYTES, max(MIN_BLOCK_BYTES, size // 3, min(FAST_BLOCK_BYTES, size))))
 
 
 @dataclass
@@ -94,6 +120,17 @@ class FeatureSpace:
         return np.divide(B, nrm[:, None], out=np.zeros_like(B), where=nrm[:, None] > 0)
 
 
+class Scratch(threading.local):
+    """Per-thread scratch blocks, kept from block to block (rows x points)."""
+
+    def get(self, name: str, shape: tuple) -> np.ndarray:
+        arr = getattr(self, name, None)
+        if arr is None or arr.shape[0] < shape[0] or arr.shape[1] != shape[1]:
+            arr = np.empty(shape)
+            setattr(self, name, arr)
+        return arr
+
+
 def augment(F: np.ndarray) -> np.ndarray:
     """``[F | -||f||^2 / 2]``, C order (see :class:`FeatureSpace`)."""
     F = np.asarray(F, dtype=np.float64)
@@ -130,22 +167,27 @@ def feature_space(X: np.ndarray, sample_weight: np.ndarray | None = None, *,
     v = w[keep] / w[keep].mean()
     constant = np.ptp(Xp, axis=0) == 0
     index = np.flatnonzero(~constant)
-    Xk = Xp[:, index]
-    d = Xk.shape[0]
+    d = Xp.shape[0]
     sqrt_v = np.sqrt(v)
     Fa = np.empty((index.size, d + 1))
     F = Fa[:, :d]
-    if standardize:
-        shifted = Xk - Xk[0]  # exact zeros stay zeros; reduces cancellation in the mean
-        mean = (v @ shifted) / d
-        Z = shifted - mean
-        sd = np.sqrt((v @ np.square(Z)) / d)
-        Z /= sd
-        Z *= sqrt_v[:, None]
-        F[...] = Z.T
-        del Z, shifted
-    else:
-        F[...] = (Xk * sqrt_v[:, None]).T
+    # column blocks of X (each feature is standardised on its own): temporaries of a block,
+    # not copies of X. Blocks of a multiple of 64 columns give the same numbers as the whole
+    # matrix at once (BLAS's matrix-vector kernels treat columns in small groups and the
+    # leftover ones by another path, so a block of any width could round differently).
+    # One BLAS thread: a product split over threads rounds some columns differently (Chowdary's
+    # points depended on the BLAS thread count before).
+    budget = min(STANDARDIZE_BYTES, max(MIN_BLOCK_BYTES, Xp.nbytes // 8))
+    width = max(64, block_rows(d, n_arrays=3, budget=budget) // 64 * 64)
+    with limit_threads(1, user_api="blas"):
+        for start in range(0, index.size, width):
+            Xk = Xp[:, index[start:start + width]]
+            if standardize:
+                Xk -= Xk[0].copy()  # exact zeros stay zeros; reduces cancellation in the mean
+                Xk -= (v @ Xk) / d
+                Xk /= np.sqrt((v @ np.square(Xk)) / d)
+            Xk *= sqrt_v[:, None]
+            F[start:start + width] = Xk.T
     Fa[:, d] = -0.5 * np.einsum("ij,ij->i", F, F)
     return FeatureSpace(Fa=Fa, index=index, constant=constant, sqrt_v=sqrt_v, n_features=p)
 
@@ -153,14 +195,32 @@ def feature_space(X: np.ndarray, sample_weight: np.ndarray | None = None, *,
 def shifted_gram(Q: np.ndarray, Fa: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``q.f - ||f||^2 / 2`` for every row ``q`` of ``Q`` and point ``f`` (one BLAS product).
 
+    ``out``: where to write it (the result is then ``out[:len(Q)]``, or ``out`` itself when it
+    has exactly ``len(Q)`` rows); scratch reused from block to block keeps a thread's large
+    temporaries from being freed and allocated again (glibc keeps such memory in the thread's
+    arena: the resident size grew by the data's size with two threads).
+
     With ``G`` this matrix, ``||q - f||^2 = ||q||^2 - 2 G``: the nearest points are the
     largest entries of a row, and ``||q - f|| <= r`` is ``G >= (||q||^2 - r^2) / 2``.
     """
     d = Fa.shape[1] - 1
-    Qa = np.empty((Q.shape[0], d + 1))
-    Qa[:, :d] = Q
-    Qa[:, d] = 1.0
-    return np.matmul(Qa, Fa.T, out=out)
+    m = Q.shape[0]
+    # whole multiples of GEMM_ROWS rows (the padding rows are zeros): BLAS computes a row of
+    # the product the same way whatever the block, only in a block of such a multiple (a
+    # leftover single row goes through another kernel and rounds differently)
+    rows = m + (-m) % GEMM_ROWS
+    Qa = np.zeros((rows, d + 1))
+    Qa[:m, :d] = Q
+    Qa[:m, d] = 1.0
+    if out is not None and out.shape[0] >= rows:  # scratch with room for the padding rows
+        return np.matmul(Qa, Fa.T, out=out[:rows])[:m]
+    if rows == m:
+        return np.matmul(Qa, Fa.T, out=out)
+    G = np.matmul(Qa, Fa.T)
+    if out is None:
+        return G[:m]
+    out[...] = G[:m]
+    return out
 
 
 def sq_distances(A: np.ndarray, sq_a: np.ndarray, F: np.ndarray, sq_f: np.ndarray,
@@ -203,10 +263,11 @@ def top_k_rows(G: np.ndarray, k: int, chunk: int = 64) -> np.ndarray:
     return vals[starts[:, None] + np.arange(k)[None, :]]
 
 
-def _knn_block(Qb, Fa, K, own=None, exclude_within=None):
-    """Sorted distances of the rows of ``Qb`` to their ``K`` nearest points."""
+def _knn_block(Qb, Fa, K, own=None, exclude_within=None, scratch=None):
+    """Sorted distances of the rows of ``Qb`` to their ``K`` nearest points (``scratch``: a
+    block to hold the shifted Gram matrix, see :func:`shifted_gram`)."""
     qq = np.einsum("ij,ij->i", Qb, Qb)
-    G = shifted_gram(Qb, Fa)
+    G = shifted_gram(Qb, Fa, out=scratch)
     if own is not None:
         G[np.arange(Qb.shape[0]), own] = -np.inf
     if exclude_within is not None:
@@ -226,7 +287,7 @@ def knn_distances(Q: np.ndarray, Fa: np.ndarray, n_neighbors: int, *,
                   n_jobs: int = 1) -> np.ndarray:
     """Distances of each row of ``Q`` to its ``n_neighbors`` nearest points, nearest first.
 
-    Blocked over the rows of ``Q`` (memory ``O(block x p)``, see :data:`BLOCK_BYTES`); blocks
+    Blocked over the rows of ``Q`` (memory ``O(block x p)``, see :func:`scratch_budget`); blocks
     run in ``n_jobs`` threads.
 
     Parameters
@@ -252,12 +313,16 @@ def knn_distances(Q: np.ndarray, Fa: np.ndarray, n_neighbors: int, *,
 
     m, p = Q.shape[0], Fa.shape[0]
     K = int(n_neighbors)
-    b = block_rows(p, n_arrays=max(1, n_jobs))
+    # per thread: the block's shifted Gram rows (p columns) and its augmented queries (d + 1)
+    b = block_rows(p + Fa.shape[1], n_arrays=max(1, n_jobs), budget=scratch_budget(Fa))
+
+    scratch = Scratch()
 
     def block(start):
         stop = min(m, start + b)
         own = None if self_rows is None else self_rows[start:stop]
-        return _knn_block(Q[start:stop], Fa, K, own, exclude_within)
+        G = scratch.get("G", (b + (-b) % GEMM_ROWS, p))
+        return _knn_block(Q[start:stop], Fa, K, own, exclude_within, G)
 
     parts = pool_map(block, list(range(0, m, b)), n_jobs)
     return np.concatenate(parts) if parts else np.empty((0, K))

@@ -26,13 +26,17 @@ share of all features) and the seeds that move have large windows.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 from scipy import sparse
 
 from stablefs._runtime.threads import pool_map
-from stablefs.selectors._feature_space import block_rows, shifted_gram
+from stablefs.selectors._feature_space import (
+    GEMM_ROWS,
+    Scratch,
+    block_rows,
+    scratch_budget,
+    shifted_gram,
+)
 
 #: windows holding more than 1/DENSE_SHARE of the points (on average over a block) are summed
 #: with a dense matrix product instead of a sparse one
@@ -93,7 +97,7 @@ def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
     ``y`` of ``Yb`` (``G_out``, ``W_out``: scratch blocks of shape at least ``(rows, p)``)."""
     rows = Yb.shape[0]
     qq = np.einsum("ij,ij->i", Yb, Yb)
-    G = shifted_gram(Yb, Fa, out=G_out[:rows])
+    G = shifted_gram(Yb, Fa, out=G_out)
     if window is None:
         W = window_weights(G, qq, bandwidth, kernel, window)
         return (W @ Fa)[:, :-1], W.sum(axis=1)
@@ -110,61 +114,68 @@ def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
     return np.asarray(W @ Fa)[:, :-1], np.asarray(W.sum(axis=1)).ravel()
 
 
-class _Scratch(threading.local):
-    """Per-thread scratch blocks (rows x points)."""
-
-    def get(self, name: str, shape: tuple) -> np.ndarray:
-        arr = getattr(self, name, None)
-        if arr is None or arr.shape[0] < shape[0] or arr.shape[1] != shape[1]:
-            arr = np.empty(shape)
-            setattr(self, name, arr)
-        return arr
-
-
 def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
                truncate: float | None = 1.0, tol: float = 1e-3, max_iter: int = 300,
-               seeds: np.ndarray | None = None, n_jobs: int = 1):
+               seeds: np.ndarray | None = None, n_jobs: int = 1,
+               rows: np.ndarray | None = None, copy: bool = True):
     """Mean shift from each seed over the augmented points ``Fa`` (``augment``); see
     :func:`stablefs.selectors.dense_groups.mean_shift`. ``n_jobs`` threads; call with
-    single-threaded BLAS."""
+    single-threaded BLAS.
+
+    ``rows``: shift only these seeds (the others are left as they are, with 0 steps and
+    density); ``copy=False``: shift ``seeds`` in place when it is a C-ordered float64 array
+    (DGF's memory: no second copy of the points); use the returned modes either way."""
+    from stablefs.selectors._dgf_kernels import distinct_rows  # Numba, on first use
+
     p, d = Fa.shape[0], Fa.shape[1] - 1
     h = float(bandwidth)
-    Y = (np.array(Fa[:, :d], copy=True) if seeds is None
-         else np.array(seeds, dtype=np.float64, copy=True))
+    if seeds is None:
+        Y = np.array(Fa[:, :d], copy=True)
+    elif copy or seeds.dtype != np.float64 or not seeds.flags.c_contiguous:
+        Y = np.array(seeds, dtype=np.float64, order="C", copy=True)
+    else:
+        Y = seeds
     m = Y.shape[0]
     w = window_radius(h, kernel, truncate)
     n_iter = np.zeros(m, dtype=np.int64)
     density = np.zeros(m)
     stop = float(tol) * h
-    b = block_rows(p, n_arrays=2 * max(1, n_jobs))
-    scratch = _Scratch()
-    active = np.arange(m)
+    dense_scratch = not (COMPILED and w is not None)  # W: only the NumPy paths use it
+    # per thread: the Gram rows (p columns; twice for the NumPy paths) and the block's copies of
+    # its seeds (the seeds, the augmented queries, the new positions and the steps: 4 d)
+    b = block_rows((2 if dense_scratch else 1) * p + 4 * (d + 1), n_arrays=max(1, n_jobs),
+                   budget=scratch_budget(Fa))
+    scratch = Scratch()
+    active = np.arange(m) if rows is None else np.asarray(rows, dtype=np.int64)
     for step in range(int(max_iter)):
         if active.size == 0:
             break
 
         def block(blk):
             Yb = Y[blk]
-            num, den = kernel_sums(Yb, Fa, h, kernel, w, scratch.get("G", (b, p)),
-                                   scratch.get("W", (b, p)))
+            rows = b + (-b) % GEMM_ROWS  # room for shifted_gram's padding rows
+            num, den = kernel_sums(Yb, Fa, h, kernel, w, scratch.get("G", (rows, p)),
+                                   scratch.get("W", (rows, p)) if dense_scratch else None)
             new = np.divide(num, den[:, None], out=Yb.copy(), where=den[:, None] > 0)
             diff = new - Yb
-            return blk, new, den, np.sqrt(np.einsum("ij,ij->i", diff, diff))
+            Y[blk] = new  # the blocks' rows are disjoint, and each block reads only its own
+            return den, np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
         # seeds at the same position (bit for bit) have the same window and the same path
         # from here on: each position is shifted once (the result is unchanged)
-        _, first, inv = np.unique(Y[active], axis=0, return_index=True, return_inverse=True)
-        inv = inv.ravel()
+        first, inv = distinct_rows(Y, active)
         rep = active[first]
-        new_u, den_u, shift_u = [], [], []
-        for _blk, new, den, shift in pool_map(
-                block, [rep[i:i + b] for i in range(0, rep.size, b)], n_jobs):
-            new_u.append(new)
+        den_u, shift_u = [], []
+        for den, shift in pool_map(block, [rep[i:i + b] for i in range(0, rep.size, b)],
+                                   n_jobs):
             den_u.append(den)
             shift_u.append(shift)
-        new, den, shift = (np.concatenate(a)[inv] for a in (new_u, den_u, shift_u))
+        den, shift = (np.concatenate(a)[inv] for a in (den_u, shift_u))
+        copies = np.flatnonzero(first[inv] != np.arange(active.size))
+        for at in range(0, copies.size, b):  # seeds that shared a position follow its shift
+            part = copies[at:at + b]
+            Y[active[part]] = Y[rep[inv[part]]]
         empty = den <= 0
-        Y[active] = new
         if step == 0:
             density[active] = den / p
         n_iter[active[~empty]] += 1

@@ -6,7 +6,8 @@ ReliefF (:mod:`stablefs.selectors.relieff`) and margin-based instance weighting
 O(n^2 p) parts without a Python loop over features and with bounded memory:
 
 - :func:`minmax_scale` -- the range normalisation of ReliefF's ``diff`` (Prat Masramon 2016,
-  eq. 2.20);
+  eq. 2.20), and :func:`minmax_range`, its two numbers per feature for the kernels that scale
+  on the fly;
 - :func:`pairwise_distances` -- an ``n x n`` distance matrix (Manhattan: a compiled kernel;
   others: :func:`scipy.spatial.distance.pdist`), never an ``n x n x p`` array;
 - :func:`nearest_in_class` -- K nearest neighbours of every instance inside one class, ties by
@@ -28,12 +29,33 @@ from stablefs._errors import StablefsError
 BLOCK_ELEMENTS = 2**18
 
 
+def minmax_range(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, span)`` of every feature: its minimum and range on ``X`` (1 for a constant
+    feature), the two numbers of :func:`minmax_scale`'s ``(x - lo) / span``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+
+    Returns
+    -------
+    lo, span : ndarray of shape (n_features,)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    span[span == 0] = 1.0
+    return lo, span
+
+
 def minmax_scale(X: np.ndarray) -> np.ndarray:
     """Scale every feature to ``[0, 1]`` by its range on ``X``; constant features become 0.
 
     ``|x'_a - x'_b|`` of the result is ReliefF's numeric ``diff`` (Prat Masramon 2016, eq. 2.20):
     ``|x_a - x_b| / (max - min)``. A constant feature has no range; its column is all zeros,
-    so its ``diff`` is 0 for every pair.
+    so its ``diff`` is 0 for every pair. The compiled kernels compute the same numbers on the
+    fly from :func:`minmax_range` (``scale=`` of :func:`pairwise_distances` and
+    :func:`weighted_pair_abs_diff`), without this copy.
 
     Parameters
     ----------
@@ -44,30 +66,35 @@ def minmax_scale(X: np.ndarray) -> np.ndarray:
     ndarray of shape (n_samples, n_features), C-contiguous float64
     """
     X = np.asarray(X, dtype=np.float64)
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
-    span[span == 0] = 1.0
+    lo, span = minmax_range(X)
     out = np.subtract(X, lo, order="C")  # one n x p result, scaled in place (no temporary)
     out /= span
     return out
 
 
-def pairwise_distances(X: np.ndarray, metric="cityblock") -> np.ndarray:
+def pairwise_distances(X: np.ndarray, metric="cityblock", *, scale=None) -> np.ndarray:
     """Square, symmetric matrix of distances between the rows of ``X`` (zero diagonal).
 
     ``"cityblock"`` (the distance of the Relief family) runs the compiled kernel
     :func:`stablefs.selectors._relief_kernels.cityblock_distances`, which returns what
-    :func:`scipy.spatial.distance.pdist` does bit for bit, about 1.5x faster; any other metric
-    uses ``pdist``, which computes each of the ``n (n - 1) / 2`` pairs once and keeps memory at
-    O(n^2) whatever the number of features.
+    :func:`scipy.spatial.distance.pdist` does bit for bit, faster and on the free cores; any
+    other metric uses ``pdist``, which computes each of the ``n (n - 1) / 2`` pairs once and
+    keeps memory at O(n^2) whatever the number of features.
+
+    ``scale=(lo, span)`` (cityblock only): the distances between the rows of
+    ``(X - lo) / span`` (:func:`minmax_range`), the same numbers as on
+    :func:`minmax_scale`'s copy, without making it.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
+    is_cityblock = isinstance(metric, str) and metric == "cityblock"
+    if scale is not None and not is_cityblock:
+        raise ValueError("pairwise_distances: scale= needs the cityblock metric")
     if X.shape[0] < 2:
         return np.zeros((X.shape[0], X.shape[0]))
-    if isinstance(metric, str) and metric == "cityblock":
+    if is_cityblock:
         from stablefs.selectors._relief_kernels import cityblock_distances
 
-        return cityblock_distances(X)
+        return cityblock_distances(X, *(scale or (None, None)))
     return squareform(pdist(X, metric=metric))
 
 
@@ -95,26 +122,28 @@ def nearest_in_class(
 
     Notes
     -----
-    Equal distances are broken by the lower sample index: ``members`` is ascending and the sort
-    is stable.
+    Equal distances are broken by the lower sample index (the first ``k`` of a stable sort
+    of ``D[i, members]``, the tests' reference), found by the compiled
+    :func:`stablefs.selectors._relief_kernels.nearest_members` without copying ``D``.
     """
-    sub = D[np.ix_(rows, members)]
-    order = np.argsort(sub, axis=1, kind="stable")[:, :k]
-    return members[order]
+    from stablefs.selectors._relief_kernels import nearest_members
+
+    return nearest_members(D, rows, members, k)
 
 
 def weighted_pair_abs_diff(
-    X: np.ndarray, a: np.ndarray, b: np.ndarray, coef: np.ndarray
+    X: np.ndarray, a: np.ndarray, b: np.ndarray, coef: np.ndarray, *, scale=None
 ) -> np.ndarray:
     """Per feature ``j``: ``sum_t coef[t] * |X[a[t], j] - X[b[t], j]|``.
 
     One fused pass of the compiled kernel
     :func:`stablefs.selectors._relief_kernels.pair_abs_diff_sums` (no gathered copies of the
-    rows; memory: the output).
+    rows; memory: the output). ``scale=(lo, span)``: the same sums on ``(X - lo) / span``
+    (:func:`minmax_range`) without the scaled copy.
     """
     from stablefs.selectors._relief_kernels import pair_abs_diff_sums
 
-    return pair_abs_diff_sums(X, a, b, coef)
+    return pair_abs_diff_sums(X, a, b, coef, *(scale or (None, None)))
 
 
 def _prefix_abs_sums(xs: np.ndarray, ws: np.ndarray) -> np.ndarray:

@@ -139,6 +139,35 @@ def permute_columns(A, perm):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def permute_symmetric(A, perm):  # pragma: no cover - compiled
+    """``A[:, :] = A[perm][:, perm]`` in place (``A`` square): the rows by cycles of the
+    permutation, one spare row, then the columns one row at a time (no second matrix)."""
+    n = A.shape[0]
+    spare = np.empty(n)
+    done = np.zeros(n, dtype=np.bool_)
+    for start in range(n):
+        if done[start]:
+            continue
+        done[start] = True
+        if perm[start] == start:
+            continue
+        for c in range(n):
+            spare[c] = A[start, c]
+        k = start
+        while True:
+            src = perm[k]
+            done[k] = True
+            if src == start:
+                for c in range(n):
+                    A[k, c] = spare[c]
+                break
+            for c in range(n):
+                A[k, c] = A[src, c]
+            k = src
+    permute_columns(A, perm)
+
+
+@njit(cache=True, nogil=True)
 def permuted_transpose(X, columns):  # pragma: no cover - compiled
     """A new C array ``XT`` of shape ``(p, n)`` with ``XT[f, c] = X[columns[c], f]``: the
     transposed copy of ``X`` (n x p) with its rows (samples) in the order ``columns``.

@@ -90,12 +90,15 @@ from stablefs.selectors._constraints import (
     whole,
 )
 from stablefs.selectors._feature_space import (
+    GEMM_ROWS,
     FeatureSpace,
+    Scratch,
     augment,
     block_rows,
     feature_space,
     group_ranking,
     knn_distances,
+    scratch_budget,
     shifted_gram,
     sq_distances,
 )
@@ -163,14 +166,17 @@ def mean_shift(F: np.ndarray, bandwidth: float, *, kernel: str = "flat",
 
 
 def _threads(n_jobs) -> int:
-    """``n_jobs`` as a thread count (None: 1; negative: joblib's convention)."""
+    """``n_jobs`` as a thread count (None: 1; negative: joblib's convention). Not the free
+    cores by default: the threads share the block budget, and the smaller blocks cost more
+    than a second core gained on a busy machine (Chowdary at load 10: 45 s CPU and 124 s wall
+    on two threads against 37 s and 78 s on one)."""
     from joblib import effective_n_jobs
 
     return max(1, int(effective_n_jobs(1 if n_jobs is None else n_jobs)))
 
 
-def merge_peaks(modes: np.ndarray, bandwidth: float,
-                lone: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def merge_peaks(modes: np.ndarray, bandwidth: float, lone: np.ndarray | None = None, *,
+                overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Merge stationary points into peaks, in order (Yu, Ding and Loscalzo 2008, Alg. 1).
 
     Point ``i`` joins its closest existing peak if their distance is ``< h`` (the peak is not
@@ -188,6 +194,10 @@ def merge_peaks(modes: np.ndarray, bandwidth: float,
         only with the peaks founded by points that are not lone: a lone peak can neither
         absorb it nor be the closest peak below ``h``, so the result is the same, and most
         of the distances of a microarray's many isolated features are not computed.
+    overwrite : bool, default=False
+        Keep the peaks in ``modes`` itself: on return its first ``n_peaks`` rows are the
+        peaks (``modes[peaks]`` of the unmodified array) and the other rows are undefined.
+        Saves a copy of the peaks (DGF).
 
     Returns
     -------
@@ -203,14 +213,22 @@ def merge_peaks(modes: np.ndarray, bandwidth: float,
     sqm = np.einsum("ij,ij->i", modes, modes)
     founders: list[int] = []
     assignment = np.empty(m, dtype=np.int64)
-    P = np.empty((m, d))  # the peaks so far, first n_known rows
+    # the peaks so far, first n_known rows (in `modes` itself: a peak's row is never after its
+    # founder's, and only the current chunk's rows of `modes` are read again)
+    P = modes if overwrite else np.empty((m, d))
     sqP = np.empty(m)
     lone_peak = np.zeros(m, dtype=bool)
     n_known = 0
-    chunk = min(256, block_rows(m))  # the chunk-by-peaks block stays within BLOCK_BYTES
+    budget = scratch_budget(modes)
+    # the chunk-by-peaks distances and the chunk's copies, and the shared peaks gathered a
+    # block at a time, each within the budget
+    chunk = min(256, block_rows(m, budget=budget), block_rows(d, n_arrays=4, budget=budget))
+    width = block_rows(d, n_arrays=2, budget=budget)
     for start in range(0, m, chunk):
         stop = min(m, start + chunk)
         Yc, sqc, lc = modes[start:stop], sqm[start:stop], lone[start:stop]
+        if overwrite:
+            Yc = Yc.copy()  # the chunk's peaks are written over its first rows below
         c = stop - start
         best_e = np.zeros(c, dtype=np.int64)
         dist_e = np.full(c, np.inf)
@@ -219,12 +237,23 @@ def merge_peaks(modes: np.ndarray, bandwidth: float,
             for rows, cols in ((np.flatnonzero(~lc), None), (np.flatnonzero(lc), shared)):
                 if rows.size == 0 or (cols is not None and cols.size == 0):
                     continue
-                Pk = P[:n_known] if cols is None else P[cols]
-                sk = sqP[:n_known] if cols is None else sqP[cols]
-                De = sq_distances(Yc[rows], sqc[rows], Pk, sk)
-                best = np.argmin(De, axis=1)
-                dist_e[rows] = De[np.arange(rows.size), best]
-                best_e[rows] = best if cols is None else cols[best]
+                if cols is None:
+                    De = sq_distances(Yc[rows], sqc[rows], P[:n_known], sqP[:n_known])
+                    best = np.argmin(De, axis=1)
+                    dist_e[rows] = De[np.arange(rows.size), best]
+                    best_e[rows] = best
+                    continue
+                # the shared peaks gathered a block at a time (a copy of them all could be as
+                # large as the points); the first minimum over the blocks, as one argmin
+                Yr, sr = Yc[rows], sqc[rows]
+                for at in range(0, cols.size, width):
+                    part = cols[at:at + width]
+                    De = sq_distances(Yr, sr, P[part], sqP[part])
+                    best = np.argmin(De, axis=1)
+                    value = De[np.arange(rows.size), best]
+                    better = value < dist_e[rows]
+                    dist_e[rows[better]] = value[better]
+                    best_e[rows[better]] = part[best[better]]
         Dc = sq_distances(Yc, sqc, Yc, sqc)
         local: list[int] = []
         local_shared: list[int] = []
@@ -261,7 +290,8 @@ class DenseGroups:
     bandwidth: float
     groups: list          # index arrays, densest first, members closest to the peak first
     density: np.ndarray   # mean kernel weight at each group's peak
-    peaks: np.ndarray     # (n_groups, d_+) peak positions in feature space
+    peaks: np.ndarray     # (n_groups, d_+) peak positions in feature space (a view of a
+    #                       buffer of all the features' modes: copy what you keep)
     n_peaks: int          # peaks before dropping sparse and empty groups
     n_iter: np.ndarray    # mean-shift steps per feature (feature-space order)
     feature_density: np.ndarray  # (p,) mean kernel weight at each feature; 0 for constant
@@ -329,9 +359,12 @@ def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None,
         lone = None
         if near.shape[1]:
             lone = near[:, 0] > h * (1 + 1e-9)
-            lone[lone] = np.all(modes[lone] == Fa[lone, :-1], axis=1)
-        founders, _ = merge_peaks(modes, h, lone)
-        groups, dens, knn, peaks = _peak_groups(space, modes, founders, near, h, K, kernel,
+            rows = np.flatnonzero(lone)
+            lone[rows] = _at_points(modes, rows, Fa, rows)
+        founders, _ = merge_peaks(modes, h, lone, overwrite=True)
+        peaks = modes[:founders.size]  # merge_peaks kept the peaks in place
+        del modes
+        groups, dens, knn, peaks = _peak_groups(space, peaks, founders, near, h, K, kernel,
                                                 truncate, self_neighbor, tol, jobs)
     keep = np.array([g.size > 0 for g in groups], dtype=bool)
     if drop_sparse:
@@ -341,7 +374,8 @@ def dense_feature_groups(X: np.ndarray, sample_weight: np.ndarray | None = None,
     fdens = np.zeros(space.n_features)
     fdens[space.index] = density
     return DenseGroups(bandwidth=h, groups=[groups[i] for i in kept], density=dens[kept],
-                       peaks=peaks[kept], n_peaks=int(founders.size), n_iter=n_iter,
+                       peaks=_take_rows_in_place(peaks, kept), n_peaks=int(founders.size),
+                       n_iter=n_iter,
                        feature_density=fdens, space=space)
 
 
@@ -358,14 +392,50 @@ def _shift_all(Fa, near, h, kernel, truncate, tol, max_iter, jobs):
     modes = np.array(Fa[:, :d], copy=True)
     n_iter = np.ones(p_eff, dtype=np.int64)
     density = np.full(p_eff, 1.0 / p_eff)
-    if movable.size:
-        m, it, dens = _ms.mean_shift(Fa, h, kernel=kernel, truncate=truncate, tol=tol,
-                                     max_iter=max_iter, seeds=modes[movable], n_jobs=jobs)
-        modes[movable], n_iter[movable], density[movable] = m, it, dens
+    if movable.size:  # the movable seeds shifted in place (no copy of them)
+        modes, it, dens = _ms.mean_shift(Fa, h, kernel=kernel, truncate=truncate, tol=tol,
+                                         max_iter=max_iter, seeds=modes, rows=movable,
+                                         copy=False, n_jobs=jobs)
+        n_iter[movable], density[movable] = it[movable], dens[movable]
     return modes, n_iter, density
 
 
-def _peak_groups(space, modes, founders, near, h, K, kernel, truncate, self_neighbor, tol,
+def _take_rows_in_place(A: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``A[idx]`` (distinct ``idx``) in the first ``len(idx)`` rows of ``A`` itself, a view;
+    the other rows of ``A`` are left undefined (DGF's peaks: no second copy of them)."""
+    ks = np.sort(idx)
+    for i, r in enumerate(ks.tolist()):  # ks[i] >= i: each row moves up or stays
+        if r != i:
+            A[i] = A[r]
+    target = np.searchsorted(ks, idx)  # row j of the result is now in row target[j]
+    done = np.zeros(idx.size, dtype=bool)
+    for j in range(idx.size):  # apply the permutation cycle by cycle, one spare row
+        if done[j] or target[j] == j:
+            continue
+        spare = A[j].copy()
+        k = j
+        while True:
+            done[k] = True
+            src = target[k]
+            if src == j:
+                A[k] = spare
+                break
+            A[k] = A[src]
+            k = src
+    return A[:idx.size]
+
+
+def _at_points(Y, rows, Fa, points, block: int = 256) -> np.ndarray:
+    """Whether ``Y[rows[i]]`` equals the point ``Fa[points[i], :-1]`` bit for bit, for each
+    ``i``, compared a block of rows at a time (no copy of all of them)."""
+    out = np.empty(rows.size, dtype=bool)
+    for at in range(0, rows.size, block):
+        r, q = rows[at:at + block], points[at:at + block]
+        out[at:at + block] = np.all(Y[r] == Fa[q, :-1], axis=1)
+    return out
+
+
+def _peak_groups(space, peaks, founders, near, h, K, kernel, truncate, self_neighbor, tol,
                  jobs) -> tuple[list, np.ndarray, np.ndarray, np.ndarray]:
     """Members (``< h``, closest first), density and mean ``K``-nearest distance of each peak.
 
@@ -382,11 +452,10 @@ def _peak_groups(space, modes, founders, near, h, K, kernel, truncate, self_neig
     window = _ms.window_radius(h, kernel, truncate)
     reach = max(h, window) if window is not None else np.inf
     nearest = near[founders, 0] if near.shape[1] else np.full(n_peaks, np.inf)
-    alone = (nearest > reach) & np.all(modes[founders] == Fa[founders, :-1], axis=1)
+    alone = (nearest > reach) & _at_points(peaks, np.arange(n_peaks), Fa, founders)
     groups: list = [None] * n_peaks
     dens = np.empty(n_peaks)
     knn = np.empty(n_peaks)
-    peaks = modes[founders]
     lone = np.flatnonzero(alone)
     for r in lone:
         groups[r] = space.index[founders[r]: founders[r] + 1]
@@ -397,13 +466,15 @@ def _peak_groups(space, modes, founders, near, h, K, kernel, truncate, self_neig
     P = peaks[rest]
     knn[rest] = knn_distances(P, Fa, K, exclude_within=None if self_neighbor else tol * h,
                               n_jobs=jobs).mean(axis=1)
-    b = block_rows(p_eff, n_arrays=2 * jobs)
+    b = block_rows(2 * p_eff + Fa.shape[1], n_arrays=jobs, budget=scratch_budget(Fa))
+
+    scratch = Scratch()
 
     def block(start):
         stop = min(P.shape[0], start + b)
         Pb = P[start:stop]
         qq = np.einsum("ij,ij->i", Pb, Pb)
-        G = shifted_gram(Pb, Fa)
+        G = shifted_gram(Pb, Fa, out=scratch.get("G", (b + (-b) % GEMM_ROWS, p_eff)))
         thr = (qq - h * h) / 2
         rows, cols = np.nonzero(thr[:, None] < G)   # ||p - f|| < h
         order = np.lexsort((cols, -G[rows, cols], rows))           # closest first

@@ -32,7 +32,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp, softmax
 
 from stablefs._runtime.threads import limit_threads
 from stablefs._validation import ranking_from_order
@@ -43,22 +42,36 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
+#: bytes of the temporaries of :func:`_standardize` and of the Gram matrix's row blocks
+BLOCK_BYTES = 8 * 2**20
+
 
 def _standardize(X: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``(X - mean) / sd`` with the weighted mean and SD; constant features become 0."""
-    mean = w @ X
-    Z = X - mean
-    sd = np.sqrt(w @ (Z * Z))
-    sd[sd <= 1e-12 * np.maximum(1.0, np.abs(mean))] = np.inf
-    return Z / sd
+    """``(X - mean) / sd`` with the weighted mean and SD; constant features become 0.
 
-
-def lambda_max(X, y, *, l1_ratio=1.0, sample_weight=None) -> float:
-    """The smallest ``lam`` at which every coefficient is zero (the start of the
-    regularisation path): ``max_j ||d loss / d w_j||_inf / alpha`` at the intercept-only
-    model, on the standardised features."""
+    One new array (the result, computed in place) and temporaries of a block of columns; the
+    blocks are multiples of 64 columns and BLAS runs on one thread, which gives the numbers
+    of the whole-matrix products (a product split over threads rounds some columns
+    differently).
+    """
     X = np.asarray(X, dtype=np.float64)
-    n = X.shape[0]
+    n, p = X.shape
+    width = max(64, BLOCK_BYTES // (8 * max(n, 1)) // 64 * 64)
+    with limit_threads(1, user_api="blas"):
+        mean = w @ X
+        Z = np.subtract(X, mean, order="C")
+        sd = np.empty(p)
+        for start in range(0, p, width):
+            sd[start:start + width] = np.sqrt(w @ np.square(Z[:, start:start + width]))
+    sd[sd <= 1e-12 * np.maximum(1.0, np.abs(mean))] = np.inf
+    Z /= sd
+    return Z
+
+
+def _targets(y, sample_weight, n):
+    """``(s, Y, binary, b0)``: weights summing to 1, class indicators (two classes: one
+    column, of the second class), whether there are two classes, and the intercept-only
+    model's intercept."""
     s = np.full(n, 1.0 / n) if sample_weight is None else np.asarray(sample_weight, float)
     s = s / s.sum()
     classes, codes = np.unique(y, return_inverse=True)
@@ -66,60 +79,59 @@ def lambda_max(X, y, *, l1_ratio=1.0, sample_weight=None) -> float:
     Y = (codes[:, None] == (np.arange(1, 2) if binary else np.arange(classes.size))).astype(float)
     prior = np.clip(s @ Y, 1e-12, None)
     b = np.log(prior / (1 - prior)) if binary else np.log(prior) - np.log(prior).mean()
+    return s, Y, binary, b
+
+
+def lambda_max(X, y, *, l1_ratio=1.0, sample_weight=None) -> float:
+    """The smallest ``lam`` at which every coefficient is zero (the start of the
+    regularisation path): ``max_j ||d loss / d w_j||_inf / alpha`` at the intercept-only
+    model, on the standardised features."""
+    from stablefs.selectors._logistic_kernels import loss_gradient  # Numba, on first use
+
+    X = np.asarray(X, dtype=np.float64)
+    s, Y, binary, b = _targets(y, sample_weight, X.shape[0])
     Z = _standardize(X, s)
-    _, g0, _ = _loss_grad(Z, Y, s, np.zeros((X.shape[1], Y.shape[1])), b, binary)
+    with limit_threads(1, user_api="blas"):
+        g0, _ = loss_gradient(Z, Y, s, np.zeros((X.shape[1], Y.shape[1])), b, binary)
     return float(np.abs(g0).max() / l1_ratio)
 
 
-def _loss_grad(Z, Y, s, W, b, binary):
-    """Weighted loss, its gradient in W and in b."""
-    eta = Z @ W + b
-    if binary:
-        y = Y[:, 0]
-        loss = -(s @ (y * log_expit(eta[:, 0]) + (1 - y) * log_expit(-eta[:, 0])))
-        R = (expit(eta) - Y) * s[:, None]
+def _lipschitz(Z: np.ndarray, s: np.ndarray) -> float:
+    """``||[Z_s  sqrt(s)]||_2^2`` with ``Z_s = diag(sqrt(s)) Z``: the largest eigenvalue of
+    ``[Z 1]^T diag(s) [Z 1]`` (or of ``diag(sqrt s) (Z Z^T + 1) diag(sqrt s)``, whichever
+    is smaller), accumulated over blocks of rows; no copy of ``Z``."""
+    from scipy.linalg import eigh
+
+    n, m = Z.shape
+    r = np.sqrt(s)
+    if m + 1 <= n:
+        G = np.zeros((m + 1, m + 1))
+        rows = max(1, BLOCK_BYTES // (8 * (m + 1)))
+        for start in range(0, n, rows):
+            B = np.empty((min(n, start + rows) - start, m + 1))
+            np.multiply(Z[start:start + rows], r[start:start + rows, None], out=B[:, :m])
+            B[:, m] = r[start:start + rows]
+            G += B.T @ B
     else:
-        loss = s @ (logsumexp(eta, axis=1) - (eta * Y).sum(axis=1))
-        R = (softmax(eta, axis=1) - Y) * s[:, None]
-    return float(loss), Z.T @ R, R.sum(axis=0)
+        G = Z @ Z.T
+        G += 1.0
+        G *= r[:, None]
+        G *= r[None, :]
+    k = G.shape[0]
+    return float(eigh(G, eigvals_only=True, subset_by_index=[k - 1, k - 1])[0])
 
 
 def _fista(Z, Y, s, binary, l1, l2, lam, W, b, tol, max_iter):
-    """FISTA with gradient restart on the columns ``Z``; returns ``(W, b, n_iter)``."""
-    Zs = Z * np.sqrt(s)[:, None]
+    """FISTA with gradient restart on the columns ``Z`` (compiled,
+    :func:`stablefs.selectors._logistic_kernels.fista`); returns ``(W, b, n_iter)``."""
+    from stablefs.selectors._logistic_kernels import fista  # Numba, on first use
+
     # Lipschitz constant of the smooth part's gradient in (W, b): the loss Hessian is at most
     # 1/4 (logistic) or 1/2 (multinomial) times [Z 1]^T diag(s) [Z 1]
-    top = np.linalg.norm(np.column_stack([Zs, np.sqrt(s)]), 2) ** 2
-    step = 1.0 / ((0.25 if binary else 0.5) * top + l2)
-    W_prev, b_prev = W.copy(), b.copy()
-    t = 1.0
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):
-        t_next = (1 + np.sqrt(1 + 4 * t * t)) / 2
-        mom = (t - 1) / t_next
-        V = W + mom * (W - W_prev)
-        c = b + mom * (b - b_prev)
-        _, gW, gb = _loss_grad(Z, Y, s, V, c, binary)
-        U = V - step * (gW + l2 * V)
-        W_new = np.sign(U) * np.maximum(np.abs(U) - step * l1, 0.0)
-        b_new = c - step * gb
-        # gradient restart (O'Donoghue and Candes 2015): momentum against the descent
-        if np.sum((V - W_new) * (W_new - W)) + np.sum((c - b_new) * (b_new - b)) > 0:
-            t_next = 1.0
-        W_prev, b_prev, W, b, t = W, b, W_new, b_new, t_next
-        if n_iter % 10 == 0 and _kkt_residual(Z, Y, s, binary, l1, l2, W, b) <= tol * lam:
-            break
-    return W, b, n_iter
-
-
-def _kkt_residual(Z, Y, s, binary, l1, l2, W, b) -> float:
-    """Largest violation of the optimality conditions of (W, b): ``|g_b|``; for a nonzero
-    ``w``, ``|g + l2 w + l1 sign(w)|``; for a zero one, ``max(|g| - l1, 0)``."""
-    _, gW, gb = _loss_grad(Z, Y, s, W, b, binary)
-    gW = gW + l2 * W
-    nz = W != 0
-    r = np.where(nz, np.abs(gW + l1 * np.sign(W)), np.maximum(np.abs(gW) - l1, 0.0))
-    return float(max(np.max(r, initial=0.0), np.max(np.abs(gb))))
+    step = 1.0 / ((0.25 if binary else 0.5) * _lipschitz(Z, s) + l2)
+    return fista(np.ascontiguousarray(Z), Y, s, binary, l1, l2, tol * lam,
+                 np.ascontiguousarray(W, dtype=np.float64), np.asarray(b, dtype=np.float64),
+                 int(max_iter), step)
 
 
 def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-3,
@@ -170,21 +182,25 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
     n_iter : int
         FISTA iterations in all.
     """
+    with limit_threads(1, user_api="blas"):  # small products; the same numbers everywhere
+        return _penalized_logistic(X, y, C, l1_ratio, sample_weight, tol, max_iter,
+                                   standardize, working_set, init, weight_total)
+
+
+def _penalized_logistic(X, y, C, l1_ratio, sample_weight, tol, max_iter, standardize,
+                        working_set, init, weight_total):
+    """:func:`penalized_logistic` (arguments as there) with BLAS limited by the caller."""
+    from stablefs.selectors._logistic_kernels import loss_gradient  # Numba, on first use
+
     X = np.asarray(X, dtype=np.float64)
     n, p = X.shape
-    s = np.full(n, 1.0 / n) if sample_weight is None else np.asarray(sample_weight, float)
-    s = s / s.sum()
-    classes, codes = np.unique(y, return_inverse=True)
-    binary = classes.size == 2
-    Y = (codes[:, None] == (np.arange(1, 2) if binary else np.arange(classes.size))).astype(float)
-    Z = _standardize(X, s) if standardize else X
+    s, Y, binary, b = _targets(y, sample_weight, n)
+    Z = _standardize(X, s) if standardize else np.ascontiguousarray(X)
     lam = 1.0 / (C * (n if weight_total is None else float(weight_total)))
     l1, l2 = lam * l1_ratio, lam * (1.0 - l1_ratio)
     K = Y.shape[1]
-    prior = np.clip(s @ Y, 1e-12, None)
-    b = np.log(prior / (1 - prior)) if binary else np.log(prior) - np.log(prior).mean()
     W = np.zeros((p, K))
-    _, g0, _ = _loss_grad(Z, Y, s, W, b, binary)
+    g0, _ = loss_gradient(Z, Y, s, W, b, binary)
     m = min(p, working_set or max(200, 2 * n))
     active = np.zeros(p, dtype=bool)
     active[np.argsort(-np.abs(g0).max(axis=1), kind="stable")[:m]] = True
@@ -194,12 +210,13 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
     total = 0
     while True:
         cols = np.flatnonzero(active)
-        Wa, b, n_iter = _fista(Z[:, cols], Y, s, binary, l1, l2, lam, W[cols], b, tol,
-                                  max_iter)
+        every = cols.size == p  # the working set is every feature: Z itself, no copy
+        Wa, b, n_iter = _fista(Z if every else Z[:, cols], Y, s, binary, l1, l2, lam,
+                               W if every else W[cols], b, tol, max_iter)
         total += n_iter
         W[:] = 0.0
         W[cols] = Wa
-        _, gW, _ = _loss_grad(Z, Y, s, W, b, binary)
+        gW, _ = loss_gradient(Z, Y, s, W, b, binary)
         violation = (np.abs(gW).max(axis=1) > l1 * (1 + 1e-6) + 1e-12) & ~active
         if not violation.any():
             break

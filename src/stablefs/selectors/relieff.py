@@ -3,8 +3,9 @@
 Han 2012, eq. 5.1 (two classes) and eq. 5.3 (instance-weighted); Kononenko's multi-class update with
 class priors (Kononenko 1994; Prat Masramon 2016, sec. 2.2.2). The cost is O(n^2 p) for the
 distances plus O(n K C p) for the scores, both in compiled kernels
-(:mod:`stablefs.selectors._relief_kernels`) with no Python loop over features and no temporary
-larger than the distance matrix.
+(:mod:`stablefs.selectors._relief_kernels`) with no Python loop over features, on the free
+cores, and no temporary larger than a feature block beside the distance matrix (the min-max
+scaling is applied on the fly).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from stablefs._errors import StablefsError
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import StrOptions, number, plain, whole
 from stablefs.selectors._neighbors import (
-    minmax_scale,
+    minmax_range,
     nearest_in_class,
     pairwise_distances,
     positive_weight_subset,
@@ -171,16 +172,17 @@ def relieff_scores(
     n = X.shape[0]
     w = np.full(n, 1.0 / n) if sample_weight is None else np.asarray(sample_weight, float)
     Xp, yp, wp, _ = positive_weight_subset(X, np.asarray(y), w)
-    Xs = minmax_scale(Xp)
-    D = pairwise_distances(Xs, "cityblock")
+    scale = minmax_range(Xp)  # diff_j on the fly: no scaled copy of X
+    D = pairwise_distances(Xp, "cityblock", scale=scale)
     inst, nbrs, coefs = _relieff_pairs(D, yp, wp, n_neighbors, neighbor_weights, sigma)
+    del D
     if n_samples is not None:
         kept = yp.size
         drawn = check_random_state(random_state).randint(kept, size=int(n_samples))
         coefs = coefs * (np.bincount(drawn, minlength=kept) * (kept / n_samples))[inst]
     if inst.size == 0:
         return np.zeros(X.shape[1])
-    return weighted_pair_abs_diff(Xs, inst, nbrs, coefs)
+    return weighted_pair_abs_diff(Xp, inst, nbrs, coefs, scale=scale)
 
 
 def _relieff_pairs(D: np.ndarray, y: np.ndarray, w: np.ndarray, n_neighbors: int,
@@ -272,11 +274,9 @@ def relieff_scores_resamples(
         idx = np.asarray(idx)
         distinct, pos = np.unique(idx, return_inverse=True)
         Xd = X[distinct]
-        lo = Xd.min(axis=0)
-        span = Xd.max(axis=0) - lo
-        span[span == 0] = 1.0
+        lo, span = minmax_range(Xd)
         spans.append(span)
-        D = pairwise_distances((Xd - lo) / span, "cityblock")[np.ix_(pos, pos)]
+        D = pairwise_distances(Xd, "cityblock", scale=(lo, span))[np.ix_(pos, pos)]
         if sample_weight is None:
             w = np.full(idx.size, 1.0 / idx.size)
         else:

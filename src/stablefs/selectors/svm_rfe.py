@@ -441,6 +441,7 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
         move_out,
         nonzero_beyond,
         permute_columns,
+        permute_symmetric,
         permuted_transpose,
         weights_by_feature,
     )
@@ -470,7 +471,7 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
             if schedule.size > 2 and 0 < np.count_nonzero(support) <= n // 2:
                 columns = np.concatenate([np.flatnonzero(support), np.flatnonzero(~support)])
                 position = np.argsort(columns)
-                K = K[np.ix_(columns, columns)]
+                permute_symmetric(K, columns)  # K[np.ix_(columns, columns)] in place
                 dual = dual[:, columns]
                 duals = [_Dual(position[d.rows], d.sign, d.bound) for d in duals]
                 rows = position[rows]
@@ -502,7 +503,7 @@ def _eliminate(Xd, rows, duals, schedule, scale, tol, refresh):
         remaining = kept
         if n_out >= m_next or (refresh is not None and m_next <= refresh * anchor):
             A = XT[:m_next]
-            K = A.T @ A
+            np.matmul(A.T, A, out=K)  # BLAS syrk as A.T @ A, into K's own memory
             anchor = m_next
         else:  # K -= B^T B on the lower triangle, in place (BLAS syrk on the transposed view;
             # K is C-ordered, so K.T is Fortran-ordered and f2py passes it without a copy)

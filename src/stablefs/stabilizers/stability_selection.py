@@ -55,11 +55,13 @@ from sklearn.base import clone
 from sklearn.utils.validation import has_fit_parameter
 
 from stablefs._errors import StablefsError
+from stablefs._runtime.threads import kernel_threads
 from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods, n_jobs_constraint, number, whole
 from stablefs.selectors.penalized_logistic import (
     _PenalizedLogistic,
+    _standardize,
     lambda_max,
     penalized_logistic,
 )
@@ -137,16 +139,19 @@ def _half_samples(codes, n_subsamples, complementary_pairs, random_state):
 
 def _fit_penalized(selector, X, y, index, weights, Cs):
     """Selected sets (nonzero coefficients) of a penalised logistic base at every ``C`` of
-    ``Cs`` (fitted from the largest penalty down, each warm-started from the previous), and
-    the ranking at the last (smallest) penalty."""
+    ``Cs`` (fitted from the largest penalty down, each warm-started from the previous, on the
+    half-sample standardised once), and the ranking at the last (smallest) penalty."""
     order = np.argsort(Cs)
     sw = None if weights is None else weights[index]
+    s = np.full(index.size, 1.0 / index.size) if sw is None else sw / sw.sum()
+    Z = _standardize(X[index], s)  # what penalized_logistic would compute at every C
     selected = np.zeros((len(Cs), X.shape[1]), dtype=bool)
     init = None
     for i in order:
         W, b, grad, _ = penalized_logistic(
-            X[index], y[index], C=float(Cs[i]), l1_ratio=selector._l1_ratio(),
-            sample_weight=sw, tol=selector.tol, max_iter=selector.max_iter, init=init)
+            Z, y[index], C=float(Cs[i]), l1_ratio=selector._l1_ratio(),
+            sample_weight=sw, tol=selector.tol, max_iter=selector.max_iter, init=init,
+            standardize=False)
         init = (W, b)
         selected[i] = np.abs(W).sum(axis=1) > 0
     scores = np.abs(init[0]).sum(axis=1)
@@ -199,7 +204,10 @@ class StabilitySelection(BaseSelector):
     random_state : int, RandomState, Generator, SeedSequence or None
         Seeds the half-samples and, when it has one, the base selector.
     n_jobs : int or None
-        Fits in parallel; the result does not depend on it.
+        Fits in parallel; the result does not depend on it. ``None``: with a penalised
+        logistic base, the half-samples run on threads on the free cores
+        (:func:`stablefs._runtime.threads.kernel_threads`: one inside joblib's or Dask's workers);
+        with another base, one after the other.
 
     Attributes
     ----------
@@ -326,7 +334,12 @@ class StabilitySelection(BaseSelector):
         else:
             jobs = (delayed(_fit_generic)(self.selector, X, y, idx, weights, seed, grid)
                     for idx, seed in zip(sets, seeds))
-        out = Parallel(n_jobs=self.n_jobs)(jobs)
+        if self.n_jobs is None and isinstance(self.selector, _PenalizedLogistic):
+            # the compiled solver releases the GIL: the half-samples on the free cores' threads
+            # (one thread inside joblib's and Dask's workers, stablefs._runtime.threads)
+            out = Parallel(n_jobs=kernel_threads(), prefer="threads")(jobs)
+        else:
+            out = Parallel(n_jobs=self.n_jobs)(jobs)
         selected = np.stack([o[0] for o in out])  # fits x grid x p
         rankings = np.vstack([o[1] for o in out])
         self.grid_ = grid
