@@ -395,7 +395,7 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
     -------
     PermutationTest
     """
-    from stablefs import __version__
+    from stablefs._version import __version__
     from stablefs._runtime.progress import make_progress
     from stablefs.evaluation._checks import _protocol_resamples
     from stablefs.evaluation.classifiers import check_classifiers

@@ -604,7 +604,7 @@ def run_experiment(
     feature_names = (np.asarray(feature_names, dtype=str) if feature_names is not None
                      else np.array([f"f{j}" for j in range(n_features)]))
 
-    from stablefs import __version__
+    from stablefs._version import __version__
 
     fit_config = {
         "data_digest": _digest(X, y), "resamples": _resamples_digest(resamples),
