@@ -1,8 +1,10 @@
 """Every public object has a numpydoc docstring with the sections that apply to it.
 
-Public objects: the functions and classes in the ``__all__`` of :mod:`stablefs.datasets`,
+Public objects: the functions and classes in the ``__all__`` of :mod:`stablefs` (the main job:
+``compare``, ``Comparison``, ``read_comparison``, ``annotate``, ``load``, ``make_selector``,
+``StablefsError``), :mod:`stablefs.datasets`,
 :mod:`stablefs.selectors`, :mod:`stablefs.stabilizers`, :mod:`stablefs.stability` and
-:mod:`stablefs.evaluation`, :func:`stablefs.make_selector` and the ``__all__`` of
+:mod:`stablefs.evaluation` and the ``__all__`` of
 :mod:`stablefs.methods` (the names ``docs/DESIGN.md`` fixes). Constants (``MEASURES``,
 ``CLASSIFIERS``, ...) are data, documented where they are defined, and not counted.
 
@@ -41,6 +43,8 @@ PACKAGES = (
 #: public objects that implement no published method, so have no paper to cite: the parser
 #: and the registry of the method strings
 NO_REFERENCE = frozenset({
+    "stablefs.StablefsError",
+    "stablefs.read_comparison",
     "stablefs.methods.MethodInfo",
     "stablefs.methods.parse_method",
     "stablefs.methods.register_prefix",
@@ -54,7 +58,8 @@ def public_objects() -> dict[str, object]:
     """``{qualified name: object}`` of every public function and class."""
     import stablefs
 
-    found = {"stablefs.make_selector": stablefs.make_selector}
+    found = {f"stablefs.{name}": getattr(stablefs, name) for name in stablefs.__all__
+             if name != "__version__"}
     for package in PACKAGES:
         module = importlib.import_module(package)
         for name in getattr(module, "__all__", ()):

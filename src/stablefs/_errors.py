@@ -24,7 +24,23 @@ EXIT_INTERRUPTED = 130
 
 
 class StablefsError(ValueError):
-    """Bad input, reported as one line: what is wrong and what to do."""
+    """Bad input, reported as one line: what is wrong and what to do.
+
+    The command line prints it as ``stablefs: error: <message>`` and exits with
+    :attr:`exit_code`; :class:`DataError` (3) and :class:`ResourceError` (4) refine it.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong and what to do; any line breaks and runs of spaces become one space.
+
+    Examples
+    --------
+    >>> from stablefs import StablefsError
+    >>> err = StablefsError("unknown method 'relif'.    Did you mean relieff?")
+    >>> str(err), err.exit_code
+    ("unknown method 'relif'. Did you mean relieff?", 2)
+    """
 
     #: the command line's exit status for this error
     exit_code = EXIT_USAGE

@@ -87,6 +87,13 @@ def annotate(adata: AnnData, comparison: Comparison, *, key_added: str = "stable
     anndata.AnnData or None
         The copy when ``copy=True``, else ``None`` (``adata`` is changed in place).
 
+    References
+    ----------
+    Wolf, Angerer and Theis 2018, "SCANPY: large-scale single-cell gene expression data
+    analysis", Genome Biology 19, 15 (tools write into ``obs``, ``var`` and ``uns`` under
+    ``key_added``). Meinshausen and Bühlmann 2010, "Stability selection", JRSS B 72 (selection
+    frequencies over resamples).
+
     Examples
     --------
     >>> import anndata, numpy as np, pandas as pd, stablefs

@@ -98,6 +98,27 @@ class Comparison:
     """The result of :func:`stablefs.compare`: tidy tables, the recommendation, the evidence
     of signal and the figures of the report.
 
+    Made by :func:`stablefs.compare` and :func:`stablefs.read_comparison`, not by hand.
+
+    Parameters
+    ----------
+    results, stability, frequencies, selections : DataFrame
+        The tables of the run (see Attributes).
+    comparisons, baseline, permutation, nested : DataFrame
+        The tables of the run (see Attributes).
+    run_info, config : dict
+        What ``run.json`` holds, and the run's resolved configuration.
+    dataset : Dataset, optional
+        The data as analysed.
+    signature : DataFrame, optional
+        The consensus signatures (computed from ``dataset`` when not given).
+    feature_names, symbols : sequence of str, optional
+        The features' names and, with an annotation, their gene symbols.
+    folder : Path, optional
+        The run folder.
+    reused : bool, default False
+        Whether the results were read back from a finished run.
+
     Attributes
     ----------
     results : DataFrame
@@ -130,6 +151,26 @@ class Comparison:
         Whether the results were read back from a finished run instead of computed.
     dataset : Dataset or None
         The data as analysed (``None`` when read back from a folder).
+
+    References
+    ----------
+    Nogueira, Sechidis and Brown 2018, "On the stability of feature selection algorithms",
+    JMLR 18, eq. 4 and Theorem 7 (the stability table and its intervals). Ambroise and
+    McLachlan 2002, "Selection bias in gene extraction on the basis of microarray
+    gene-expression data", PNAS 99 (the permutation test with the selector refitted).
+
+    Examples
+    --------
+    >>> import stablefs
+    >>> result = stablefs.compare("synthetic:han2012?n_samples=60&n_features=200&n_blocks=20",
+    ...                           methods="ttest", sizes=[5], repeats=5, permutations=0,
+    ...                           nested=0)
+    >>> type(result).__name__
+    'Comparison'
+    >>> list(result.stability.columns[:4])
+    ['method', 'k', 'measure', 'estimate']
+    >>> result.recommendation.k
+    5
     """
 
     def __init__(self, *, results: pd.DataFrame, stability: pd.DataFrame, frequencies: pd.DataFrame,
@@ -466,6 +507,18 @@ def read_comparison(folder: str | os.PathLike[str]) -> Comparison:
     ------
     stablefs.StablefsError
         When the folder holds no finished comparison.
+
+    Examples
+    --------
+    >>> import tempfile, stablefs
+    >>> result = stablefs.compare("synthetic:han2012?n_samples=60&n_features=200&n_blocks=20",
+    ...                           methods="ttest", sizes=[5], repeats=5, permutations=0,
+    ...                           nested=0)
+    >>> folder = tempfile.mkdtemp() + "/run"
+    >>> path = result.save(folder)
+    >>> again = stablefs.read_comparison(folder)
+    >>> again.stability.equals(result.stability), again.reused
+    (True, True)
     """
     from stablefs._runtime.rundir import names_stablefs
     from stablefs.evaluation.outputs import read_csv, read_feature_names, read_selections

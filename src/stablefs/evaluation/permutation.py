@@ -395,8 +395,8 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
     -------
     PermutationTest
     """
-    from stablefs._version import __version__
     from stablefs._runtime.progress import make_progress
+    from stablefs._version import __version__
     from stablefs.evaluation._checks import _protocol_resamples
     from stablefs.evaluation.classifiers import check_classifiers
     from stablefs.evaluation.protocols import Protocol
