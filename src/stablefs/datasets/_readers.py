@@ -53,6 +53,7 @@ from stablefs.datasets._finish import (
     show,
     warn,
 )
+from stablefs.datasets._h5ad import check_h5ad_sizes
 from stablefs.datasets._inmemory import DEFAULT_MAX_DENSE_BYTES, read_anndata
 from stablefs.datasets._limits import check_fits, scan_text_values
 from stablefs.datasets._table import (
@@ -631,47 +632,17 @@ def read_npz(path: Path, options: ReadOptions) -> Dataset:
 # --------------------------------------------------------------------------------------------
 
 
-def check_h5ad_sizes(path: Path) -> None:
-    """Refuse an ``.h5ad`` file whose datasets, as the HDF5 file declares them, cannot be
-    loaded in the memory available (``anndata.read_h5ad`` reads every one), plus ``X`` as
-    dense float64, before anything is read. Needs ``h5py`` (installed with ``anndata``)."""
-    try:
-        import h5py  # noqa: PLC0415
-    except ImportError:
-        return
-    total = 0
-    try:
-        with h5py.File(path, "r") as f:
-            def visit(_name, obj):
-                nonlocal total
-                if isinstance(obj, h5py.Dataset):
-                    total += int(np.prod(obj.shape, dtype=object)) * max(1, obj.dtype.itemsize)
-
-            f.visititems(visit)
-            x = f.get("X")
-            shape = None
-            if isinstance(x, h5py.Dataset):
-                shape = x.shape
-            elif x is not None:
-                shape = x.attrs.get("shape", x.attrs.get("h5sparse_shape"))
-    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise StablefsError(f"{path}: is not a readable .h5ad file ({first[:200]}).") from None
-    what = "the datasets it declares"
-    if shape is not None and len(shape) == 2:
-        total += 8 * int(shape[0]) * int(shape[1])
-        what += f" (X {int(shape[0])} x {int(shape[1])}, as dense float64)"
-    check_fits(total, str(path), what)
-
-
 def read_h5ad(path: Path, options: ReadOptions) -> Dataset:
     """Read an AnnData ``.h5ad`` file (needs the optional ``anndata`` package).
 
     As an in-memory AnnData (:func:`stablefs.datasets._inmemory.read_anndata`): the class is the
     ``obs`` column named by ``label=`` (default ``label``), features are the ``var_names`` (or
     the ``var`` column ``feature_names=``), ``layer=`` picks a layer, and a sparse ``X`` is
-    densified only within ``max_dense_bytes``.
+    densified only within ``max_dense_bytes``. The file is checked first, with ``h5py`` alone
+    (:func:`stablefs.datasets._h5ad.check_h5ad_sizes`): values kept in other files (external
+    links, virtual datasets, external storage) and sizes beyond the memory are refused.
     """
+    check_h5ad_sizes(path)
     try:
         import anndata  # noqa: PLC0415
     except ImportError:
@@ -679,7 +650,6 @@ def read_h5ad(path: Path, options: ReadOptions) -> Dataset:
             f"{path}: reading .h5ad files needs the optional anndata package: "
             "pip install anndata (or pip install stablefs[anndata])."
         ) from None
-    check_h5ad_sizes(path)
     try:
         adata = anndata.read_h5ad(path)
     except Exception as exc:  # noqa: BLE001 - h5py raises many types

@@ -71,13 +71,21 @@ def read_selections(out_dir) -> pd.DataFrame:
     only when it holds plain arrays: arrays of Python objects would need unpickling, which could
     run code planted in a shared folder, so they are refused in one line.
     """
-    out_dir = Path(out_dir)
-    if (out_dir / "selections.parquet").exists():
-        df = pd.read_parquet(out_dir / "selections.parquet")
-        for col in ("ranking", "scores", "train"):
-            df[col] = df[col].map(np.asarray)
-        return df
     from stablefs._errors import StablefsError
+
+    out_dir = Path(out_dir)
+    parquet = out_dir / "selections.parquet"
+    if parquet.exists():
+        # a column chunk whose metadata names another file is read from this file all the
+        # same (pyarrow ignores file_path), so it fails here rather than reading elsewhere
+        try:
+            df = pd.read_parquet(parquet)
+            for col in ("ranking", "scores", "train"):
+                df[col] = df[col].map(np.asarray)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise StablefsError(f"{parquet} cannot be read ({first}).") from None
+        return df
     from stablefs._runtime.stored import StoredFileError, read_arrays
 
     path = out_dir / "selections.npz"
