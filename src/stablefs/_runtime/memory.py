@@ -10,13 +10,18 @@ readers' size checks (:mod:`stablefs.datasets._limits`) and the stored-state rea
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import logging
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from stablefs._errors import StablefsError
 
-__all__ = ["MEMORY_LIMIT_ENV", "available_memory", "format_bytes"]
+__all__ = ["MEMORY_LIMIT_ENV", "available_memory", "check_fits", "format_bytes",
+           "recorded_estimates"]
 
 MEMORY_LIMIT_ENV = "STABLEFS_MEMORY_LIMIT"
 
@@ -88,3 +93,51 @@ def available_memory() -> int | None:
         except (ValueError, OSError, AttributeError):
             return None
     return min(found)
+
+
+#: the estimates of the checks made inside :func:`recorded_estimates`
+_RECORD: contextvars.ContextVar[list | None] = contextvars.ContextVar(
+    "stablefs_memory_estimates", default=None)
+
+
+@contextlib.contextmanager
+def recorded_estimates() -> Iterator[list[tuple[str, str, int]]]:
+    """Collect ``(where, what, bytes)`` of every memory check made inside the block (the
+    tests compare them with the measured peak; ``-vv`` logs each one)."""
+    found: list[tuple[str, str, int]] = []
+    token = _RECORD.set(found)
+    try:
+        yield found
+    finally:
+        _RECORD.reset(token)
+
+
+#: what a refusal suggests for a data file
+DATA_HINT = ("use a machine with more memory, or keep fewer features first (e.g. a prefilter "
+             "of the most variable genes) and load that file")
+
+
+def refusal(where: str, what: str, need: int, room: int,
+            hint: str = DATA_HINT) -> StablefsError:
+    """The one line refusing ``what`` of ``where``, which would need ``need`` bytes."""
+    source = (f"{MEMORY_LIMIT_ENV}" if os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+              else "available")
+    return StablefsError(
+        f"{where}: {what} would need about {format_bytes(need)} of memory, more than the "
+        f"{format_bytes(room)} {source} ({MEMORY_LIMIT_ENV} sets the limit): {hint}."
+    )
+
+
+def check_fits(need: int, where: str, what: str, room: int | None = None, *,
+               hint: str = DATA_HINT) -> None:
+    """Refuse (one line) a load that would need ``need`` bytes when less is available;
+    ``hint`` says what to do instead."""
+    need = int(need)
+    found = _RECORD.get()
+    if found is not None:
+        found.append((where, what, need))
+    logging.getLogger("stablefs").debug(f"{where}: {what}: about {format_bytes(need)} of "
+                                        "memory")
+    room = available_memory() if room is None else room
+    if room is not None and need > room:
+        raise refusal(where, what, need, room, hint)

@@ -375,10 +375,12 @@ class RunFolder:
 
     def _read_run_json(self):
         run_json = self.path / "run.json"
+        from stablefs._runtime.stored import read_json
+
         try:
             if not run_json.is_file():
                 return None
-            return json.loads(run_json.read_text(encoding="utf-8"))
+            return read_json(run_json)
         except (OSError, ValueError):
             return {}
 
@@ -388,8 +390,10 @@ class RunFolder:
         path = self.path / ".partial" / JOURNAL
         if _is_link(self.path / ".partial") or _is_link(path):
             return empty
+        from stablefs._runtime.stored import read_json
+
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = read_json(path)
         except (OSError, ValueError):
             return empty
         if not (isinstance(data, dict) and data.get("tool") == TOOL):

@@ -23,9 +23,18 @@ from pathlib import Path
 import numpy as np
 import numpy.lib.format as npy_format
 
-from stablefs._runtime.memory import available_memory
+from stablefs._runtime.memory import available_memory, check_fits
 
-__all__ = ["StoredFileError", "read_arrays", "write_arrays"]
+__all__ = ["StoredFileError", "check_table_size", "read_arrays", "read_json", "write_arrays"]
+
+#: the largest JSON file of a run folder that is read back (``run.json``, the journal of an
+#: unfinished run, a permutation unit, a benchmark marker): stablefs writes kilobytes there,
+#: so anything larger is not its file and is never loaded
+MAX_JSON_BYTES = 16 << 20
+
+#: memory per byte of a CSV table of a finished run read back (pandas' frame of its numbers and
+#: text cells; a guard against a planted multi-gigabyte table, not an estimate to the byte)
+TABLE_BYTES_PER_BYTE = 10
 
 
 class StoredFileError(ValueError):
@@ -134,3 +143,34 @@ def write_arrays(path, arrays: Mapping[str, np.ndarray], *, compress: bool = Fal
     with atomic_path(final, fsync=False) as tmp, open(tmp, "wb") as fh:
         (np.savez_compressed if compress else np.savez)(fh, **arrays)
     return final
+
+
+def read_json(path, limit: int = MAX_JSON_BYTES):
+    """The parsed JSON of a file a run stored, read only when it is at most ``limit`` bytes.
+
+    Raises
+    ------
+    StoredFileError
+        Larger than ``limit``, not UTF-8 or not JSON.
+    OSError
+        The file cannot be read.
+    """
+    import json
+
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise StoredFileError(f"is larger than the {limit} bytes of a file stablefs stores")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise StoredFileError(f"does not parse ({type(exc).__name__})") from None
+
+
+def check_table_size(path) -> None:
+    """Refuse (one line) a table of a finished run whose reading cannot fit in memory
+    (:data:`TABLE_BYTES_PER_BYTE` per byte of the file), before pandas reads it."""
+    size = Path(path).stat().st_size
+    check_fits(size * TABLE_BYTES_PER_BYTE, str(path), f"reading this table back "
+               f"({size:,} bytes)", hint="a run writes small tables: this one was not "
+               "written by stablefs, so rerun into a new --out folder")

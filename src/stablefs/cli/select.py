@@ -65,9 +65,9 @@ def select(data, method, k, resamples, out, prefilter, seed, n_jobs, progress, l
     opts = data_option_values(label, labels, transpose, layer, missing, drop_missing,
                               drop_nominal, encode_nominal, scale, log2, annotation)
     if annotation is not None:
-        from stablefs.datasets._annotation import read_annotation
+        from stablefs.datasets._annotation import check_annotation
 
-        read_annotation(annotation)  # a missing or unreadable table: refused before any work
+        check_annotation(annotation)  # a missing or unreadable table: refused before any work
     if resamples < 0 or resamples == 1:
         raise StablefsError(f"--resamples must be 0 (none) or at least 2, not {resamples}.")
     if prefilter is not None and prefilter < 1:

@@ -93,9 +93,9 @@ class CompareOptions:
                                 f"{', '.join(MISSING_CHOICES)}.")
         self.scale = check_scale(self.scale)
         if self.annotation is not None:
-            from stablefs.datasets._annotation import read_annotation
+            from stablefs.datasets._annotation import check_annotation
 
-            read_annotation(self.annotation)  # missing or unreadable: refused before any work
+            check_annotation(self.annotation)  # missing or unreadable: refused before any work
         return self
 
     def check_backend(self) -> None:

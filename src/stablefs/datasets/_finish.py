@@ -31,6 +31,7 @@ import pandas as pd
 
 from stablefs._errors import StablefsError
 from stablefs.datasets._dataset import Dataset
+from stablefs.datasets._limits import scan_text
 
 logger = logging.getLogger("stablefs")
 
@@ -172,6 +173,12 @@ def parse_labels_spec(labels) -> tuple[Path, str | None]:
     )
 
 
+#: memory of a sample sheet read by pandas as text cells (a Python string per cell, the
+#: tokenizer's copy of the text) and joined, measured (``tests/test_safety_memory.py``)
+SHEET_BYTES_PER_VALUE = 100
+SHEET_BYTES_PER_TEXT_BYTE = 3
+
+
 def _read_sheet(path: Path) -> pd.DataFrame:
     """A small sample sheet (csv/tsv/txt, optionally .gz), every cell as text."""
     name = path.name.lower()
@@ -193,6 +200,11 @@ def _read_sheet(path: Path) -> pd.DataFrame:
         sep = ";"
     else:
         sep = r"\s+"
+    # read whole as text cells: refused before pandas starts when it cannot fit in memory
+    scan_text(path, compressed, None if sep == r"\s+" else sep,
+              lambda c: c.values * SHEET_BYTES_PER_VALUE + c.text * SHEET_BYTES_PER_TEXT_BYTE,
+              what="reading this sample sheet",
+              hint="a sample sheet needs one row per sample of the data: keep those rows only")
     try:
         sheet = pd.read_csv(path, sep=sep, dtype=str, header=None,
                             compression="gzip" if compressed else None,

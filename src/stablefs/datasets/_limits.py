@@ -25,64 +25,61 @@ The limit
 from __future__ import annotations
 
 import gzip
-import os
 import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from stablefs._errors import StablefsError
-from stablefs._runtime.memory import MEMORY_LIMIT_ENV, available_memory, format_bytes
+from stablefs._runtime.memory import (
+    DATA_HINT,
+    MEMORY_LIMIT_ENV,
+    available_memory,
+    check_fits,
+    format_bytes,
+    recorded_estimates,
+)
+from stablefs._runtime.memory import refusal as _refusal
 
-__all__ = ["MEMORY_LIMIT_ENV", "available_memory", "check_fits", "format_bytes",
+__all__ = ["DATA_HINT", "MEMORY_LIMIT_ENV", "TextCounts", "available_memory", "check_fits",
+           "format_bytes", "recorded_estimates", "scan_inflated", "scan_text",
            "scan_text_values"]
 
-#: bytes of memory per value of a text table: the float64 matrix and one working copy
-TABLE_BYTES_PER_VALUE = 16
+#: bytes of memory per value of a text table read by the fast reader (NumPy's loadtxt and
+#: the load's checks; ``tests/test_safety_memory.py`` measures it against the peak)
+TABLE_BYTES_PER_VALUE = 20
 
 _CHUNK = 1 << 20
 
 
-def _refusal(where: str, what: str, need: int, room: int) -> StablefsError:
-    source = (f"{MEMORY_LIMIT_ENV}" if os.environ.get(MEMORY_LIMIT_ENV, "").strip()
-              else "available")
-    return StablefsError(
-        f"{where}: {what} would need about {format_bytes(need)} of memory, more than the "
-        f"{format_bytes(room)} {source} ({MEMORY_LIMIT_ENV} sets the limit): use a machine with "
-        "more memory, or keep fewer features first (e.g. a prefilter of the most variable "
-        "genes) and load that file."
-    )
+@dataclass(frozen=True)
+class TextCounts:
+    """What a streaming scan of a text file counted."""
+
+    #: bytes of (inflated) text
+    text: int
+    #: fields: separators plus line ends (``sep`` ``None``: runs of blanks plus line ends)
+    values: int
+    #: line ends
+    lines: int
 
 
-def check_fits(need: int, where: str, what: str, room: int | None = None) -> None:
-    """Refuse (one line) a load that would need ``need`` bytes when less is available."""
-    room = available_memory() if room is None else room
-    if room is not None and need > room:
-        raise _refusal(where, what, int(need), room)
+def scan_text(path: Path, compressed: bool, sep: str | None,
+              need: Callable[[TextCounts], int], *,
+              what: str = "reading this table", hint: str = DATA_HINT) -> TextCounts | None:
+    """Count the values, lines and bytes of a (possibly gzip-compressed) text file by
+    streaming it, and refuse it (one line) once ``need(counts)``, the memory its reading would
+    take, exceeds the memory available; the final estimate is checked (and recorded) by
+    :func:`check_fits`.
 
-
-def scan_text_values(path: Path, compressed: bool, sep: str | None, *,
-                     bytes_per_value: int = TABLE_BYTES_PER_VALUE,
-                     bytes_per_text_byte: int = 0, what: str = "reading this table") -> None:
-    """Count the values of a (possibly gzip-compressed) text file by streaming it, and refuse
-    it once ``bytes_per_value × values + bytes_per_text_byte × text bytes`` exceeds the memory
-    available.
-
-    Values are counted as separators plus line ends (``sep`` ``None``: runs of blanks). An
-    uncompressed file whose size alone bounds the estimate below the limit is not read. Only
-    one 1 MiB piece of the inflated text is held at a time, and the scan stops at the first
-    piece past the limit.
+    Only one 1 MiB piece of the inflated text is held at a time, and the scan stops at the
+    first piece past the limit: a bomb is refused after inflating at most that much. ``need``
+    must grow with the counts. Returns ``None`` for a file that cannot be read (the reader
+    then gives its own one-line error).
     """
     room = available_memory()
-    if room is None:
-        return
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return  # the reader reports it
-    # at most one value per two bytes ("0,"): an uncompressed file this small cannot exceed it
-    if not compressed and (size // 2 + 1) * bytes_per_value + size * bytes_per_text_byte <= room:
-        return
-    values = text = 0
-    seps = [b"\n"] + ([sep.encode()] if sep else [])
+    values = text = lines = 0
+    seps = [sep.encode()] if sep else []
     try:
         with (gzip.open(path, "rb") if compressed else open(path, "rb")) as fh:  # noqa: SIM115
             previous_blank = True
@@ -91,21 +88,67 @@ def scan_text_values(path: Path, compressed: bool, sep: str | None, *,
                 if not chunk:
                     break
                 text += len(chunk)
+                ends = chunk.count(b"\n")
+                lines += ends
                 if sep is None:
-                    values += _blank_runs(chunk, previous_blank)
+                    values += _blank_runs(chunk, previous_blank) + ends
                     previous_blank = chunk[-1:] in (b" ", b"\t")
-                    values += chunk.count(b"\n")
                 else:
-                    values += sum(chunk.count(s) for s in seps)
-                need = values * bytes_per_value + text * bytes_per_text_byte
-                if need > room:
+                    values += ends + sum(chunk.count(s) for s in seps)
+                partial = need(TextCounts(text, values, lines))
+                if room is not None and partial > room:
                     kind = "inflates to more than" if compressed else "holds more than"
                     raise _refusal(
                         str(path),
                         f"{what} ({kind} {format_bytes(text)} of text, at least {values:,} "
-                        "values so far)", need, room)
+                        "values so far)", partial, room, hint)
     except (OSError, EOFError, zlib.error):
-        return  # a damaged file: the reader gives its own one-line error
+        return None  # a damaged file: the reader gives its own one-line error
+    counts = TextCounts(text, values, lines)
+    check_fits(need(counts), str(path),
+               f"{what} ({format_bytes(text)} of text, {values:,} values)", room, hint=hint)
+    return counts
+
+
+def scan_inflated(path: Path, need: Callable[[int], int], *, what: str) -> int | None:
+    """Stream the inflated bytes of a gzip, bzip2 or xz file (by its magic bytes; others are
+    counted as they are) and refuse it (one line) once ``need(bytes so far)`` exceeds the
+    memory available; the final estimate goes through :func:`check_fits`. Returns the
+    inflated size, or ``None`` for a file that cannot be read (the reader then says why)."""
+    import bz2
+    import lzma
+
+    room = available_memory()
+    size = 0
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+        opener = (gzip.open if magic[:2] == b"\x1f\x8b" else
+                  bz2.open if magic[:3] == b"BZh" else
+                  lzma.open if magic == b"\xfd7zXZ\x00" else open)
+        with opener(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                size += len(chunk)
+                if room is not None and need(size) > room:
+                    raise _refusal(str(path), f"{what} (inflates to more than "
+                                   f"{format_bytes(size)})", need(size), room)
+    except StablefsError:
+        raise
+    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError):
+        return None
+    check_fits(need(size), str(path), f"{what} ({format_bytes(size)} inflated)", room)
+    return size
+
+
+def scan_text_values(path: Path, compressed: bool, sep: str | None, *,
+                     bytes_per_value: int = TABLE_BYTES_PER_VALUE,
+                     bytes_per_text_byte: int = 0,
+                     what: str = "reading this table") -> TextCounts | None:
+    """:func:`scan_text` with a memory of ``bytes_per_value × values + bytes_per_text_byte ×
+    text bytes``."""
+    return scan_text(path, compressed, sep,
+                     lambda c: c.values * bytes_per_value + c.text * bytes_per_text_byte,
+                     what=what)
 
 
 def _blank_runs(chunk: bytes, previous_blank: bool) -> int:

@@ -38,6 +38,7 @@ import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs._runtime.io import atomic_path
+from stablefs.datasets._limits import scan_inflated
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -131,6 +132,11 @@ def _labels(y, n: int, where: str) -> np.ndarray:
     return np.array([str(v) for v in np.asarray(y, dtype=object)], dtype=str)
 
 
+#: memory of parsing and converting an ``.RData`` file per byte of its inflated content,
+#: measured on the registry's largest sets (4.5 to 7.8; ``tests/test_safety_memory.py``)
+RDATA_BYTES_PER_INFLATED_BYTE = 5.5
+
+
 def read_rdata(path: str | os.PathLike[str], name: str | None = None) -> RDataSet:
     """Read the data set ``name`` (default: the file's stem) of a ``datamicroarray`` ``.RData``.
 
@@ -180,6 +186,10 @@ def read_rdata(path: str | os.PathLike[str], name: str | None = None) -> RDataSe
     path = Path(path)
     name = name or path.name.split(".")[0]
     where = f"{path}"
+    # the parse holds R's serialization and the objects made of it: refused before it starts
+    # when it cannot fit in memory
+    scan_inflated(path, lambda size: int(size * RDATA_BYTES_PER_INFLATED_BYTE),
+                  what="reading this R data file")
     try:
         with warnings.catch_warnings():
             # rdata warns that strings of these (R 2.x era) files carry no encoding mark (they

@@ -206,8 +206,11 @@ def log2_transform(X) -> tuple[np.ndarray, int]:
     X = np.asarray(X, dtype=np.float64)
     if np.isinf(X).any():
         raise StablefsError("--log2: the data hold infinite values; remove them first.")
-    negative = X < 0
-    return np.log2(np.where(negative, 0.0, X) + 1.0), int(negative.sum())
+    n_negative = int(np.count_nonzero(X < 0))
+    # one new matrix, transformed in place (max(x, 0) keeps NaN as np.where(x < 0, 0, x) did)
+    out = np.maximum(X, 0.0)
+    out += 1.0
+    return np.log2(out, out=out), n_negative
 
 
 def check_log2(log2) -> bool:

@@ -51,7 +51,7 @@ from stablefs.datasets._finish import (
     split_fields,
     warn,
 )
-from stablefs.datasets._limits import scan_text_values
+from stablefs.datasets._limits import TABLE_BYTES_PER_VALUE, check_fits, scan_text
 
 TABLE_SEPARATORS = {".csv": ",", ".tsv": "\t", ".txt": None}
 SUPPORTED = ".csv, .tsv, .txt (each optionally .gz), .arff, .npz, .h5ad"
@@ -69,6 +69,12 @@ _HEAD_BYTES = 65536
 
 #: Rows compacted per block when columns are removed in place (bounded temporary memory).
 _BLOCK_BYTES = 8 << 20
+
+#: Memory of pandas' reader (the fallback of files NumPy's cannot parse), by orientation:
+#: bytes per value, per byte of text (its tokenizer keeps the text) and per column of the
+#: file, measured (``tests/test_safety_memory.py``; the fast reader's figure is
+#: :data:`~stablefs.datasets._limits.TABLE_BYTES_PER_VALUE`)
+PANDAS_MEMORY = {False: (17, 1, 2048), True: (24, 1, 3584)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,6 +186,8 @@ class _Sniff:
         if text:
             text[0] = text[0].lstrip("\ufeff")
         self.lines = text
+        #: what the memory check counted (:func:`stablefs.datasets._limits.scan_text`)
+        self.counts = None
 
     def open_text(self, path: Path):
         """The file as text (universal newlines), positioned at its start."""
@@ -547,7 +555,8 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
         raise StablefsError(f"{path}: is empty (no header and no data rows).")
     sep = guess_separator(sniff.lines[0], suffix)
     # a table that cannot fit in memory (a gzip bomb, a huge file) is refused before parsing
-    scan_text_values(path, sniff.compressed, sep)
+    sniff.counts = scan_text(path, sniff.compressed, sep,
+                             lambda c: c.values * TABLE_BYTES_PER_VALUE)
     meta: dict = {"format": suffix.lstrip(".") + (".gz" if sniff.compressed else "")}
     if options.transpose:
         return _read_transposed(path, sniff, sep, options, meta, engine)
@@ -741,10 +750,23 @@ def _dropped_warning(path, dropped: list[str]) -> str:
     )
 
 
+def _check_pandas(path: Path, sniff: _Sniff, n_columns: int, *, transposed: bool) -> None:
+    """Refuse (one line) a file whose reading by pandas would not fit in memory, before it
+    starts (:data:`PANDAS_MEMORY`)."""
+    if sniff.counts is None:
+        return
+    per_value, per_byte, per_column = PANDAS_MEMORY[transposed]
+    counts = sniff.counts
+    check_fits(counts.values * per_value + counts.text * per_byte + n_columns * per_column,
+               str(path), f"reading this table with pandas ({counts.values:,} values in "
+               f"{n_columns:,} columns: it has text or missing values)")
+
+
 def _pandas_samples(path, sniff, kwargs, names, n_cols, label_pos, id_pos, index_col, headerless,
                     options, meta):
     """The pandas path for samples × features tables: diagnoses text and missing values."""
     dtype = {c: str for c in (label_pos, id_pos) if c is not None}
+    _check_pandas(path, sniff, n_cols, transposed=False)
     df = read_csv(path, skiprows=sniff.skip, dtype=dtype, **kwargs)
     if df.shape[0] == 0:
         raise StablefsError(f"{path}: has a header row but no data rows.")
@@ -952,6 +974,7 @@ def _read_transposed(path: Path, sniff: _Sniff, sep, options, meta: dict, engine
 def _pandas_transposed(path, sniff, sep, label_rows, sample_ids, options, meta):
     """The pandas path for genes × samples tables: diagnoses text cells."""
     skip = list(range(sniff.skip)) + [r[0] for r in label_rows]
+    _check_pandas(path, sniff, len(sample_ids) + 1, transposed=True)
     df = read_csv(path, skiprows=skip, dtype={0: str}, **_pandas_kwargs(sniff, sep))
     n = len(sample_ids)
     if df.shape[0] == 0:

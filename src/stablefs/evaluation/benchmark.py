@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import stats
 
 from stablefs._errors import StablefsError
+from stablefs._runtime.stored import read_json
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -486,7 +487,7 @@ def finished_sets(sets, methods, *, protocol, classifiers, seed, cache_dir) -> d
             continue
         path = Path(cache_dir) / "done" / f"{b.name}.json"
         try:
-            state = json.loads(path.read_text(encoding="utf-8"))
+            state = read_json(path)
         except (OSError, ValueError):
             continue
         if isinstance(state, dict) and state.get("key") == _set_state_key(

@@ -117,6 +117,9 @@ def read_csv(path) -> pd.DataFrame:
     rounded one (:data:`stablefs._runtime.pandas_compat.EXACT_FLOATS`) so the numbers are
     identical on
     every supported pandas version."""
+    from stablefs._runtime.stored import check_table_size
+
+    check_table_size(path)  # a planted multi-gigabyte table is refused, not read
     return pd.read_csv(path, **EXACT_FLOATS)
 
 

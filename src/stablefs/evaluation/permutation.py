@@ -319,15 +319,17 @@ class _UnitCache:
         path = self.dir / f"{b:05d}.json"
         if not path.exists():
             return None
+        from stablefs._runtime.stored import read_json
+
         try:
-            data = json.loads(path.read_text())
+            data = read_json(path)
             if int(data["b"]) != b:
                 raise ValueError("does not match")
             stat = -math.inf if data["statistic"] is None else float(data["statistic"])
             method = None if data["method"] is None else str(data["method"])
             k = None if data["k"] is None else int(data["k"])
             return stat, method, k, float(data.get("fit_time", 0.0))
-        except (ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError):
             # recomputed; the new unit replaces the file atomically (nothing is deleted here)
             log.warning(f"{path} does not parse as a finished permutation: recomputed.")
             return None

@@ -112,6 +112,9 @@ def reproduce(experiment: Experiment, config, out_dir, *, seed: int = 0, n_jobs:
                   "figures": bool(figures), "stablefs": __version__}
     folder = _run_folder(Path(out_dir), key_config, force)
     if folder.check() == "reuse":
+        from stablefs._runtime.stored import check_table_size
+
+        check_table_size(folder.path / "claims.csv")
         claims = pd.read_csv(folder.path / "claims.csv", dtype=str, keep_default_na=False)
         return RunSummary(folder.path, claims, True, folder.run_info or {})
     started = _dt.datetime.now().astimezone()
