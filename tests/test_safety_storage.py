@@ -186,8 +186,9 @@ def test_one_bad_fit_among_good_ones_is_recomputed_alone(tmp_path, capsys):
 
 
 def _fit_cache(tmp_path, p=5, sizes=(2, 3)):
-    cache = runner_mod._FitCache(tmp_path, {"a": 1}, p, list(sizes), {"1nn": "1nn"})
-    metrics = {k: {"accuracy_1nn": 0.5 + k / 10, "auc_1nn": 0.25} for k in sizes}
+    cache = runner_mod._FitCache(tmp_path, {"a": 1}, p, list(sizes), {"1nn": "1nn"},
+                                 promises={"ttest": True})
+    metrics = {k: {"accuracy_1nn": k / 3, "auc_1nn": 0.25} for k in sizes}
     result = {"fit_time": 0.125, "ranking": np.arange(1, p + 1, dtype=np.int32),
               "scores": np.linspace(0, 1, p), "metrics": metrics}
     return cache, result, Resample(0, np.arange(6), np.arange(6, 9))
@@ -195,7 +196,7 @@ def _fit_cache(tmp_path, p=5, sizes=(2, 3)):
 
 def test_fit_cache_round_trip_is_exact(tmp_path):
     cache, result, res = _fit_cache(tmp_path)
-    cache.save("ttest", 0, result)
+    cache.save("ttest", res, result)
     back = cache.load("ttest", res)
     assert back["fit_time"] == result["fit_time"] and back["metrics"] == result["metrics"]
     np.testing.assert_array_equal(back["ranking"], result["ranking"])
@@ -203,8 +204,9 @@ def test_fit_cache_round_trip_is_exact(tmp_path):
     np.testing.assert_array_equal(back["scores"], result["scores"])
     assert cache.rejected == []
     # a reference fit (no test part) records no metrics
-    cache.save("ttest", -1, {**result, "metrics": {}})
-    ref = cache.load("ttest", Resample(-1, np.arange(9), np.arange(0)))
+    reference = Resample(-1, np.arange(9), np.arange(0))
+    cache.save("ttest", reference, {**result, "metrics": {}})
+    ref = cache.load("ttest", reference)
     assert ref["metrics"] == {}
 
 
@@ -220,7 +222,7 @@ def _npy_member(header_shape, dtype="<f8", data=b"") -> bytes:
                                   "other_sizes", "other_metrics"])
 def test_fit_cache_refuses_what_does_not_match(tmp_path, case):
     cache, result, res = _fit_cache(tmp_path)
-    cache.save("ttest", 0, result)
+    cache.save("ttest", res, result)
     path = cache._path("ttest", 0)
     good = read_arrays(path)
     bad = dict(good)
@@ -239,8 +241,10 @@ def test_fit_cache_refuses_what_does_not_match(tmp_path, case):
     elif case == "other_metrics":
         bad["metric_names"] = np.array(["accuracy_svm", "auc_svm"])
     if case == "huge_header":  # declares 10^12 values: refused before any allocation
+        from stablefs._runtime.stored import DIGEST, digest
+
         with zipfile.ZipFile(path, "w") as zf:
-            for name, arr in good.items():
+            for name, arr in {**good, DIGEST: np.asarray(digest(good))}.items():
                 b = io.BytesIO()
                 np.lib.format.write_array(b, arr)
                 zf.writestr(name + ".npy", b.getvalue() if name != "scores"

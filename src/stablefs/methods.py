@@ -510,6 +510,22 @@ def _builtin_parts(spec: str) -> list[MethodInfo] | None:
     return parts
 
 
+def promises_permutation(template) -> bool:
+    """Whether the fits of ``template`` promise a ranking that is a permutation of the
+    features and finite scores: a method string naming only stablefs's own selectors and
+    prefixes (with any parameters) does; objects and names registered by users promise
+    nothing (:class:`stablefs.evaluation.runner._FitCache` checks resume state by this)."""
+    if not isinstance(template, str):
+        return False
+    try:
+        prefixes, name, _ = parse_method(template)
+    except StablefsError:
+        return False
+    return (SELECTORS.get(name) is _BUILTIN_SELECTORS.get(name) is not None
+            and all(PREFIXES.get(p) is _BUILTIN_PREFIXES.get(p) is not None
+                    for p in prefixes))
+
+
 def _chain(estimator) -> list:
     chain = [estimator]
     while "selector" in chain[-1].get_params(deep=False):

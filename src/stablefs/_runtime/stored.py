@@ -9,10 +9,18 @@ shape against what the caller expects, and that the declared size is the size th
 directory gives for the member, so a header that declares 10^12 values is refused rather than
 allocated. Anything that does not parse or does not match raises :class:`StoredFileError`;
 callers recompute what such a file held.
+
+Each file also stores a sha256 **digest** of its arrays (member ``__digest__``: every other
+member's name, dtype, shape and bytes), recorded when it is written and checked when it is read
+back, so that accidental corruption (a flipped bit, a file cut short and padded, the arrays of
+another file under this name) is caught cheaply. The digest is no signature: whoever edits a
+file can recompute it, which is why callers also check what the arrays *mean* (a ranking is a
+permutation of the features, an accuracy lies in [0, 1], ...: :mod:`stablefs.evaluation.runner`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import struct
 import zipfile
@@ -25,7 +33,11 @@ import numpy.lib.format as npy_format
 
 from stablefs._runtime.memory import available_memory, check_fits
 
-__all__ = ["StoredFileError", "check_table_size", "read_arrays", "read_json", "write_arrays"]
+__all__ = ["DIGEST", "StoredFileError", "check_table_size", "digest", "read_arrays",
+           "read_json", "write_arrays"]
+
+#: the member holding the digest of the other members
+DIGEST = "__digest__"
 
 #: the largest JSON file of a run folder that is read back (``run.json``, the journal of an
 #: unfinished run, a permutation unit, a benchmark marker): stablefs writes kilobytes there,
@@ -68,7 +80,18 @@ def _check(name: str, shape, dtype: np.dtype, expect: Expectation | None) -> Non
         raise StoredFileError(f"member {name!r} has shape {shape}, expected {want}")
 
 
-def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray]:
+def digest(arrays: Mapping[str, np.ndarray]) -> str:
+    """sha256 (hex) of the arrays: every member's name, dtype, shape and bytes, by name."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def read_arrays(path, expect: Expectation | None = None, *,
+                require_digest: bool = False) -> dict[str, np.ndarray]:
     """The arrays of an ``.npz`` file, read without unpickling and checked before allocation.
 
     Parameters
@@ -77,7 +100,11 @@ def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray
     expect : mapping, optional
         ``{name: (kinds, shape)}``. When given, the file must hold exactly these members, each
         of a dtype whose ``kind`` is in ``kinds`` and of the given shape (``None`` entries match
-        any length; a shape of ``None`` matches any shape).
+        any length; a shape of ``None`` matches any shape). The digest member is not part of
+        it.
+    require_digest : bool
+        Refuse a file without the digest member (files of earlier versions); a digest that is
+        present is always checked.
 
     Returns
     -------
@@ -95,9 +122,12 @@ def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray
                 if not info.filename.endswith(".npy"):
                     raise StoredFileError(f"member {info.filename!r} is not a .npy array")
                 infos[info.filename[:-4]] = info
-            if expect is not None and set(infos) != set(expect):
+            members = set(infos) - {DIGEST}
+            if expect is not None and members != set(expect):
                 raise StoredFileError(
-                    f"holds {sorted(infos)}, expected {sorted(expect)}")
+                    f"holds {sorted(members)}, expected {sorted(expect)}")
+            if require_digest and DIGEST not in infos:
+                raise StoredFileError("has no digest (written by an earlier version)")
             total = sum(info.file_size for info in infos.values())
             memory = available_memory()
             if memory is not None and total > memory:
@@ -107,7 +137,11 @@ def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray
             for name, info in infos.items():
                 with zf.open(info) as fh:
                     shape, fortran, dtype = _header(fh, name)
-                    _check(name, shape, dtype, expect)
+                    if name == DIGEST:
+                        if dtype.kind != "U" or shape != ():
+                            raise StoredFileError("its digest is not a text")
+                    else:
+                        _check(name, shape, dtype, expect)
                     declared = math.prod(shape) * dtype.itemsize
                     if declared != info.file_size - fh.tell():
                         raise StoredFileError(
@@ -118,6 +152,10 @@ def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray
                         raise StoredFileError(f"member {name!r} is truncated")
                     array = np.frombuffer(data, dtype=dtype).copy()
                     out[name] = array.reshape(shape, order="F" if fortran else "C")
+            stored = out.pop(DIGEST, None)
+            if stored is not None and stored.item() != digest(out):
+                raise StoredFileError("its arrays do not match the digest recorded when it "
+                                      "was written (a damaged or edited file)")
             return out
     except StoredFileError:
         raise
@@ -129,7 +167,8 @@ def read_arrays(path, expect: Expectation | None = None) -> dict[str, np.ndarray
 
 
 def write_arrays(path, arrays: Mapping[str, np.ndarray], *, compress: bool = False) -> Path:
-    """Write ``arrays`` as an ``.npz`` atomically (:func:`stablefs._runtime.io.atomic_path`).
+    """Write ``arrays`` as an ``.npz`` atomically (:func:`stablefs._runtime.io.atomic_path`), with
+    their digest (member ``__digest__``, checked by :func:`read_arrays`).
 
     Object arrays are refused (they would need a pickle to be read back).
     """
@@ -139,6 +178,9 @@ def write_arrays(path, arrays: Mapping[str, np.ndarray], *, compress: bool = Fal
     for name, a in arrays.items():
         if a.dtype.hasobject:
             raise TypeError(f"array {name!r} holds Python objects; store plain arrays")
+    if DIGEST in arrays:
+        raise ValueError(f"{DIGEST!r} is reserved for the digest of the arrays")
+    arrays[DIGEST] = np.asarray(digest(arrays))
     final = Path(path)
     with atomic_path(final, fsync=False) as tmp, open(tmp, "wb") as fh:
         (np.savez_compressed if compress else np.savez)(fh, **arrays)

@@ -305,10 +305,21 @@ def _unit(b, X, y, protocol, methods, sizes, n_resamples, options):
 
 class _UnitCache:
     """Finished permutations as JSON files ``<dir>/<b>.json``
-    (``{"b", "statistic", "method", "k", "fit_time"}``; a statistic of -inf is null)."""
+    (``{"b", "statistic", "method", "k", "fit_time"}``; a statistic of -inf is null).
 
-    def __init__(self, cache_dir, config: dict):
+    A file that does not parse, belongs to another permutation or holds what no permutation
+    gives (a statistic outside [0, 1], a method or k the procedure does not choose among, a
+    statistic without a choice or a choice without one, a negative or non-finite fit time) is
+    recomputed; :meth:`warn` says so in one line.
+    """
+
+    def __init__(self, cache_dir, config: dict, *, methods=None, sizes=None):
         self.dir = None
+        #: the method names and sizes a permutation may choose (None: not checked)
+        self.methods = None if methods is None else {str(m) for m in methods}
+        self.sizes = None if sizes is None else {int(k) for k in sizes}
+        #: ``(file, reason)`` of every stored unit that was not reused
+        self.rejected: list[tuple[Path, str]] = []
         if cache_dir is not None:
             key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode())
             self.dir = Path(cache_dir) / "permutation" / key.hexdigest()[:16]
@@ -324,15 +335,41 @@ class _UnitCache:
         try:
             data = read_json(path)
             if int(data["b"]) != b:
-                raise ValueError("does not match")
+                raise ValueError(f"it holds permutation {data['b']}, not {b}")
             stat = -math.inf if data["statistic"] is None else float(data["statistic"])
             method = None if data["method"] is None else str(data["method"])
             k = None if data["k"] is None else int(data["k"])
-            return stat, method, k, float(data.get("fit_time", 0.0))
-        except (OSError, ValueError, KeyError, TypeError):
+            fit_time = float(data.get("fit_time", 0.0))
+            self._check(stat, method, k, fit_time)
+            return stat, method, k, fit_time
+        except (OSError, ValueError, KeyError, TypeError, OverflowError) as exc:
             # recomputed; the new unit replaces the file atomically (nothing is deleted here)
-            log.warning(f"{path} does not parse as a finished permutation: recomputed.")
+            self.rejected.append((path, str(exc) or type(exc).__name__))
             return None
+
+    def _check(self, stat: float, method, k, fit_time: float) -> None:
+        """Raise ValueError unless the unit is one the procedure can give."""
+        if (method is None) != (k is None) or (method is None) != (stat == -math.inf):
+            raise ValueError("its statistic and its choice do not go together")
+        if method is not None:
+            if not 0.0 <= stat <= 1.0:  # NaN fails too
+                raise ValueError(f"its statistic {stat} is not a balanced accuracy in [0, 1]")
+            if self.methods is not None and method not in self.methods:
+                raise ValueError(f"it chose {method!r}, not one of the compared methods")
+            if self.sizes is not None and k not in self.sizes:
+                raise ValueError(f"it chose k = {k}, not one of the compared sizes")
+        if not (math.isfinite(fit_time) and fit_time >= 0):
+            raise ValueError(f"its fit time {fit_time} is not a duration")
+
+    def warn(self) -> None:
+        """One warning line for the stored permutations recomputed instead of reused."""
+        if not self.rejected:
+            return
+        path, why = self.rejected[0]
+        more = f" (and {len(self.rejected) - 1} more)" if len(self.rejected) > 1 else ""
+        log.warning(f"{len(self.rejected)} stored permutation(s) in {self.dir} could not be "
+                    f"used and are recomputed: {path.name}: {why}{more}.")
+        self.rejected = []
 
     def save(self, b: int, stat: float, method, k, fit_time: float) -> None:
         if self.dir is None:
@@ -447,7 +484,7 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
               "choose": getattr(choose, "__qualname__", repr(choose)),
               "seed": int(random_state), "stablefs": __version__,
               "prep": [impute, bool(standardize), prefilter]}
-    cache = _UnitCache(cache_dir, config)
+    cache = _UnitCache(cache_dir, config, methods=list(templates), sizes=sizes)
     values: dict[int, tuple] = {}
     reused = computed = 0
     for b in range(n_permutations):
@@ -455,6 +492,7 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
         if hit is not None:
             values[b] = hit[:3]
             reused += 1
+    cache.warn()
 
     def decided():
         done = []

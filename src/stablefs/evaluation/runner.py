@@ -237,19 +237,41 @@ class _FitCache:
     stablefs version); each file is one (method, resample). Fits of different configurations
     can therefore never mix, and adding a method to a run reuses the fits of the others.
 
-    Each fit is an ``.npz`` of plain arrays (:mod:`stablefs._runtime.stored`; never a pickle, so a
-    planted file cannot run code): the ranking, the scores, the fit time, the metrics as a
-    ``k x metric`` table, and the method and resample it belongs to. A file that does not parse,
-    or whose content does not match the fit the run expects (members, dtypes, shapes, method,
-    resample, sizes, classifiers), is recomputed; :meth:`warn` then says so in one line.
+    Each fit is an ``.npz`` of plain arrays (:mod:`stablefs._runtime.stored`; never a pickle, so
+    a planted file cannot run code): the ranking, the scores, the fit time, the metrics as a
+    ``k x metric`` table, the method and resample it belongs to and a digest of that resample's
+    training and test indices, plus the digest of the arrays. A file that does not parse, whose
+    digest does not match, or whose content does not match the fit the run expects (members,
+    dtypes, shapes, method, resample, indices, sizes, classifiers) or does not mean what a fit
+    means (:meth:`_check_meaning`: a ranking that is a permutation of the features, finite
+    scores where the method promises them, accuracies in [0, 1] that are counts of the test
+    samples, a non-negative fit time) is recomputed; :meth:`warn` then says so in one line.
+
+    Parameters
+    ----------
+    cache_dir : path-like or None
+    config : dict
+        Everything that decides a fit but the method (the key of the subfolder).
+    n_features : int
+    sizes, classifiers : sequence
+        The run's subset sizes and classifier names.
+    promises : dict, optional
+        ``method_key -> bool``: whether the method's fits promise a ranking that is a
+        permutation of the features and finite scores (stablefs's own method strings do;
+        user objects and selectors registered by users are only checked for ranks in 1..p).
+    prefilter : int, optional
+        With ``--prefilter N`` the scores of the features outside each training part's top N
+        are NaN (the selector never saw them).
     """
 
     def __init__(self, cache_dir, config: dict, n_features: int = 0, sizes=(),
-                 classifiers=()):
+                 classifiers=(), promises: dict | None = None, prefilter: int | None = None):
         self.dir = None
         self.n_features = int(n_features)
         self.sizes = [int(k) for k in sizes]
         self.classifiers = [str(c) for c in classifiers]
+        self.promises = dict(promises or {})
+        self.prefilter = prefilter
         #: ``(file, reason)`` of every stored fit that was not reused
         self.rejected: list[tuple[Path, str]] = []
         if cache_dir is None:
@@ -267,7 +289,7 @@ class _FitCache:
         return {"ranking": ("i", (p,)), "scores": ("f", (p,)), "fit_time": ("f", ()),
                 "metric_k": ("iu", (n_sizes,)), "metric_names": ("U", (None,)),
                 "metric_values": ("f", (n_sizes, None)), "method_key": ("U", ()),
-                "resample": ("i", ())}
+                "resample": ("i", ()), "indices": ("U", ())}
 
     def load(self, method_key: str, resample: Resample):
         """The stored fit of ``(method_key, resample)``, or ``None`` (missing, or not usable:
@@ -281,8 +303,13 @@ class _FitCache:
 
         n_sizes = len(self.sizes) if len(resample.test) else 0
         try:
-            z = read_arrays(path, self._expect(n_sizes))
-            return self._decode(z, method_key, resample.index)
+            z = read_arrays(path, self._expect(n_sizes), require_digest=True)
+            fit = self._decode(z, method_key, resample.index)
+            if z["indices"].item() != _indices_digest(resample):
+                raise StoredFileError(f"it was fitted on other training samples than resample "
+                                      f"{resample.index} of this run")
+            self._check_meaning(fit, method_key, resample)
+            return fit
         except StoredFileError as exc:  # recomputed, never trusted
             self.rejected.append((path, str(exc)))
             return None
@@ -316,16 +343,53 @@ class _FitCache:
         return {"fit_time": float(z["fit_time"]), "ranking": z["ranking"],
                 "scores": z["scores"], "metrics": metrics}
 
-    def save(self, method_key: str, resample: int, result: dict) -> None:
+    def _check_meaning(self, fit: dict, method_key: str, resample: Resample) -> None:
+        """Refuse (:class:`~stablefs._runtime.stored.StoredFileError`) a fit whose numbers cannot be
+        those of a fit of this run (see the class docstring)."""
+        from stablefs._runtime.stored import StoredFileError
+
+        p = self.n_features
+        ranking, scores = fit["ranking"], fit["scores"]
+        if ranking.size and (ranking.min() < 1 or ranking.max() > p):
+            raise StoredFileError(f"its ranking holds ranks outside 1..{p}")
+        if self.promises.get(method_key, False):
+            if not np.array_equal(np.sort(ranking), np.arange(1, p + 1)):
+                raise StoredFileError(f"its ranking is not a permutation of the {p} features")
+            unseen = ~np.isfinite(scores)
+            n_kept = p if not self.prefilter else min(p, int(self.prefilter))
+            if unseen.sum() != p - n_kept or (unseen.any() and (
+                    not np.isnan(scores[unseen]).all() or ranking[unseen].min() <= n_kept)):
+                raise StoredFileError("its scores are not finite where the method gives "
+                                      "finite scores")
+        fit_time = fit["fit_time"]
+        if not (np.isfinite(fit_time) and fit_time >= 0):
+            raise StoredFileError(f"its fit time {fit_time} is not a duration")
+        n_test = len(resample.test)
+        for k, metrics in fit["metrics"].items():
+            for name, value in metrics.items():
+                if not _metric_possible(name, value, n_test):
+                    raise StoredFileError(f"its {name} at k = {k} is {value}, which no fit "
+                                          f"scored on {n_test} test samples gives")
+
+    def save(self, method_key: str, resample: Resample | int, result: dict) -> None:
         if self.dir is None:
             return
+        index = resample.index if isinstance(resample, Resample) else int(resample)
+        indices = (_indices_digest(resample) if isinstance(resample, Resample) else "")
+        if isinstance(resample, Resample):
+            from stablefs._runtime.stored import StoredFileError
+
+            try:  # a fit that would not pass the check when read back is not kept
+                self._check_meaning(result, method_key, resample)
+            except StoredFileError:
+                return
         from stablefs._runtime.stored import write_arrays
 
         metrics = result["metrics"]
         names = list(next(iter(metrics.values()))) if metrics else []
         if any(list(m) != names for m in metrics.values()):  # pragma: no cover - invariant
             raise ValueError("every k must record the same metrics")
-        write_arrays(self._path(method_key, resample), {
+        write_arrays(self._path(method_key, index), {
             "ranking": np.asarray(result["ranking"], dtype=np.int32),
             "scores": np.asarray(result["scores"], dtype=np.float64),
             "fit_time": np.float64(result["fit_time"]),
@@ -334,7 +398,7 @@ class _FitCache:
             "metric_values": np.asarray([[m[n] for n in names] for m in metrics.values()],
                                         dtype=np.float64).reshape(len(metrics), len(names)),
             "method_key": np.asarray(method_key, dtype=str),
-            "resample": np.int64(resample)})
+            "resample": np.int64(index), "indices": np.asarray(indices, dtype=str)})
 
     def warn(self) -> None:
         """One warning line for every stored fit that was recomputed instead of reused."""
@@ -382,6 +446,35 @@ def backend_session(backend: str, n_jobs, scheduler: str | None = None):
     finally:
         _SESSION.reset(token)
         client.close()
+
+
+def _indices_digest(resample: Resample) -> str:
+    """sha256 of a resample's training and test indices (a stored fit records it)."""
+    h = hashlib.sha256(np.asarray(resample.train, dtype=np.int64).tobytes())
+    h.update(b"|")
+    h.update(np.asarray(resample.test, dtype=np.int64).tobytes())
+    return h.hexdigest()
+
+
+#: the range of each metric of :func:`~stablefs.evaluation.classifiers.evaluate_subset`, by
+#: name prefix (``None``: may be NaN, e.g. an AUC with one class in the test part)
+_METRIC_RANGES = (("balanced_accuracy_", 0.0, 1.0, False), ("accuracy_", 0.0, 1.0, False),
+                  ("mcc_", -1.0, 1.0, False), ("auc_", 0.0, 1.0, True))
+
+
+def _metric_possible(name: str, value: float, n_test: int) -> bool:
+    """Whether ``value`` can be the metric ``name`` of a classifier scored on ``n_test``
+    samples: in its range, and for the accuracy a count of correct answers over ``n_test``."""
+    for prefix, low, high, nan_ok in _METRIC_RANGES:
+        if name.startswith(prefix):
+            if np.isnan(value):
+                return nan_ok
+            if not low - 1e-12 <= value <= high + 1e-12:
+                return False
+            if prefix == "accuracy_" and n_test:
+                return abs(value * n_test - round(value * n_test)) < 1e-6
+            return True
+    return bool(np.isfinite(value) or np.isnan(value))
 
 
 def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
@@ -614,8 +707,13 @@ def run_experiment(
     }
     if prep.standardize or prep.prefilter:  # absent when unused: earlier caches keep their key
         fit_config.update(standardize=prep.standardize, prefilter=prep.prefilter)
-    cache = _FitCache(cache_dir, fit_config, n_features, sizes, classifiers)
     method_keys = {name: _method_key(name, t) for name, t in templates.items()}
+    from stablefs.methods import promises_permutation
+
+    cache = _FitCache(cache_dir, fit_config, n_features, sizes, classifiers,
+                      promises={method_keys[n]: promises_permutation(t)
+                                for n, t in templates.items()},
+                      prefilter=prep.prefilter)
 
     def build(name, r):  # forward wrappers search only as far as the largest -k
         return build_selector(templates[name], task_seed(random_state, r, name), sizes)
@@ -642,8 +740,9 @@ def run_experiment(
                 jobs = (joblib.delayed(_run_one)(name, build(name, res.index), X, y, res, sizes,
                                                  classifiers, prep, parent=os.getpid())
                         for name, res in todo)
+                by_index = {res.index: res for res in resamples}
                 for name, index, result in parallel(jobs):
-                    cache.save(method_keys[name], index, result)
+                    cache.save(method_keys[name], by_index[index], result)
                     done[(name, index)] = result
                     bar.update(1, f"{name}, resample {index + 1}")
     finally:

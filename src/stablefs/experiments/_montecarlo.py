@@ -126,9 +126,10 @@ class TaskCache:
 
     The files hold plain arrays only and are read with :func:`stablefs._runtime.stored.read_arrays`
     (never unpickled, headers checked before allocation), so a planted file cannot run code.
-    Each file also records the unit it belongs to (member ``__unit__``, ``"study:key"``); a file
-    that does not parse or belongs to another unit is recomputed, and :meth:`warn` says so in
-    one line.
+    Each file also records the unit it belongs to (member ``__unit__``, ``"study:key"``) and
+    the digest of its arrays (:mod:`stablefs._runtime.stored`); a file that does not parse,
+    whose digest does not match or that belongs to another unit is recomputed, and
+    :meth:`warn` says so in one line.
 
     Parameters
     ----------
@@ -162,7 +163,7 @@ class TaskCache:
         if not path.is_file():
             return None
         try:
-            result = read_arrays(path)
+            result = read_arrays(path, require_digest=True)
             unit = result.pop(self._UNIT, None)  # absent in files of earlier versions
             if unit is not None and (unit.shape != () or unit.dtype.kind != "U"
                                      or unit.item() != self._unit(study, key)):
