@@ -63,7 +63,7 @@ def test_parameterless_strings_are_checked_without_building_them_equivalently():
     own parameters, and a prefix's ``selector`` constraint asks only for ``fit``, which every
     selector and prefix has. The size parameters that ``check_method_sizes`` compares with
     the data are the built chain's too."""
-    from stablefs.methods import _builtin_parts, _chain_sizes
+    from stablefs.methods import _builtin_parts, _chain_sizes, chain_repetitions
 
     strings = _builtin_strings()
     assert len(strings) > 1000
@@ -71,7 +71,10 @@ def test_parameterless_strings_are_checked_without_building_them_equivalently():
         assert _builtin_parts(spec) is not None, spec
         make_selector(spec)  # raises on a parameter the constraints refuse
         assert _chain_sizes(spec) == _chain_sizes(spec, build=True), spec
+        assert chain_repetitions(spec) == chain_repetitions(spec, build=True), spec
     assert _chain_sizes("stabsel-en-relieff") == [("q", 20)]
+    assert chain_repetitions("stabsel-en-relieff") == [("n_subsamples", 50, 2),
+                                                       ("n_estimators", 20, 1)]
     assert _chain_sizes("stabsel") == [("q", 20)]
 
 

@@ -30,6 +30,7 @@ from memory_helpers import (
     write_table,
 )
 from stablefs import StablefsError
+from stablefs._errors import EXIT_RESOURCE
 from stablefs.datasets import load
 
 needs_proc = pytest.mark.skipif(not can_measure(),
@@ -162,7 +163,7 @@ def test_cli_refuses_the_sheet_in_one_line_before_the_output_folder(tmp_path, mo
     out = tmp_path / "run"
     code, stdout, err = run(["compare", data, "--labels", f"{sheet}:label", "-m", "ttest",
                              "-k", "2", "--out", out], capsys)
-    assert code == 2 and err.count("\n") == 1 and "reading this sample sheet" in err, err
+    assert code == EXIT_RESOURCE and err.count("\n") == 1 and "reading this sample sheet" in err, err
     assert not out.exists()
 
 

@@ -557,17 +557,54 @@ _DEFAULT_SIZES: dict[str, tuple] = {
 }
 
 
-def _chain_sizes(spec: str, build: bool = False) -> list[tuple[str, int]]:
-    """``(parameter, value)`` of every whole-number size parameter of the wrapper chain that
-    ``spec`` names, outermost first: from :data:`_DEFAULT_SIZES` for a string of stablefs's
-    own names without parameters (unless ``build``), from the built selector otherwise."""
+#: the repetition parameters of the selectors and stabilizers: each multiplies the member
+#: fits of one fit (:mod:`stablefs.evaluation.budget`), by the weight given (stability
+#: selection fits two half-samples per subsample)
+REPETITIONS = {"n_estimators": 1, "n_subsamples": 2, "n_init": 1, "n_iter": 1,
+               "n_passes": 1, "n_draws": 1}
+
+#: the repetitions that stablefs's own selectors and prefixes have by default, by registered
+#: target; ``tests/test_methods.py`` checks this against the built selectors
+_DEFAULT_REPETITIONS: dict[str, tuple] = {
+    "stablefs.stabilizers:Ensemble": (("n_estimators", 20),),
+    "stablefs.stabilizers:StabilitySelection": (("n_subsamples", 50),),
+    "stablefs.stabilizers.stability_selection:stabsel_l1_logistic": (("n_subsamples", 50),),
+    "stablefs.stabilizers:MarginInstanceWeighting": (("n_iter", 1),),
+    "stablefs.selectors:RandomForestImportance": (("n_estimators", 500),),
+    "stablefs.selectors:KMeansGroups": (("n_init", 50),),
+    "stablefs.selectors:Simba": (("n_passes", 1),),
+    **{f"stablefs.selectors:{cls}": (("n_draws", 10),)
+       for cls in ("SFS", "SBS", "SFFS", "RSA", "SBGPlus")},
+}
+
+
+def _chain_params(spec: str, names, defaults: dict, build: bool = False
+                  ) -> list[tuple[str, int]]:
+    """``(parameter, value)`` of every whole-number parameter among ``names`` of the wrapper
+    chain that ``spec`` names, outermost first: from ``defaults`` (by registered target) for
+    a string of stablefs's own names without parameters (unless ``build``), from the built
+    selector otherwise."""
     parts = None if build else _builtin_parts(spec)
     if parts is None:
         chain = [obj.get_params(deep=False) for obj in _chain(make_selector(spec))]
     else:
-        chain = [dict(_DEFAULT_SIZES.get(info.target, ())) for info in parts]
-    return [(key, params[key]) for params in chain for key in _SIZE_PARAMETERS
+        chain = [dict(defaults.get(info.target, ())) for info in parts]
+    return [(key, params[key]) for params in chain for key in names
             if isinstance(params.get(key), int) and not isinstance(params.get(key), bool)]
+
+
+def _chain_sizes(spec: str, build: bool = False) -> list[tuple[str, int]]:
+    """The size parameters (:data:`_SIZE_PARAMETERS`) of ``spec``'s chain
+    (:func:`_chain_params`)."""
+    return _chain_params(spec, _SIZE_PARAMETERS, _DEFAULT_SIZES, build)
+
+
+def chain_repetitions(spec: str, build: bool = False) -> list[tuple[str, int, int]]:
+    """``(parameter, value, weight)`` of the repetitions (:data:`REPETITIONS`) of ``spec``'s
+    wrapper chain, outermost first, checked without scikit-learn for stablefs's own names
+    without parameters (:func:`_chain_params`)."""
+    return [(key, value, REPETITIONS[key]) for key, value in
+            _chain_params(spec, tuple(REPETITIONS), _DEFAULT_REPETITIONS, build)]
 
 
 def check_method_sizes(specs, n_features: int) -> None:

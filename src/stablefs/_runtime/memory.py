@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from stablefs._errors import StablefsError
+from stablefs._errors import ResourceError, StablefsError
 
 __all__ = ["MEMORY_LIMIT_ENV", "available_memory", "check_fits", "format_bytes",
            "recorded_estimates"]
@@ -118,11 +118,12 @@ DATA_HINT = ("use a machine with more memory, or keep fewer features first (e.g.
 
 
 def refusal(where: str, what: str, need: int, room: int,
-            hint: str = DATA_HINT) -> StablefsError:
-    """The one line refusing ``what`` of ``where``, which would need ``need`` bytes."""
+            hint: str = DATA_HINT) -> ResourceError:
+    """The one line refusing ``what`` of ``where``, which would need ``need`` bytes (the
+    machine's refusal: exit status 4)."""
     source = (f"{MEMORY_LIMIT_ENV}" if os.environ.get(MEMORY_LIMIT_ENV, "").strip()
               else "available")
-    return StablefsError(
+    return ResourceError(
         f"{where}: {what} would need about {format_bytes(need)} of memory, more than the "
         f"{format_bytes(room)} {source} ({MEMORY_LIMIT_ENV} sets the limit): {hint}."
     )

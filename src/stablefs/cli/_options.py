@@ -96,3 +96,14 @@ def json_option(f):
         "--json", "as_json", is_flag=True,
         help="Print one JSON object on stdout (the files written, the result, the verdict) "
              "and nothing else there; messages stay on stderr.")(f)
+
+
+def allow_huge_option(command):
+    """``--allow-huge``: run although the counts promise more work than 30 days on this
+    machine's cores, or results beyond its memory (:mod:`stablefs.evaluation.budget`)."""
+    return click.option(
+        "--allow-huge", "allow_huge", is_flag=True,
+        help="Run even when the counts (--repeats, --permutations, --nested, a method's "
+             "n_estimators, ...) promise more than 30 days of work on this machine's cores or "
+             "results beyond its memory; without it such a run is refused before any "
+             "work.")(command)

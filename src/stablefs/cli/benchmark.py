@@ -17,7 +17,7 @@ import click
 
 from stablefs._errors import StablefsError
 from stablefs.cli._common import echo_json
-from stablefs.cli._options import json_option, scheduler_options
+from stablefs.cli._options import allow_huge_option, json_option, scheduler_options
 
 __all__ = ["benchmark"]
 
@@ -245,9 +245,10 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
 @click.option("-q", "--quiet", is_flag=True, help="Only errors and the results.")
 @click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")
 @json_option
+@allow_huge_option
 def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classifiers, prefilter,
               out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, permutations,
-              no_report, dry_run, progress, quiet, verbose, as_json):
+              no_report, dry_run, progress, quiet, verbose, as_json, allow_huge):
     """Rank feature-selection methods over many data sets: stability and accuracy of every
     method on every set under one protocol, with Friedman and post-hoc tests (Demšar 2006).
 
@@ -304,7 +305,20 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     sources = _sources(sets_opt, files, quick, bm.QUICK["n_sets"])
     # --- the data: loaded and prepared before any fit
     sets = []
-    for name, label, source, ds, reason, inputs in _load_sets(sources, seed=seed):
+    loaded = _load_sets(sources, seed=seed)
+    from stablefs.evaluation import budget
+    from stablefs.evaluation.permutation import DEFAULT_PERMUTATION_RESAMPLES
+
+    # the counts bound the work and memory before a resample is drawn (--allow-huge)
+    budget.check_budget([part for _, _, _, ds, _, _ in loaded if ds is not None
+                         for part in budget.comparison_parts(
+                             method_list, (proto.n_resamples or ds.n_samples)
+                             + proto.has_reference, n_samples=ds.n_samples,
+                             n_features=ds.n_features, n_sizes=len(size_list),
+                             n_classifiers=len(classifier_list), permutations=permutations,
+                             permutation_resamples=DEFAULT_PERMUTATION_RESAMPLES)],
+                        allow=allow_huge)
+    for name, label, source, ds, reason, inputs in loaded:
         if ds is None:
             sets.append(bm.BenchmarkSet(name=name, label=label, source=source,
                                         excluded=reason))

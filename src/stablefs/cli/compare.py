@@ -11,6 +11,7 @@ from stablefs._runtime.escape import printable
 from stablefs.cli._common import _command_line, _set_verbosity, echo_json
 from stablefs.cli._config import config_options, config_text, resolved_options
 from stablefs.cli._options import (
+    allow_huge_option,
     data_option_values,
     json_option,
     scheduler_options,
@@ -86,15 +87,16 @@ __all__ = ["compare"]
               help="Nested estimate of the recommended pair: the choice of method and k "
                    "repeated on INNER 2/3 splits of the training part of OUTER resamples. "
                    "0 skips it.")
+@allow_huge_option
 @with_data_options
 @json_option
 @config_options
 @verbosity_options
 def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, classifiers, measures,
             out, force, n_jobs, backend, scheduler, scheduler_timeout, seed, progress, no_report,
-            svg, permutations, permutation_resamples, nested, label, labels, transpose, layer,
-            missing, drop_missing, drop_nominal, encode_nominal, scale, log2, annotation,
-            as_json, print_config, quiet, verbose):
+            svg, permutations, permutation_resamples, nested, allow_huge, label, labels,
+            transpose, layer, missing, drop_missing, drop_nominal, encode_nominal, scale, log2,
+            annotation, as_json, print_config, quiet, verbose):
     """Compare the stability and accuracy of METHODS on DATA [default: synthetic:han2012].
 
     DATA is a file (.csv/.tsv/.txt[.gz], .arff, .npz, .h5ad), a registry name (colon,
@@ -118,7 +120,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
         measures=measures, seed=seed, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
         scheduler_timeout=scheduler_timeout, permutations=permutations,
         permutation_resamples=permutation_resamples, nested=nested, report=not no_report,
-        svg=svg,
+        svg=svg, allow_huge=allow_huge,
         **data_option_values(label, labels, transpose, layer, missing, drop_missing,
                              drop_nominal, encode_nominal, scale, log2, annotation))
     plan = prepare(data, options, out=out, force=force, default_folder=True,

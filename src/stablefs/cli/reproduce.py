@@ -13,7 +13,7 @@ import textwrap
 
 import click
 
-from stablefs.cli._options import scheduler_options
+from stablefs.cli._options import allow_huge_option, scheduler_options
 from stablefs.cli._shell import shell_join
 
 #: runs expected to take longer than this get a line on how to shorten them
@@ -76,8 +76,9 @@ def experiments():
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar [default: when stderr is a terminal].")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors and the claims table.")
+@allow_huge_option
 def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, scheduler_timeout,
-              seed, force, progress, quiet):
+              seed, force, progress, quiet, allow_huge):
     """Run EXPERIMENT, a named experiment of a paper, and check the paper's claims.
 
     Writes claims.csv (the paper's statement, our numbers, the verdict), tables/*.csv,
@@ -101,6 +102,12 @@ def reproduce(experiment, out, quick, overrides, n_jobs, backend, scheduler, sch
     changes = parse_overrides(exp.Config, overrides)
     config = config_from(base, changes)
     exp.check_config(config)
+    from stablefs.evaluation import budget
+
+    # the experiment's own estimate from its sizes, before any unit runs (--allow-huge)
+    budget.check_wall_time(exp.estimate_seconds(config, budget.usable_cores()) or 0.0,
+                           f"{exp.name} with {exp.sizes(config)}",
+                           "lower the sizes given with --set", allow=allow_huge)
     name = ("quick, custom" if quick else "custom") if changes else (
         "quick" if quick else "default")
     out_dir = Path(out) if out else default_out(exp.name)

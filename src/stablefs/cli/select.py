@@ -13,6 +13,7 @@ from stablefs._errors import StablefsError
 from stablefs._runtime.escape import printable
 from stablefs.cli._common import _check_seed, _load, _set_verbosity, echo_json
 from stablefs.cli._options import (
+    allow_huge_option,
     data_option_values,
     json_option,
     verbosity_options,
@@ -43,10 +44,12 @@ __all__ = ["select"]
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar [default: when stderr is a terminal; otherwise a line "
                    "every 30 s of a long wrapper search].")
+@allow_huge_option
 @with_data_options
 @json_option
 @verbosity_options
-def select(data, method, k, resamples, out, prefilter, seed, n_jobs, progress, label, labels,
+def select(data, method, k, resamples, out, prefilter, seed, n_jobs, progress, allow_huge,
+           label, labels,
            transpose, layer, missing, drop_missing, drop_nominal, encode_nominal, scale, log2,
            annotation, as_json, quiet, verbose):
     """Fit METHOD on all of DATA and list the ranked features with their scores."""
@@ -90,6 +93,14 @@ def select(data, method, k, resamples, out, prefilter, seed, n_jobs, progress, l
     check_method_sizes([method], ds.n_features)
     prep = Preprocessing(prefilter=prefilter)
     prep.check(ds.n_features, [k])
+    from stablefs.evaluation import budget
+
+    members, largest = budget.method_members(method)
+    budget.check_budget([budget.Part(f"the fit of {method}" + (
+        f" ({largest} member fits)" if largest else ""), f"the repetitions in -m {method!r}",
+        1, members)] + budget.comparison_parts(
+        [method], resamples, n_samples=ds.n_samples, n_features=ds.n_features, n_sizes=1,
+        n_classifiers=1, repeats_option="--resamples"), allow=allow_huge)
     if resamples:
         from stablefs.evaluation.protocols import Protocol
 
@@ -145,7 +156,13 @@ def select(data, method, k, resamples, out, prefilter, seed, n_jobs, progress, l
     elif as_json:
         click.echo(printable(table.head(k).to_string(index=False)), err=True)
     else:
-        click.echo(printable(table.head(k).to_string(index=False)))
+        from stablefs._runtime.escape import shorten
+
+        shown = table.head(k).copy()
+        for column in ("feature", "symbol"):  # a 100 kB name would pad every row
+            if column in shown:
+                shown[column] = shown[column].map(shorten)
+        click.echo(printable(shown.to_string(index=False)))
     if as_json:
         top = table.head(k)
         payload = {"status": "ok", "exit_code": 0, "method": method, "k": k,

@@ -103,6 +103,7 @@ def prepare(data=DEFAULT_DATA, options: CompareOptions | None = None, *, out=Non
     sizes = parse_sizes(options.sizes, ds.n_features)
     check_method_sizes(options.methods, ds.n_features)
     check_measures_defined(options.measures, sizes, ds.n_features)
+    _check_budget(options, ds, sizes)
     resamples = _check_resamples(options, ds)
     Preprocessing(standardize=options.standardize, prefilter=options.prefilter).check(
         ds.n_features, sizes)
@@ -115,6 +116,31 @@ def prepare(data=DEFAULT_DATA, options: CompareOptions | None = None, *, out=Non
         plan.folder = RunFolder(out_dir, config, force=force)
         plan.state = plan.folder.check() or "new"
     return plan
+
+
+def _check_budget(options: CompareOptions, ds, sizes: list[int]) -> None:
+    """The counts bound the work and the memory of the run before a resample is drawn
+    (:mod:`stablefs.evaluation.budget`; ``allow_huge`` lifts it)."""
+    from stablefs.evaluation import budget
+
+    proto = options.protocol_
+    if hasattr(proto, "n_resamples"):
+        n_resamples = (proto.n_resamples or ds.n_samples) + proto.has_reference
+    elif hasattr(proto, "get_n_splits"):  # a scikit-learn splitter
+        try:
+            n_resamples = int(proto.get_n_splits(ds.X, ds.y))
+        except (TypeError, ValueError):
+            return
+    else:
+        return
+    settings = options.trust_settings()
+    budget.check_budget(budget.comparison_parts(
+        options.methods, n_resamples, n_samples=ds.n_samples, n_features=ds.n_features,
+        n_sizes=len(sizes), n_classifiers=len(options.classifiers),
+        permutations=settings.permutations,
+        permutation_resamples=settings.permutation_resamples,
+        nested_outer=settings.nested_outer, nested_inner=settings.nested_inner),
+        allow=options.allow_huge)
 
 
 def _check_resamples(options: CompareOptions, ds) -> list:
@@ -217,6 +243,8 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
         log.warning(line)
     estimate = None
     if announce:
+        from stablefs.evaluation import budget
+
         estimate = _trust.announce(
             ds.X, ds.y, o.methods, resamples, seed=o.seed,
             prep=Preprocessing(impute=impute, standardize=o.standardize,
@@ -224,6 +252,9 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             workers=workers, settings=settings, n_features=ds.n_features,
             prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
             progress=progress, report=bool(o.report) and plan.folder is not None)
+        budget.check_wall_time(estimate["total"], "this comparison", "lower --repeats, "
+                               "--permutations or --nested, keep fewer features (--prefilter) "
+                               "or add workers (--n-jobs)", allow=o.allow_huge)
     folder = plan.folder
     cache = folder.partial if folder is not None else None
     from stablefs.evaluation.runner import backend_session

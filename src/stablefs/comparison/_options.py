@@ -55,6 +55,9 @@ class CompareOptions:
     nested: tuple[int, int] | str | int | None = (5, 3)
     report: bool = True
     svg: bool = False
+    #: run although the counts promise more work or memory than the machine allows
+    #: (:mod:`stablefs.evaluation.budget`; CLI ``--allow-huge``)
+    allow_huge: bool = False
     # data options
     label: str | None = None
     labels: object = None
