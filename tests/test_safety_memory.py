@@ -163,7 +163,8 @@ def test_cli_refuses_the_sheet_in_one_line_before_the_output_folder(tmp_path, mo
     out = tmp_path / "run"
     code, stdout, err = run(["compare", data, "--labels", f"{sheet}:label", "-m", "ttest",
                              "-k", "2", "--out", out], capsys)
-    assert code == EXIT_RESOURCE and err.count("\n") == 1 and "reading this sample sheet" in err, err
+    assert code == EXIT_RESOURCE and err.count("\n") == 1, err
+    assert "reading this sample sheet" in err
     assert not out.exists()
 
 

@@ -287,26 +287,43 @@ def available_methods() -> list[str]:
     return names + [f"{p}-{n}" for p in sorted(PREFIXES) for n in names]
 
 
+#: the longest method string (characters) and the most stacked prefixes: far beyond any
+#: method (``stabsel-en-iw-relieff(n_neighbors=5)``), and small enough that a string made to
+#: exhaust the parser's stack or memory is refused in one line
+MAX_METHOD_CHARS = 1000
+MAX_PREFIXES = 8
+
+
+def _short_spec(spec: str) -> str:
+    return repr(spec) if len(spec) <= 80 else repr(spec[:60]) + f"... ({len(spec):,} characters)"
+
+
 def _parse_params(text: str, spec: str) -> dict:
     try:
         call = ast.parse(f"f({text})", mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         raise StablefsError(
-            f"cannot read the parameters of method {spec!r}: write them as name=value, "
-            "e.g. relieff(n_neighbors=5)."
+            f"cannot read the parameters of method {_short_spec(spec)}: write them as "
+            "name=value, e.g. relieff(n_neighbors=5)."
         ) from None
-    if call.args:
+    if call.args or any(kw.arg is None for kw in call.keywords):
         raise StablefsError(
-            f"method {spec!r}: parameters must be named (name=value), not positional."
+            f"method {_short_spec(spec)}: parameters must be named (name=value), not "
+            "positional."
         )
     params = {}
     for kw in call.keywords:
+        if kw.arg in params:
+            raise StablefsError(
+                f"method {_short_spec(spec)}: parameter {kw.arg!r} is given twice: give it "
+                "once."
+            )
         try:
             params[kw.arg] = ast.literal_eval(kw.value)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise StablefsError(
-                f"method {spec!r}: the value of {kw.arg!r} must be a number, string, "
-                "True/False or None."
+                f"method {_short_spec(spec)}: the value of {kw.arg!r} must be a number, "
+                "string, True/False or None."
             ) from None
     return params
 
@@ -343,6 +360,9 @@ def parse_method(spec: str) -> tuple[list[str], str, dict]:
     if not isinstance(spec, str) or not spec.strip():
         raise StablefsError("empty method string: name a method, e.g. -m relieff.")
     spec = str(spec)  # a numpy string would print as np.str_('...') in messages
+    if len(spec) > MAX_METHOD_CHARS:
+        raise StablefsError(f"method {_short_spec(spec)} is longer than {MAX_METHOD_CHARS:,} "
+                            "characters: no method string is; check -m.")
     text = spec.strip()
     params: dict = {}
     if "(" in text:
@@ -356,6 +376,10 @@ def parse_method(spec: str) -> tuple[list[str], str, dict]:
         head, sep, rest = name.partition("-")
         if sep and head in PREFIXES:
             prefixes.append(head)
+            if len(prefixes) > MAX_PREFIXES:
+                raise StablefsError(
+                    f"method {_short_spec(spec)} stacks more than {MAX_PREFIXES} prefixes: "
+                    "each prefix wraps the method once more; use a few (e.g. en-iw-relieff).")
             name = rest
             continue
         close = difflib.get_close_matches(text.strip().lower(), available_methods(), n=3,
@@ -435,6 +459,7 @@ def make_selector(spec: str, **overrides):
                 f"method {spec!r}: unknown parameter {key!r}; valid parameters are "
                 f"{', '.join(valid)}."
             )
+        _refuse_ignored(chain, key, value, spec)
     for key, value in overrides.items():
         _assign(chain, key, value, every=True)
     for obj in chain:
@@ -524,6 +549,19 @@ def promises_permutation(template) -> bool:
     return (SELECTORS.get(name) is _BUILTIN_SELECTORS.get(name) is not None
             and all(PREFIXES.get(p) is _BUILTIN_PREFIXES.get(p) is not None
                     for p in prefixes))
+
+
+def _refuse_ignored(chain, key: str, value, spec: str) -> None:
+    """A parameter given for the selector inside a wrapper that sets it on every fit would be
+    ignored silently: refused in one line (``stabsel(C=0.5)``)."""
+    owner = next(i for i, obj in enumerate(chain) if key in obj.get_params(deep=False))
+    for outer in chain[:owner]:
+        sets = getattr(outer, "inner_params_set", None)
+        why = sets().get(key) if callable(sets) else None
+        if why:
+            raise StablefsError(
+                f"method {spec!r}: {key} = {value!r} would be ignored: {why}; leave {key} "
+                "out of the method string.")
 
 
 def _chain(estimator) -> list:

@@ -13,6 +13,11 @@ not evaluate. Two choices:
   runs nothing, while quoting it would turn data into text;
 * the column names (the header row) follow the same rule.
 
+A text cell holding a **control character** (an ESC sequence that recolours the terminal of
+whoever runs ``cat signature.csv``, a right-to-left override that reorders what a spreadsheet
+shows, a tab or line end that splits a GMT field) is written with visible ``\\xNN`` escapes
+behind the mark ``'\\`` instead (:func:`escape_cell`).
+
 :func:`unescape_cell` gives a program the raw text back. Every CSV/TSV/GMT that stablefs writes
 for people goes through :func:`csv_text` or :func:`escape_cell` (``signature.csv``,
 ``signature.gmt``, ``frequencies.csv``, ``results.csv``, ``stability.csv``,
@@ -36,8 +41,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pandas is imported where a frame is escaped (start-up of the CLI)
     import pandas as pd
 
-__all__ = ["FORMULA_TRIGGERS", "csv_text", "escape_cell", "escape_frame", "printable",
-           "unescape_cell"]
+__all__ = ["CONTROL_MARK", "FORMULA_TRIGGERS", "SHOWN_NAME_CHARS", "csv_text", "escape_cell",
+           "escape_frame", "printable", "shorten", "unescape_cell"]
 
 #: First characters that make a spreadsheet evaluate (or hide) a cell (OWASP, "CSV Injection").
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -47,6 +52,15 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # C0 controls but newline, DEL, C1 controls, and the Unicode bidirectional overrides/isolates
 # (U+202A..U+202E, U+2066..U+2069) and zero-width marks used to disguise text on a screen
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_BUT_TAB = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+#: what a text cell of a file may not hold raw: every C0 control (tabs and line ends split
+#: GMT and TSV fields and rows), DEL, C1 controls and the bidirectional controls
+_FILE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: the start of a cell whose controls are written as escapes (see :func:`escape_cell`)
+CONTROL_MARK = "'\\"
+_UNESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4})")
 
 
 def _needs_quote(text: str) -> bool:
@@ -54,32 +68,63 @@ def _needs_quote(text: str) -> bool:
     return body.startswith(FORMULA_TRIGGERS) and not _PLAIN_NUMBER.fullmatch(body)
 
 
-def escape_cell(value):
-    """``value`` made safe for a spreadsheet cell.
+def _visible(m: re.Match) -> str:
+    code = ord(m.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
-    A ``str`` that starts with one of :data:`FORMULA_TRIGGERS` and is not a plain number gets a
-    leading ``'`` (OWASP); any other value, including every non-string, is returned unchanged.
-    A text that already starts with quotes before such a character (``'=x``) gets one more, so
-    that :func:`unescape_cell` gives back every raw text exactly.
+
+def escape_cell(value):
+    r"""``value`` made safe for a spreadsheet cell, a GMT field and a terminal that shows the
+    file.
+
+    * A ``str`` holding a control character (an ESC sequence, a tab, a line end, a
+      right-to-left override: :data:`_FILE_CONTROL`), or starting with :data:`CONTROL_MARK`,
+      is written as ``CONTROL_MARK`` (``'\``) followed by the text with each backslash doubled
+      and each control shown as ``\xNN`` / ``\uNNNN``: nothing in the file can recolour a
+      terminal, reorder what a reader sees or split a field, and the leading ``'`` keeps a
+      spreadsheet from evaluating it.
+    * Otherwise a ``str`` that starts with one of :data:`FORMULA_TRIGGERS` and is not a plain
+      number gets a leading ``'`` (OWASP); a text that already starts with quotes before such
+      a character (``'=x``) gets one more.
+    * Any other value, including every non-string, is returned unchanged.
+
+    :func:`unescape_cell` gives back every raw text exactly.
 
     >>> escape_cell('=HYPERLINK("http://x","y")')
-    '\\'=HYPERLINK("http://x","y")'
+    '\'=HYPERLINK("http://x","y")'
     >>> escape_cell("-1.5"), escape_cell("-2+3"), escape_cell(-2.0), escape_cell("BRCA1")
     ('-1.5', "'-2+3", -2.0, 'BRCA1')
+    >>> print(escape_cell("\u202eevil\x1b[2J"))
+    '\\u202eevil\x1b[2J
     """
-    if isinstance(value, str) and _needs_quote(value):
+    if not isinstance(value, str):
+        return value
+    if _FILE_CONTROL.search(value) or value.startswith(CONTROL_MARK):
+        return CONTROL_MARK + _FILE_CONTROL.sub(_visible, value.replace("\\", "\\\\"))
+    if _needs_quote(value):
         return "'" + value
     return value
 
 
 def unescape_cell(value):
-    """The raw text of a cell written by :func:`escape_cell` (for programs that read the CSV,
-    TSV or GMT files back): one leading ``'`` is removed where :func:`escape_cell` added it.
+    r"""The raw text of a cell written by :func:`escape_cell` (for programs that read the CSV,
+    TSV or GMT files back): a cell starting with :data:`CONTROL_MARK` has its escapes decoded,
+    and otherwise one leading ``'`` is removed where :func:`escape_cell` added it.
 
     >>> unescape_cell("'=HYPERLINK(1)"), unescape_cell("''=x"), unescape_cell("'quoted")
     ('=HYPERLINK(1)', "'=x", "'quoted")
+    >>> unescape_cell(escape_cell("\x1b[31mred\\")) == "\x1b[31mred\\"
+    True
     """
-    if isinstance(value, str) and value.startswith("'") and _needs_quote(value[1:]):
+    if not isinstance(value, str):
+        return value
+    if value.startswith(CONTROL_MARK):
+        def raw(m: re.Match) -> str:
+            code = m.group(1)
+            return "\\" if code == "\\" else chr(int(code[1:], 16))
+
+        return _UNESCAPE.sub(raw, value[len(CONTROL_MARK):])
+    if value.startswith("'") and _needs_quote(value[1:]):
         return value[1:]
     return value
 
@@ -131,21 +176,32 @@ def csv_text(df: pd.DataFrame, **to_csv) -> str:
     return out.to_csv(**to_csv)
 
 
-def printable(text, *, keep_newlines: bool = True) -> str:
+def printable(text, *, keep_newlines: bool = True, keep_tabs: bool = False) -> str:
     """``text`` with control characters shown as ``\\xNN`` / ``\\uNNNN`` escapes.
 
     For messages, names and paths printed on a terminal: an ESC sequence, a carriage return or
     a bidirectional override in a file or feature name cannot recolour the screen, overwrite
     the line or reorder what the user reads. Newlines are kept when ``keep_newlines`` (tables
-    have several lines), escaped otherwise. Tabs are escaped.
+    have several lines), escaped otherwise. Tabs are escaped unless ``keep_tabs`` (HTML, where
+    a tab is white space).
     """
     text = str(text)
 
-    def show(m: re.Match) -> str:
-        code = ord(m.group(0))
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    text = _CONTROL.sub(show, text)
+    text = (_CONTROL if not keep_tabs else _CONTROL_BUT_TAB).sub(_visible, text)
     if not keep_newlines:
         text = text.replace("\n", "\\n")
     return text
+
+
+#: the widest name a table printed on a terminal shows whole (characters)
+SHOWN_NAME_CHARS = 60
+
+
+def shorten(text, width: int = SHOWN_NAME_CHARS) -> str:
+    """``text`` cut to about ``width`` characters for a table printed on a terminal, saying
+    how long it was: a 100,000-character feature name would pad every row of the table to its
+    width (``GGGGGGGG... (100,000 characters)``). Files keep every name whole."""
+    text = str(text)
+    if len(text) <= width:
+        return text
+    return f"{text[:max(1, width - 24)]}... ({len(text):,} characters)"

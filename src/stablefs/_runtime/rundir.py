@@ -121,6 +121,9 @@ _CAUSES = {
     errno.EPERM: ("operation not permitted", "restore write permission"),
     errno.EROFS: ("the file system is read-only", "make it writable"),
     errno.EIO: ("an input/output error of the device", "check the device"),
+    errno.ELOOP: ("a loop of symbolic links in the path", "remove the looping link"),
+    errno.ENOTDIR: ("a file stands where a folder of the path belongs",
+                    "move the file away"),
 }
 if hasattr(errno, "EDQUOT"):
     _CAUSES[errno.EDQUOT] = ("the disk quota is exceeded", "free some of your quota")
@@ -154,6 +157,14 @@ def write_failure(folder, exc: OSError, option: str = "--out") -> ResourceError:
     writes), so the message says that the same command resumes.
     """
     cause, fix = describe_os_error(exc)
+    if os_error_code(exc) in (errno.ELOOP, errno.ENOTDIR):
+        # a link loop or a file where a folder belongs: the rerun meets it again (and refuses
+        # a .partial that is not a folder), so no resume is promised
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        return ResourceError(
+            f"writing to {folder} failed: {cause}{where}; nothing was written through it: "
+            f"{fix}, or choose a new {option} folder (the run cannot resume until then)."
+        )
     return ResourceError(
         f"writing to {folder} failed: {cause}. {fix[0].upper()}{fix[1:]} or choose another "
         f"{option} folder; the same command then resumes (finished work is kept)."
@@ -212,6 +223,20 @@ def _is_link(path: Path) -> bool:
         return stat.S_ISLNK(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def link_on_path(root: Path, rel, *, itself: bool = True) -> Path | None:
+    """The first component of ``root / rel`` below ``root`` that is a symbolic link (``rel``
+    itself too when ``itself``), or ``None``. Deletion never goes through a link: a journal
+    entry ``link/sub`` whose ``link`` leads out of the folder must not remove ``sub`` there."""
+    rel = PurePosixPath(str(rel))
+    parts = rel.parts if itself else rel.parts[:-1]
+    here = Path(root)
+    for part in parts:
+        here = here / part
+        if _is_link(here):
+            return here
+    return None
 
 
 def _listing(names, limit: int = 3) -> str:
@@ -470,9 +495,15 @@ class RunFolder:
             path = self.path / rel
             if not os.path.lexists(path):
                 continue
-            real = path.resolve()
+            try:
+                real = path.resolve()
+            except (OSError, RuntimeError):  # a loop of links (Python < 3.13: RuntimeError)
+                self._refuse(rel.as_posix(), "is a loop of symbolic links")
             if not (real == real_root or real.is_relative_to(real_root)):
                 self._refuse(rel.as_posix(), f"leads out of the folder (to {real})")
+            link = link_on_path(self.path, rel, itself=False)
+            if link is not None:
+                self._refuse(rel.as_posix(), f"is reached through the symbolic link {link}")
             if path.is_dir() and not _is_link(path) and rel.parts[0] != ".partial":
                 self._refuse(rel.as_posix(), "is a folder, not a file stablefs wrote")
             if not os.access(path.parent, os.W_OK | os.X_OK):
@@ -501,6 +532,8 @@ class RunFolder:
                 parents.add(q)
                 q = q.parent
         for d in sorted(parents, key=lambda q: len(q.parts), reverse=True):
+            if link_on_path(self.path, d.relative_to(self.path)) is not None:
+                continue  # never through a link, never a link
             with contextlib.suppress(OSError):
                 d.rmdir()  # only when empty: files of others stay, and so does their folder
 
@@ -560,11 +593,14 @@ class RunFolder:
         try:
             if exc_type is not None and not issubclass(exc_type, KeyboardInterrupt):
                 self._cleanup_failed()
-            elif exc_type is None and self._lock_created and self._lock is not None:
-                # a finished run leaves no lock file behind: unlinked while still held, so
-                # a run starting now locks a new file and finds the finished run
-                with contextlib.suppress(OSError):
-                    (self.path / ".lock").unlink()
+            elif exc_type is None and self._lock is not None:
+                # a finished run leaves no lock file behind, also the one an interrupted
+                # earlier attempt made: unlinked while still held, so a run starting now
+                # locks a new file and finds the finished run
+                lock = self.path / ".lock"
+                if not _is_link(lock):
+                    with contextlib.suppress(OSError):
+                        lock.unlink()
         finally:
             self._release()
         if isinstance(exc, OSError) and self._inside(getattr(exc, "stablefs_target", None)):
@@ -595,7 +631,16 @@ class RunFolder:
             return  # not in the run folder (e.g. a download cache)
         rel = target.relative_to(self._root)
         real_root = self._root.resolve()
-        if not target.parent.resolve().is_relative_to(real_root):
+        try:
+            real_parent = target.parent.resolve()
+        except (OSError, RuntimeError):  # a loop of links (Python < 3.13: RuntimeError)
+            loop = link_on_path(self._root, rel, itself=False) or target.parent
+            raise StablefsError(
+                f"refusing to write {final}: {loop} is a loop of symbolic links; nothing was "
+                f"written through it: remove the link or choose a new {self.option} folder "
+                "(the run cannot resume until then)."
+            ) from None
+        if not real_parent.is_relative_to(real_root):
             links = [self._root / p for p in [*reversed(rel.parents)][1:]
                      if _is_link(self._root / p)]
             where = links[0] if links else target.parent
@@ -629,18 +674,18 @@ class RunFolder:
     def _remove_journaled(self) -> None:
         """Delete the files the journal records (this run's, or an unfinished earlier
         attempt's) and the folders it created, when they are empty; never anything else."""
-        real_root = self.path.resolve()
         for key in self._journal["files"]:
             path = self.path / key
-            if os.path.lexists(path) and path.parent.resolve().is_relative_to(real_root) \
+            # the entry itself may be a link (the link goes, not its target); nothing is
+            # removed through a symbolic link anywhere on the way
+            if os.path.lexists(path) and link_on_path(self.path, key, itself=False) is None \
                     and (_is_link(path) or not path.is_dir()):
                 with contextlib.suppress(OSError):
                     path.unlink()
         for key in sorted(self._journal["dirs"], key=lambda d: d.count("/"), reverse=True):
-            path = self.path / key
-            if not _is_link(path):
+            if link_on_path(self.path, key) is None:
                 with contextlib.suppress(OSError):
-                    path.rmdir()
+                    (self.path / key).rmdir()
         self._journal = {"tool": TOOL, "files": [], "dirs": []}
         with contextlib.suppress(OSError):
             (self.partial / JOURNAL).unlink()
@@ -656,7 +701,7 @@ class RunFolder:
         """The run finished (``run.json`` written): remove its leftovers."""
         self._remove_partial()
 
-    def _remove_partial(self) -> None:
+    def _remove_partial(self, warn: bool = True) -> None:
         """Remove ``.partial``: only what stablefs stores there, never through a link.
 
         ``.partial`` holds the resume state, every file of it written by stablefs's writers
@@ -666,7 +711,8 @@ class RunFolder:
         outside
         the run folder, is left alone; below it, links are never followed nor removed, only
         regular files of those kinds are deleted, and a folder is removed only once empty
-        (something else inside keeps it, and is named in one warning line).
+        (something else inside keeps it, and is named in one warning line unless ``warn`` is
+        false: a failed run's error line comes alone).
         """
         partial = self.partial
         if _is_link(partial) or not partial.is_dir() \
@@ -684,7 +730,7 @@ class RunFolder:
                     path.unlink()
             with contextlib.suppress(OSError):
                 here.rmdir()  # only when empty
-        if kept:
+        if kept and warn:
             logging.getLogger("stablefs").warning(
                 f"{partial} keeps {len(kept)} entr{'y' if len(kept) == 1 else 'ies'} that "
                 f"stablefs did not write (e.g. {kept[0].relative_to(partial)}): nothing was "
@@ -704,7 +750,7 @@ class RunFolder:
         self._remove_journaled()
         if self._has_fits():
             return
-        self._remove_partial()
+        self._remove_partial(warn=False)  # the failure's own line says what went wrong
         self._release()
         if self._lock_created or self._created:
             with contextlib.suppress(OSError):

@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from stablefs._errors import EXIT_INTERRUPTED, EXIT_RESOURCE, StablefsError
+from stablefs._errors import EXIT_INTERRUPTED, EXIT_RESOURCE, EXIT_USAGE, StablefsError
 from stablefs._runtime.escape import printable
 from stablefs.cli._common import _stablefs_version, json_mode, set_command_args
 
@@ -114,14 +114,8 @@ def main(argv=None) -> int:
 
             echo_json({"status": "interrupted", "exit_code": EXIT_INTERRUPTED})
         return EXIT_INTERRUPTED
-    except click.exceptions.ClickException as exc:
-        exc.show()
-        if json_mode():
-            from stablefs.cli._common import echo_json
-
-            echo_json({"status": "error", "exit_code": exc.exit_code,
-                       "error": exc.format_message()})
-        return exc.exit_code
+    except click.exceptions.ClickException as exc:  # a usage error: one line too
+        return _fail(_click_error_line(exc), EXIT_USAGE)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     finally:
@@ -130,6 +124,17 @@ def main(argv=None) -> int:
         logging.getLogger("stablefs").removeHandler(handler)
         _restore_file_size_signal(saved_xfsz)
     return 0
+
+
+def _click_error_line(exc: click.exceptions.ClickException) -> str:
+    """click's usage error (an unknown option, a value of the wrong type, a missing
+    argument) as one line naming the command's help, instead of click's usage block."""
+    text = printable(" ".join(exc.format_message().split()), keep_newlines=False)
+    if len(text) > 300:
+        text = text[:280] + f"... ({len(text):,} characters)"
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "stablefs"
+    return f"{text.rstrip('.')}; see '{where} -h'."
 
 
 def _fail(line: str, code: int) -> int:

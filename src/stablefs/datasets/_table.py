@@ -211,6 +211,20 @@ def guess_separator(first_line: str, suffix: str) -> str | None:
     return sep
 
 
+def _check_header_quotes(path: Path, line: str, sep: str | None) -> None:
+    """Refuse a header row whose quotes do not close: a quoted column name that holds a line
+    break (``"g<newline>1"``) would otherwise be diagnosed as rows of different lengths."""
+    if sep is None or line.count('"') % 2 == 0:
+        return
+    start = line.rfind('"')
+    name = line[start:start + 40]
+    raise StablefsError(
+        f"{path}: the header row has an unclosed quote ({show(name)} at its end): a quoted "
+        "column name holds a line break, or a quote is missing; write every name on one line "
+        "with its quotes closed."
+    )
+
+
 def _looks_like_data(fields: list[str], skip: int | None = -1) -> bool:
     """True when the first row is data, not a header (see :func:`read_table`).
 
@@ -554,6 +568,7 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
     if not sniff.lines:
         raise StablefsError(f"{path}: is empty (no header and no data rows).")
     sep = guess_separator(sniff.lines[0], suffix)
+    _check_header_quotes(path, sniff.lines[0], sep)
     # a table that cannot fit in memory (a gzip bomb, a huge file) is refused before parsing
     sniff.counts = scan_text(path, sniff.compressed, sep,
                              lambda c: c.values * TABLE_BYTES_PER_VALUE)

@@ -62,6 +62,20 @@ SCHEDULER_TIMEOUT = 30.0
 _MAX_HANDSHAKE_BYTES = 1 << 20
 
 
+#: the longest handshake a --scheduler gets (one day): a larger timeout is no timeout, and
+#: past the platform's time range it would overflow the socket's deadline
+MAX_SCHEDULER_TIMEOUT = 86400.0
+
+
+def check_scheduler_timeout(timeout) -> None:
+    """Refuse (one line) a ``--scheduler-timeout`` that is not a number of seconds in
+    (0, :data:`MAX_SCHEDULER_TIMEOUT`]: zero, negative, NaN, infinite or ``1e308``."""
+    if (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
+            or not 0 < timeout <= MAX_SCHEDULER_TIMEOUT):
+        raise StablefsError(f"--scheduler-timeout must be a positive number of seconds, at most "
+                            f"{MAX_SCHEDULER_TIMEOUT:g} (a day), not {timeout}.")
+
+
 def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
     """Refuse, within ``timeout`` seconds in total, a Dask scheduler address that does not
     complete a Dask handshake (one line naming the address).
@@ -78,9 +92,7 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
     import struct
     from urllib.parse import urlparse
 
-    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
-        raise StablefsError(f"--scheduler-timeout must be a positive number of seconds, not "
-                            f"{timeout}.")
+    check_scheduler_timeout(timeout)
     text = address if "://" in address else f"tcp://{address}"
     parsed = urlparse(text)
     try:
@@ -183,6 +195,7 @@ def check_backend(backend: str, scheduler: str | None = None,
     ``scheduler_timeout`` seconds (one line each; :func:`check_scheduler`)."""
     if backend not in ("loky", "dask"):
         raise StablefsError(f"unknown backend {backend!r}: choose loky or dask.")
+    check_scheduler_timeout(scheduler_timeout)
     if scheduler and backend != "dask":
         raise StablefsError("--scheduler needs --backend dask.")
     if backend == "dask":

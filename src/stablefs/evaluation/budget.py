@@ -64,7 +64,22 @@ class Part:
     @property
     def seconds(self) -> float:
         """The lower bound of its CPU time."""
-        return self.tasks * (TASK_FLOOR_SECONDS + self.members * MEMBER_FLOOR_SECONDS)
+        return _real(self.tasks) * (TASK_FLOOR_SECONDS
+                                    + _real(self.members) * MEMBER_FLOOR_SECONDS)
+
+
+def _real(count) -> float:
+    """A count as a float; a whole number beyond the float range is 1e300 (still huge)."""
+    try:
+        return float(count)
+    except OverflowError:
+        return 1e300
+
+
+def _count(value: int) -> str:
+    """``100,000,000,000``; a number of more than 18 digits as ``about 10^400``."""
+    text = str(int(value)) if abs(value) < 10**4000 else ""
+    return f"{int(value):,}" if text and len(text) <= 18 else f"about 10^{len(text) - 1}"
 
 
 def method_members(spec) -> tuple[float, str | None]:
@@ -77,10 +92,10 @@ def method_members(spec) -> tuple[float, str | None]:
 
     members, largest = 1.0, None
     for key, value, weight in chain_repetitions(spec):
-        members *= max(1, value) * weight
+        members = min(1e300, members * _real(max(1, value)) * weight)
         if largest is None or value > largest[1]:
             largest = (key, value)
-    return members, (f"{largest[0]} = {largest[1]:,}" if largest else None)
+    return members, (f"{largest[0]} = {_count(largest[1])}" if largest else None)
 
 
 def fit_memory(n_samples: int, n_features: int, n_sizes: int, n_classifiers: int) -> float:
@@ -91,6 +106,8 @@ def fit_memory(n_samples: int, n_features: int, n_sizes: int, n_classifiers: int
 
 
 def _format_seconds(seconds: float) -> str:
+    if seconds >= 1e6 * 365.25 * 86400:
+        return "more than a million years"
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600)):
         if seconds >= size:
             return f"{seconds / size:,.0f} {unit}"
@@ -123,7 +140,7 @@ def check_budget(parts, *, allow: bool = False, cores: int | None = None,
     if allow or not parts:
         return
     cores = cores or usable_cores()
-    total = sum(p.seconds for p in parts) / cores
+    total = min(1e300, sum(p.seconds for p in parts)) / cores
     if total > HORIZON_SECONDS:
         worst = max(parts, key=lambda p: p.seconds)
         floor = f"{TASK_FLOOR_SECONDS * 1000:g} ms a fit"
@@ -137,7 +154,7 @@ def check_budget(parts, *, allow: bool = False, cores: int | None = None,
     from stablefs._runtime.memory import available_memory, format_bytes
 
     room = available_memory() if room is None else room
-    need = sum(p.memory for p in parts)
+    need = min(1e300, sum(_real(p.memory) for p in parts))
     if room is not None and need > room:
         worst = max(parts, key=lambda p: p.memory)
         raise ResourceError(
@@ -161,35 +178,51 @@ def comparison_parts(methods, n_resamples: int, *, n_samples: int, n_features: i
                      permutation_resamples: int = 0, nested_outer: int = 0,
                      nested_inner: int = 0, repeats_option: str = "--repeats") -> list[Part]:
     """The parts of a comparison (``compare``, ``select --resamples``): its fits, its
-    permutation test and its nested estimate."""
+    permutation test and its nested estimate. Each names the option of its larger factor:
+    the count of fits, or the member fits of a method (its repetitions in ``-m``)."""
     per_fit = fit_memory(n_samples, n_features, n_sizes, n_classifiers)
+    labels = [(m if len(m) <= 60 else m[:50] + f"... ({len(m):,} characters)")
+              if isinstance(m, str) else type(m).__name__ for m in methods]
     members = [method_members(m) for m in methods]
+
+    def method_option(i: int) -> str:
+        return f"{members[i][1].split(' =')[0]} in -m {labels[i]!r}"
+
+    def described(i: int) -> str:
+        return f" ({members[i][1]} member fits each)" if members[i][1] else ""
+
     parts = []
-    for spec, (m, largest) in zip(methods, members):
-        label = spec if isinstance(spec, str) else type(spec).__name__
-        dominated = m * MEMBER_FLOOR_SECONDS > TASK_FLOOR_SECONDS and largest
+    for i, (m, _) in enumerate(members):
+        by_method = m > _real(n_resamples) and members[i][1] is not None
         parts.append(Part(
-            f"the comparison's {n_resamples:,} fits of {label}"
-            + (f" ({largest} member fits each)" if dominated else ""),
-            f"{largest.split(' =')[0]} in -m {label!r}" if dominated else repeats_option,
-            n_resamples, m, n_resamples * per_fit))
+            f"the comparison's {_count(n_resamples)} fits of {labels[i]}"
+            + (described(i) if by_method else ""),
+            method_option(i) if by_method else repeats_option,
+            _real(n_resamples), m, _real(n_resamples) * per_fit))
+    top = max(range(len(members)), key=lambda i: members[i][0], default=None)
+    top_members = members[top][0] if top is not None else 1.0
     mean_members = max(1.0, sum(m for m, _ in members) / max(1, len(members)))
     if permutations:
         # (B + 1) x R x M fits: every permutation (and the observed procedure) fits every
-        # method on R resamples and repeats the choice; each keeps its statistic and choice
-        bigger = ("--permutations" if permutations >= permutation_resamples
+        # method on R resamples and repeats the choice; it keeps its statistic and choice
+        tasks = (_real(permutations) + 1) * _real(permutation_resamples) * len(methods)
+        option = ("--permutations" if permutations >= permutation_resamples
                   else "--permutation-resamples")
-        tasks = (float(permutations) + 1) * permutation_resamples * len(methods)
-        parts.append(Part(f"the permutation test's {permutations + 1:,} x "
-                          f"{permutation_resamples:,} x {len(methods)} refits", bigger,
-                          tasks, mean_members,
-                          float(permutations) * _ROW_BYTES
-                          + float(permutation_resamples) * len(methods) * per_fit))
+        by_method = top is not None and top_members > tasks and members[top][1] is not None
+        parts.append(Part(f"the permutation test's {_count(permutations + 1)} x "
+                          f"{_count(permutation_resamples)} x {len(methods)} refits"
+                          + (f" of {labels[top]}{described(top)}" if by_method else ""),
+                          method_option(top) if by_method else option, tasks, mean_members,
+                          _real(permutations) * _ROW_BYTES
+                          + _real(permutation_resamples) * len(methods) * per_fit))
     if nested_outer:
         outer = min(nested_outer, n_resamples)
-        tasks = float(outer) * nested_inner * len(methods)
-        parts.append(Part(f"the nested estimate's {outer:,} x {nested_inner:,} x "
-                          f"{len(methods)} fits", "--nested", tasks,
+        tasks = _real(outer) * _real(nested_inner) * len(methods)
+        by_method = top is not None and top_members > tasks and members[top][1] is not None
+        parts.append(Part(f"the nested estimate's {_count(outer)} x {_count(nested_inner)} x "
+                          f"{len(methods)} fits"
+                          + (f" of {labels[top]}{described(top)}" if by_method else ""),
+                          method_option(top) if by_method else "--nested", tasks,
                           mean_members,
-                          float(nested_inner) * len(methods) * per_fit))
+                          _real(nested_inner) * len(methods) * per_fit))
     return parts

@@ -14,7 +14,6 @@ The figures are also written as ``figures/*.png`` and ``*.svg``.
 from __future__ import annotations
 
 import base64
-import html
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -60,7 +59,9 @@ def measure_label(measure: str) -> str:
 
 
 def _esc(text) -> str:
-    return html.escape(str(text), quote=True)
+    from stablefs.report.render import html_escape
+
+    return html_escape(text)
 
 
 def _num(v, digits: int = 3) -> str:

@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from stablefs._runtime.escape import printable
+
 __all__ = [
     "BulletList",
     "Code",
@@ -156,7 +158,7 @@ def md_escape(text: str) -> str:
     as is: CommonMark never reads intra-word ``_`` as emphasis). Line breaks become
     spaces, so a name cannot break a table row.
     """
-    text = " ".join(str(text).splitlines())
+    text = printable(" ".join(str(text).splitlines()))  # ESC, bidi overrides: visible
     out = []
     n = len(text)
     for i, ch in enumerate(text):
@@ -176,8 +178,10 @@ def md_escape(text: str) -> str:
 
 
 def html_escape(text: str) -> str:
-    """Escape ``& < > " '`` for HTML text and attribute values."""
-    return html.escape(str(text), quote=True)
+    """Escape ``& < > " '`` for HTML text and attribute values, and show control characters
+    (an ESC sequence, a right-to-left override that would reorder what the reader sees) as
+    visible escapes (:func:`stablefs._runtime.escape.printable`)."""
+    return html.escape(printable(text, keep_tabs=True), quote=True)
 
 
 def _slug(text: str, used: set[str]) -> str:

@@ -296,6 +296,15 @@ class StabilitySelection(BaseSelector):
     def _default_n_features_to_select(self, k: int) -> int:
         return int(self.stable_set_.size)
 
+    def inner_params_set(self) -> dict[str, str]:
+        """Parameters of the wrapped selector that every fit sets, so that a value given for
+        them is ignored (:func:`stablefs.methods.make_selector` refuses it): a penalised
+        logistic base's ``C`` comes from the grid of penalties."""
+        if isinstance(self.selector, _PenalizedLogistic):
+            return {"C": "stability selection fits every half-sample along its grid of "
+                         "penalties (grid=, C values)"}
+        return {}
+
     def _grid(self, X, y, weights, half_size) -> np.ndarray:
         penalized = isinstance(self.selector, _PenalizedLogistic)
         if self.grid is not None:
