@@ -8,8 +8,8 @@ a few sizes, the load runs in a fresh process whose peak resident memory Linux m
 inputs (the ``--labels`` sample sheet, the ``--annotation`` table), registry conversions and
 resume state have their guards too.
 
-Sizes: 1 to 2 million values per file (peaks of 20 to 230 MB); the measurements take about
-a minute of CPU in all.
+Sizes: 1 and 3 million values per file (the raw-scale check samples 2 million; peaks of 20 to
+330 MB); the measurements take about a minute of CPU in all.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ needs_proc = pytest.mark.skipif(not can_measure(),
                                 reason="needs Linux /proc/self/clear_refs to measure a peak")
 
 #: (n samples, p features) of the measured files: wide (expression-like) and tall
-SHAPES = [(100, 10000), (200, 10000), (4000, 250)]
+SHAPES = [(100, 10000), (300, 10000), (4000, 250)]
 #: the estimate must lie within this factor of the measured peak, either way
 WITHIN = 1.5
 
@@ -198,9 +198,12 @@ def test_text_table_pandas_path_is_checked_before_pandas_reads(tmp_path, monkeyp
     path, options = write_table(tmp_path / "data.csv", 100, 3000, "missing")
     calls = []
     monkeypatch.setattr(_table, "read_csv", lambda *a, **k: calls.append(1))
-    # 300,100 values: 5.7 MiB for the fast reader, 8.2 MiB with pandas (17 B/value, the
-    # 2.1 MB of text and 2 KiB per column)
-    _limit(monkeypatch, "7M")
+    # 300,100 values: 9.4 MiB for the fast reader (the load's last steps, 33 B/value),
+    # 12.7 MiB with pandas (17 B/value, the 2.1 MB of text and 2 KiB per column)
+    from stablefs.datasets._limits import table_bytes
+
+    assert table_bytes(300_100) < 11 << 20
+    _limit(monkeypatch, "11M")
     with pytest.raises(StablefsError) as info:
         load(path, **options)
     assert "reading this table with pandas" in str(info.value) and calls == []

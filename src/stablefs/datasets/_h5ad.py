@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from stablefs._errors import StablefsError
-from stablefs.datasets._limits import check_fits
+from stablefs.datasets._limits import check_fits, finish_bytes
 
 __all__ = ["audit_h5ad", "check_h5ad_sizes"]
 
@@ -120,6 +120,7 @@ def check_h5ad_sizes(path: Path) -> None:
             f"{path}: is not a readable .h5ad file ({_first_line(exc)}).") from None
     what = "the datasets it declares"
     if shape is not None and len(shape) == 2:
-        total += 8 * int(shape[0]) * int(shape[1])
+        values = int(shape[0]) * int(shape[1])
+        total = max(total + 8 * values, finish_bytes(values))
         what += f" (X {int(shape[0])} x {int(shape[1])}, as dense float64)"
     check_fits(total, str(path), what)

@@ -42,12 +42,30 @@ from stablefs._runtime.memory import (
 from stablefs._runtime.memory import refusal as _refusal
 
 __all__ = ["DATA_HINT", "MEMORY_LIMIT_ENV", "TextCounts", "available_memory", "check_fits",
-           "format_bytes", "recorded_estimates", "scan_inflated", "scan_text",
-           "scan_text_values"]
+           "finish_bytes", "format_bytes", "recorded_estimates", "scan_inflated", "scan_text",
+           "scan_text_values", "table_bytes"]
 
-#: bytes of memory per value of a text table read by the fast reader (NumPy's loadtxt and
-#: the load's checks; ``tests/test_safety_memory.py`` measures it against the peak)
-TABLE_BYTES_PER_VALUE = 20
+#: bytes of memory per value while NumPy's reader parses a text table (the matrix as it grows;
+#: ``tests/test_safety_memory.py`` measures every figure here against the peak)
+TABLE_BYTES_PER_VALUE = 13
+#: bytes per judged value of the load's last step, the raw-scale check
+#: (:func:`stablefs.datasets._scale.value_scale`: the finite values, their partition for the
+#: percentiles and the centred values with one temporary, at most ``SAMPLE_VALUES`` of them)
+SCALE_BYTES_PER_VALUE = 25
+
+
+def finish_bytes(values: int) -> int:
+    """Memory of a load's last steps for a matrix of ``values`` values: the float64 matrix and
+    the raw-scale check of (a sample of) its values. Every reader's estimate is at least
+    this."""
+    from stablefs.datasets._scale import SAMPLE_VALUES
+
+    return 8 * int(values) + SCALE_BYTES_PER_VALUE * min(int(values), SAMPLE_VALUES)
+
+
+def table_bytes(values: int) -> int:
+    """Memory of reading a text table of ``values`` values with NumPy's reader."""
+    return max(TABLE_BYTES_PER_VALUE * int(values), finish_bytes(values))
 
 _CHUNK = 1 << 20
 
@@ -145,9 +163,10 @@ def scan_text_values(path: Path, compressed: bool, sep: str | None, *,
                      bytes_per_text_byte: int = 0,
                      what: str = "reading this table") -> TextCounts | None:
     """:func:`scan_text` with a memory of ``bytes_per_value × values + bytes_per_text_byte ×
-    text bytes``."""
+    text bytes``, and at least :func:`finish_bytes`."""
     return scan_text(path, compressed, sep,
-                     lambda c: c.values * bytes_per_value + c.text * bytes_per_text_byte,
+                     lambda c: max(c.values * bytes_per_value + c.text * bytes_per_text_byte,
+                                   finish_bytes(c.values)),
                      what=what)
 
 

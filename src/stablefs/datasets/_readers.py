@@ -55,7 +55,7 @@ from stablefs.datasets._finish import (
 )
 from stablefs.datasets._h5ad import check_h5ad_sizes
 from stablefs.datasets._inmemory import DEFAULT_MAX_DENSE_BYTES, read_anndata
-from stablefs.datasets._limits import check_fits, scan_text_values
+from stablefs.datasets._limits import check_fits, finish_bytes, scan_text_values
 from stablefs.datasets._table import (
     SUPPORTED,
     TABLE_SEPARATORS,
@@ -527,8 +527,9 @@ def check_npz_sizes(path: Path) -> None:
     total = 0
     for shape, dtype in arrays.values():
         total += int(np.prod(shape, dtype=object)) * max(1, dtype.itemsize)
-    if "X" in arrays:  # the float64 copy made of it (measured: tests/test_safety_memory.py)
-        total += 8 * int(np.prod(arrays["X"][0], dtype=object))
+    if "X" in arrays:  # the float64 copy made of it, or the load's last steps
+        values = int(np.prod(arrays["X"][0], dtype=object))
+        total = max(total + 8 * values, finish_bytes(values))
     declared = ", ".join(f"{k} {'x'.join(map(str, s)) or 'scalar'} {d}"
                          for k, (s, d) in list(arrays.items())[:4])
     check_fits(total, str(path), f"the arrays its headers declare ({declared})")

@@ -51,7 +51,7 @@ from stablefs.datasets._finish import (
     split_fields,
     warn,
 )
-from stablefs.datasets._limits import TABLE_BYTES_PER_VALUE, check_fits, scan_text
+from stablefs.datasets._limits import check_fits, finish_bytes, scan_text, table_bytes
 
 TABLE_SEPARATORS = {".csv": ",", ".tsv": "\t", ".txt": None}
 SUPPORTED = ".csv, .tsv, .txt (each optionally .gz), .arff, .npz, .h5ad"
@@ -72,8 +72,8 @@ _BLOCK_BYTES = 8 << 20
 
 #: Memory of pandas' reader (the fallback of files NumPy's cannot parse), by orientation:
 #: bytes per value, per byte of text (its tokenizer keeps the text) and per column of the
-#: file, measured (``tests/test_safety_memory.py``; the fast reader's figure is
-#: :data:`~stablefs.datasets._limits.TABLE_BYTES_PER_VALUE`)
+#: file, measured (``tests/test_safety_memory.py``; the fast reader's is
+#: :func:`~stablefs.datasets._limits.table_bytes`)
 PANDAS_MEMORY = {False: (17, 1, 2048), True: (24, 1, 3584)}
 
 
@@ -570,8 +570,7 @@ def read_table(path: Path, options, *, engine: str = "auto") -> Dataset:
     sep = guess_separator(sniff.lines[0], suffix)
     _check_header_quotes(path, sniff.lines[0], sep)
     # a table that cannot fit in memory (a gzip bomb, a huge file) is refused before parsing
-    sniff.counts = scan_text(path, sniff.compressed, sep,
-                             lambda c: c.values * TABLE_BYTES_PER_VALUE)
+    sniff.counts = scan_text(path, sniff.compressed, sep, lambda c: table_bytes(c.values))
     meta: dict = {"format": suffix.lstrip(".") + (".gz" if sniff.compressed else "")}
     if options.transpose:
         return _read_transposed(path, sniff, sep, options, meta, engine)
@@ -772,7 +771,8 @@ def _check_pandas(path: Path, sniff: _Sniff, n_columns: int, *, transposed: bool
         return
     per_value, per_byte, per_column = PANDAS_MEMORY[transposed]
     counts = sniff.counts
-    check_fits(counts.values * per_value + counts.text * per_byte + n_columns * per_column,
+    check_fits(max(counts.values * per_value + counts.text * per_byte + n_columns * per_column,
+                   finish_bytes(counts.values)),
                str(path), f"reading this table with pandas ({counts.values:,} values in "
                f"{n_columns:,} columns: it has text or missing values)")
 
