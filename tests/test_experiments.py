@@ -410,7 +410,9 @@ def test_cli_says_how_to_shorten_a_very_long_run(tmp_path, capsys, monkeypatch):
     code, _, err = cli(args, capsys)
     assert code == 0 and "resumes where it stopped" not in err
     monkeypatch.setattr(type(exp), "estimate_seconds", lambda self, config, n_jobs: 40 * 86400)
-    code, _, err = cli(args, capsys)
+    code, _, err = cli(args, capsys)  # beyond the 30 days a run may take (issue 35)
+    assert code == 2 and "the estimated wall time is 40 days" in err and "--allow-huge" in err
+    code, _, err = cli(args + ["--allow-huge"], capsys)
     assert code == 0 and "expected ~40 days" in err
     assert "resumes where it stopped" in err and "--quick" in err
     assert "full setting" not in err  # a custom configuration is not the paper's
