@@ -51,7 +51,13 @@ from stablefs.datasets._finish import (
     split_fields,
     warn,
 )
-from stablefs.datasets._limits import check_fits, finish_bytes, scan_text, table_bytes
+from stablefs.datasets._limits import (
+    TextCounts,
+    check_fits,
+    finish_bytes,
+    scan_text,
+    table_bytes,
+)
 
 TABLE_SEPARATORS = {".csv": ",", ".tsv": "\t", ".txt": None}
 SUPPORTED = ".csv, .tsv, .txt (each optionally .gz), .arff, .npz, .h5ad"
@@ -187,7 +193,7 @@ class _Sniff:
             text[0] = text[0].lstrip("\ufeff")
         self.lines = text
         #: what the memory check counted (:func:`stablefs.datasets._limits.scan_text`)
-        self.counts = None
+        self.counts: TextCounts | None = None  # the scan's counts, set by the reader
 
     def open_text(self, path: Path):
         """The file as text (universal newlines), positioned at its start."""

@@ -11,6 +11,7 @@ them. :mod:`stablefs.evaluation.runner` re-exports every name.
 from __future__ import annotations
 
 import hashlib
+import math
 import numbers
 import time
 
@@ -70,8 +71,12 @@ MAX_SCHEDULER_TIMEOUT = 86400.0
 def check_scheduler_timeout(timeout) -> None:
     """Refuse (one line) a ``--scheduler-timeout`` that is not a number of seconds in
     (0, :data:`MAX_SCHEDULER_TIMEOUT`]: zero, negative, NaN, infinite or ``1e308``."""
+    try:
+        seconds = float(timeout)
+    except (TypeError, ValueError, OverflowError):
+        seconds = math.nan
     if (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
-            or not 0 < timeout <= MAX_SCHEDULER_TIMEOUT):
+            or not 0 < seconds <= MAX_SCHEDULER_TIMEOUT):
         raise StablefsError(f"--scheduler-timeout must be a positive number of seconds, at most "
                             f"{MAX_SCHEDULER_TIMEOUT:g} (a day), not {timeout}.")
 

@@ -186,43 +186,49 @@ def comparison_parts(methods, n_resamples: int, *, n_samples: int, n_features: i
     members = [method_members(m) for m in methods]
 
     def method_option(i: int) -> str:
-        return f"{members[i][1].split(' =')[0]} in -m {labels[i]!r}"
+        return f"{(members[i][1] or '').split(' =')[0]} in -m {labels[i]!r}"
 
     def described(i: int) -> str:
         return f" ({members[i][1]} member fits each)" if members[i][1] else ""
 
     parts = []
     for i, (m, _) in enumerate(members):
-        by_method = m > _real(n_resamples) and members[i][1] is not None
+        dominated = m > _real(n_resamples) and members[i][1] is not None
         parts.append(Part(
             f"the comparison's {_count(n_resamples)} fits of {labels[i]}"
-            + (described(i) if by_method else ""),
-            method_option(i) if by_method else repeats_option,
+            + (described(i) if dominated else ""),
+            method_option(i) if dominated else repeats_option,
             _real(n_resamples), m, _real(n_resamples) * per_fit))
     top = max(range(len(members)), key=lambda i: members[i][0], default=None)
     top_members = members[top][0] if top is not None else 1.0
     mean_members = max(1.0, sum(m for m, _ in members) / max(1, len(members)))
+
+    def by_method(tasks: float) -> int | None:
+        """The method whose member fits outnumber ``tasks`` (the larger factor), if any."""
+        if top is not None and top_members > tasks and members[top][1] is not None:
+            return top
+        return None
     if permutations:
         # (B + 1) x R x M fits: every permutation (and the observed procedure) fits every
         # method on R resamples and repeats the choice; it keeps its statistic and choice
         tasks = (_real(permutations) + 1) * _real(permutation_resamples) * len(methods)
         option = ("--permutations" if permutations >= permutation_resamples
                   else "--permutation-resamples")
-        by_method = top is not None and top_members > tasks and members[top][1] is not None
+        i = by_method(tasks)
         parts.append(Part(f"the permutation test's {_count(permutations + 1)} x "
                           f"{_count(permutation_resamples)} x {len(methods)} refits"
-                          + (f" of {labels[top]}{described(top)}" if by_method else ""),
-                          method_option(top) if by_method else option, tasks, mean_members,
+                          + (f" of {labels[i]}{described(i)}" if i is not None else ""),
+                          method_option(i) if i is not None else option, tasks, mean_members,
                           _real(permutations) * _ROW_BYTES
                           + _real(permutation_resamples) * len(methods) * per_fit))
     if nested_outer:
         outer = min(nested_outer, n_resamples)
         tasks = _real(outer) * _real(nested_inner) * len(methods)
-        by_method = top is not None and top_members > tasks and members[top][1] is not None
+        i = by_method(tasks)
         parts.append(Part(f"the nested estimate's {_count(outer)} x {_count(nested_inner)} x "
                           f"{len(methods)} fits"
-                          + (f" of {labels[top]}{described(top)}" if by_method else ""),
-                          method_option(top) if by_method else "--nested", tasks,
+                          + (f" of {labels[i]}{described(i)}" if i is not None else ""),
+                          method_option(i) if i is not None else "--nested", tasks,
                           mean_members,
                           _real(nested_inner) * len(methods) * per_fit))
     return parts
