@@ -94,7 +94,8 @@ def test_sample_sheet_estimate_is_within_1_5x_of_the_peak(tmp_path, rows):
     warm = write_sheet(tmp_path / "warm.csv", 40, 40)
     sheet = write_sheet(tmp_path / "sheet.csv", 40, rows)
     result = measure(data, {"labels": str(sheet)}, data, {"labels": str(warm)})
-    assert "are not in" in result["error"]  # the other studies' samples, after reading
+    # the other studies' samples are left out (one warning line); the join costs its part
+    assert result["error"] is None and result["shape"] == [40, 5], result
     _check(result, f"sheet of {rows} rows")
 
 

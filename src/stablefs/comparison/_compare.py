@@ -377,7 +377,7 @@ def compare(
         encode_nominal: bool = False, annotation: str | os.PathLike[str] | None = None,
         out: str | os.PathLike[str] | None = None, force: bool = False, report: bool = True,
         svg: bool = False, progress: bool | Literal["bar", "lines"] | None = False,
-        verbose: int = 0,
+        verbose: int = 0, allow_huge: bool = False,
 ) -> Comparison:
     """Compare the stability and accuracy of feature selection methods on one data set.
 
@@ -457,6 +457,11 @@ def compare(
         A progress bar on stderr (``True``), or a line per tenth (``"lines"``).
     verbose : int, default 0
         More log messages (logger ``"stablefs"``).
+    allow_huge : bool, default False
+        Run even when the counts (``repeats``, ``permutations``, ``nested``, a method's
+        ``n_estimators``, ...) promise more than 30 days of work on this machine's cores or
+        results beyond its memory (:mod:`stablefs.evaluation.budget`); without it such a
+        comparison is refused before any work (CLI ``--allow-huge``).
 
     Returns
     -------
@@ -501,7 +506,8 @@ def compare(
         permutation_resamples=permutation_resamples, nested=nested, report=report, svg=svg,
         label=label, labels=labels, layer=layer, feature_names=feature_names,
         transpose=transpose, missing=missing, drop_nominal=drop_nominal,
-        encode_nominal=encode_nominal, scale=scale, annotation=annotation)
+        encode_nominal=encode_nominal, scale=scale, annotation=annotation,
+        allow_huge=allow_huge)
     plan = prepare(data, options, out=out, force=force,
                    command=python_call(data, options, out))
     if not plan.reusable:

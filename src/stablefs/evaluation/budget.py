@@ -215,7 +215,7 @@ def comparison_parts(methods, n_resamples: int, *, n_samples: int, n_features: i
         option = ("--permutations" if permutations >= permutation_resamples
                   else "--permutation-resamples")
         i = by_method(tasks)
-        parts.append(Part(f"the permutation test's {_count(permutations + 1)} x "
+        parts.append(Part(f"the permutation test's {_count(permutations)} x "
                           f"{_count(permutation_resamples)} x {len(methods)} refits"
                           + (f" of {labels[i]}{described(i)}" if i is not None else ""),
                           method_option(i) if i is not None else option, tasks, mean_members,
