@@ -92,6 +92,15 @@ def write_npz(path: Path, n: int, p: int) -> tuple[Path, dict]:
     return path, {}
 
 
+def write_raw_npz(path: Path, n: int, p: int) -> tuple[Path, dict]:
+    """An ``.npz`` of raw-looking intensities (log-normal: 99th percentile about 5,000,
+    skewness far above 2), which ``--scale auto`` log2-transforms."""
+    X = np.round(np.exp(np.random.default_rng(0).normal(5, 1.5, size=(n, p))), 1)
+    np.savez(path, X=X, y=np.array(["ab"[i % 2] for i in range(n)]),
+             feature_names=np.array([f"g{j}" for j in range(p)]))
+    return path, {}
+
+
 def write_h5ad(path: Path, n: int, p: int) -> tuple[Path, dict]:
     import anndata  # noqa: PLC0415
     import pandas as pd
@@ -129,6 +138,8 @@ from stablefs.datasets import load
 from stablefs.datasets._annotation import load_annotation
 from stablefs.datasets._limits import recorded_estimates
 from stablefs.datasets._rdata import read_rdata
+from stablefs.comparison._inputs import load_data
+from stablefs.comparison._options import CompareOptions
 
 def status():
     out = {}
@@ -141,6 +152,8 @@ def status():
 def call(kind, path, options):
     if kind == "load":
         return load(path, **options).X.shape
+    if kind == "compare":  # compare's load: the data options' defaults, --scale auto
+        return load_data(path, CompareOptions().check().data_options(), 0).X.shape
     if kind == "annotation":
         return load_annotation(path, [f"g{j}" for j in range(options["features"])]).shape
     return read_rdata(path, options.get("name")).X.shape
@@ -165,7 +178,8 @@ print(json.dumps({"peak": after["VmHWM"] - before, "shape": shape, "error": erro
 
 def measure(path: Path, options: dict, warm: Path, warm_options: dict | None = None, *,
             call: str = "load") -> dict:
-    """Run ``call`` (``"load"``: :func:`stablefs.datasets.load`; ``"annotation"``:
+    """Run ``call`` (``"load"``: :func:`stablefs.datasets.load`; ``"compare"``: the load of
+    ``compare`` with its default ``--scale auto``; ``"annotation"``:
     ``load_annotation`` for ``options["features"]`` features ``g0 ...``; ``"rdata"``:
     ``read_rdata``) on ``path`` in a new process, after ``warm``: ``{"peak", "estimate",
     "shape", "error", "estimates"}`` (bytes; ``estimate`` is the largest of the checks)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memory_helpers import (
@@ -26,6 +27,7 @@ from memory_helpers import (
     write_arff,
     write_h5ad,
     write_npz,
+    write_raw_npz,
     write_sheet,
     write_table,
 )
@@ -85,6 +87,35 @@ def test_h5ad_estimate_is_within_1_5x_of_the_peak(tmp_path, shape):
     warm, _ = write_h5ad(tmp_path / "warm.h5ad", 10, 6)
     path, options = write_h5ad(tmp_path / "data.h5ad", *shape)
     _check(measure(path, options, warm, {}), f".h5ad {shape}")
+
+
+@needs_proc
+@pytest.mark.parametrize("shape", [(300, 10000), (1000, 6000)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_scale_auto_log2_copy_estimate_is_within_1_5x_of_the_peak(tmp_path, shape):
+    """Raw-looking data under compare's default ``--scale auto``: the load, the scale check
+    and the log2 copy beside the data (beyond 2 million values the copy is the peak)."""
+    warm, _ = write_raw_npz(tmp_path / "warm.npz", 10, 200)
+    path, options = write_raw_npz(tmp_path / "data.npz", *shape)
+    result = measure(path, options, warm, {}, call="compare")
+    assert result["shape"] == list(shape)
+    assert any("log2" in what for _, what, _ in result["estimates"]), result["estimates"]
+    _check(result, f"raw .npz {shape}, scale auto")
+
+
+def test_scale_auto_log2_copy_is_refused_in_one_line(monkeypatch):
+    from stablefs.datasets._dataset import Dataset
+    from stablefs.datasets._scale import log2_dataset
+
+    X = np.full((100, 1000), 500.0)
+    ds = Dataset(X, np.repeat(["a", "b"], 50), np.array([f"g{j}" for j in range(1000)]),
+                 name="raw")
+    monkeypatch.setenv("STABLEFS_MEMORY_LIMIT", "1M")  # the data and their copy: 1.7 MB
+    with pytest.raises(StablefsError) as info:
+        log2_dataset(ds)
+    assert info.value.exit_code == EXIT_RESOURCE and "\n" not in str(info.value)
+    assert "log2(max(x, 0) + 1) copy" in str(info.value) and "--scale raw" in str(info.value)
+    monkeypatch.setenv("STABLEFS_MEMORY_LIMIT", "2M")
+    assert log2_dataset(ds).X[0, 0] == np.log2(501.0)
 
 
 @needs_proc

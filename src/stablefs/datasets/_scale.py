@@ -226,10 +226,18 @@ def log2_dataset(ds, *, warn: bool = True, before: ValueScale | None = None):
     "min_before": ..., "max_before": ...}``); one warning line when negatives were floored
     (``warn=False``: the caller states it, as ``stablefs benchmark`` does). ``before`` is
     :func:`value_scale` of ``ds.X`` when the caller has it already."""
-    from stablefs._runtime.memory import check_fits
+    import os
 
-    # the transform makes one new float64 matrix (and a boolean mask) beside the data
-    check_fits(9 * int(np.size(ds.X)), ds.name, "its log2(max(x, 0) + 1) copy",
+    from stablefs._runtime.memory import MEMORY_LIMIT_ENV, check_fits
+
+    # the transform makes one new float64 matrix (and a boolean mask) beside the data: under
+    # STABLEFS_MEMORY_LIMIT the load as a whole (data and copy) must fit in it; otherwise the
+    # copy must fit in what the machine still has (the data hold their part already)
+    values = int(np.size(ds.X))
+    limited = bool(os.environ.get(MEMORY_LIMIT_ENV, "").strip())
+    check_fits((17 if limited else 9) * values, ds.name,
+               "the data and their log2(max(x, 0) + 1) copy" if limited
+               else "their log2(max(x, 0) + 1) copy",
                hint="use a machine with more memory, keep fewer features first, or keep the "
                     "values as given (--scale raw)")
     before = value_scale(ds.X) if before is None else before
