@@ -309,3 +309,19 @@ def test_resume_in_the_nested_estimate_reuses_every_valid_fit(tmp_path, capsys):
     assert run(["compare", data, *FAST, "--nested", "2:2", "--out", fresh], capsys)[0] == 0
     for name in ("stability.csv", "nested.csv"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("content", ['{"fits": Infinity}', '{"fits": -3}', '{"fits": NaN}',
+                                     '[1, 2]', '{"fits": "soon"}', '{"fits": 1e999}'])
+def test_tampered_phase_times_are_not_counted(tmp_path, caplog, content):
+    """``.partial/phase_seconds.json`` (the earlier attempts' phase times, reported in run.json
+    and the report) holds durations or is dropped with one warning line."""
+    from stablefs.comparison._trust import PhaseClock
+
+    (tmp_path / PhaseClock.FILE).write_text(content)
+    with caplog.at_level("WARNING", logger="stablefs"):
+        assert PhaseClock(tmp_path).seconds == {}
+    lines = [r.getMessage() for r in caplog.records if r.name == "stablefs"]
+    assert len(lines) == 1 and "not counted" in lines[0], lines
+    (tmp_path / PhaseClock.FILE).write_text('{"fits": 1.5, "permutation": 0}')
+    assert PhaseClock(tmp_path).seconds == {"fits": 1.5, "permutation": 0.0}

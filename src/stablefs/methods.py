@@ -535,11 +535,31 @@ def _builtin_parts(spec: str) -> list[MethodInfo] | None:
     return parts
 
 
-def promises_permutation(template) -> bool:
+def promises_permutation(template: object) -> bool:
     """Whether the fits of ``template`` promise a ranking that is a permutation of the
-    features and finite scores: a method string naming only stablefs's own selectors and
-    prefixes (with any parameters) does; objects and names registered by users promise
-    nothing (:class:`stablefs.evaluation.runner._FitCache` checks resume state by this)."""
+    features and finite scores.
+
+    A method string naming only stablefs's own selectors and prefixes (with any parameters)
+    does; objects and names registered by users promise nothing (the resume state of a run
+    is checked by this: ``stablefs.evaluation.runner``).
+
+    Parameters
+    ----------
+    template : str or estimator
+        A method string or a selector object.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from stablefs.methods import promises_permutation
+    >>> promises_permutation("iw-relieff(n_neighbors=5)")
+    True
+    >>> promises_permutation("nosuch-method")
+    False
+    """
     if not isinstance(template, str):
         return False
     try:
@@ -638,9 +658,31 @@ def _chain_sizes(spec: str, build: bool = False) -> list[tuple[str, int]]:
 
 
 def chain_repetitions(spec: str, build: bool = False) -> list[tuple[str, int, int]]:
-    """``(parameter, value, weight)`` of the repetitions (:data:`REPETITIONS`) of ``spec``'s
-    wrapper chain, outermost first, checked without scikit-learn for stablefs's own names
-    without parameters (:func:`_chain_params`)."""
+    """The repetitions (:data:`REPETITIONS`) of ``spec``'s wrapper chain, outermost first.
+
+    Read without building the selectors for stablefs's own names without parameters.
+
+    Parameters
+    ----------
+    spec : str
+        A method string.
+    build : bool, default False
+        Build the chain to read every parameter (a user's selector, a parameter given).
+
+    Returns
+    -------
+    list of (parameter, value, weight)
+        ``weight``: the member fits each repetition costs (stability selection fits each
+        of its ``n_subsamples`` subsamples and its complement: 2).
+
+    Examples
+    --------
+    >>> from stablefs.methods import chain_repetitions
+    >>> chain_repetitions("en-relieff(n_estimators=50)")
+    [('n_estimators', 50, 1)]
+    >>> chain_repetitions("stabsel-iw-relieff")
+    [('n_subsamples', 50, 2), ('n_iter', 1, 1)]
+    """
     return [(key, value, REPETITIONS[key]) for key, value in
             _chain_params(spec, tuple(REPETITIONS), _DEFAULT_REPETITIONS, build)]
 

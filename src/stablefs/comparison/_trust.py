@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,16 +72,20 @@ class PhaseClock:
         self.this_run: dict[str, float] = {}
 
     def _read(self) -> dict[str, float]:
-        import json
 
         if self.path is None or not self.path.is_file():
             return {}
+        from stablefs._runtime.stored import read_json
+
         try:
-            data = json.loads(self.path.read_text())
-            return {str(k): float(v) for k, v in data.items() if float(v) >= 0}
-        except (ValueError, TypeError, AttributeError, OSError):
-            log.warning(f"{self.path} does not parse: the earlier attempts' phase times are "
-                        "not counted.")
+            data = read_json(self.path)  # size-capped: resume state is read as untrusted
+            seconds = {str(k): float(v) for k, v in data.items()}
+            if not all(math.isfinite(v) and v >= 0 for v in seconds.values()):
+                raise ValueError("a phase time is not a duration")
+            return seconds
+        except (ValueError, TypeError, AttributeError, OSError, OverflowError):
+            log.warning(f"{self.path} does not parse as phase times (seconds, finite and "
+                        "non-negative): the earlier attempts' phase times are not counted.")
             return {}
 
     @contextlib.contextmanager

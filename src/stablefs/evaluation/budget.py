@@ -29,13 +29,14 @@ horizon is refused the same way.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from stablefs._errors import ResourceError, StablefsError
 
 __all__ = ["HORIZON_SECONDS", "MEMBER_FLOOR_SECONDS", "OVERRIDE", "TASK_FLOOR_SECONDS",
-           "Part", "check_budget", "check_wall_time", "fit_memory", "method_members",
-           "usable_cores"]
+           "Part", "check_budget", "check_wall_time", "comparison_parts", "fit_memory",
+           "method_members", "usable_cores"]
 
 #: the time a run may take: 30 days, on every core of the machine (the longest of the papers'
 #: full settings, ``reproduce xiao2007-cridd``, takes about 10 days on 2 cores)
@@ -53,7 +54,27 @@ _ROW_BYTES = 200
 @dataclass(frozen=True)
 class Part:
     """A part of a run's work: ``tasks`` tasks of ``members`` member fits each, keeping
-    ``memory`` bytes of results. ``what`` describes it and ``option`` names what changes it."""
+    ``memory`` bytes of results.
+
+    Parameters
+    ----------
+    what : str
+        What the part is, for the refusal's line (``"the comparison's 20 fits of relieff"``).
+    option : str
+        The option that changes it (``"--repeats"``).
+    tasks : float
+        Tasks (one fit and its evaluations).
+    members : float, default 1.0
+        Member fits in each task (an ensemble's ``n_estimators``, ...).
+    memory : float, default 0.0
+        Bytes of results the part keeps until the run ends.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.budget import Part
+    >>> Part("the comparison's 1,000 fits of ttest", "--repeats", 1000).seconds  # 1 + 0.1 ms
+    1.1
+    """
 
     what: str
     option: str
@@ -63,7 +84,7 @@ class Part:
 
     @property
     def seconds(self) -> float:
-        """The lower bound of its CPU time."""
+        """The lower bound of its CPU time: ``tasks x (1 ms + members x 0.1 ms)``."""
         return _real(self.tasks) * (TASK_FLOOR_SECONDS
                                     + _real(self.members) * MEMBER_FLOOR_SECONDS)
 
@@ -82,10 +103,29 @@ def _count(value: int) -> str:
     return f"{int(value):,}" if text and len(text) <= 18 else f"about 10^{len(text) - 1}"
 
 
-def method_members(spec) -> tuple[float, str | None]:
-    """Member fits in one fit of the method ``spec`` (the product of the repetitions of its
-    wrapper chain: :data:`stablefs.methods.REPETITIONS`) and the largest repetition as
-    ``"n_estimators = 100,000,000,000"`` (``None`` without repetitions); 1 for objects."""
+def method_members(spec: object) -> tuple[float, str | None]:
+    """Member fits in one fit of the method ``spec`` and its largest repetition.
+
+    Parameters
+    ----------
+    spec : str or estimator
+        A method string; an object counts as one member fit.
+
+    Returns
+    -------
+    (members, largest) : (float, str or None)
+        The product of the repetitions of its wrapper chain
+        (:data:`stablefs.methods.REPETITIONS`), and the largest as
+        ``"n_estimators = 100,000,000,000"`` (``None`` without repetitions).
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.budget import method_members
+    >>> method_members("en-relieff(n_estimators=50)")
+    (50.0, 'n_estimators = 50')
+    >>> method_members("relieff")
+    (1.0, None)
+    """
     if not isinstance(spec, str):
         return 1.0, None
     from stablefs.methods import chain_repetitions
@@ -99,8 +139,28 @@ def method_members(spec) -> tuple[float, str | None]:
 
 
 def fit_memory(n_samples: int, n_features: int, n_sizes: int, n_classifiers: int) -> float:
-    """Bytes one fit's results keep until the run ends: its ranking (twice: the fit's and the
-    stability table's row), scores, training and test indices, and its rows of metrics."""
+    """Bytes one fit's results keep until the run ends.
+
+    Its ranking (twice: the fit's and the stability table's row), scores, training and test
+    indices, and its rows of metrics (four per size and classifier, and its fit time).
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+        The data's shape.
+    n_sizes, n_classifiers : int
+        The sizes k and the classifiers each fit is evaluated with.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.budget import fit_memory
+    >>> fit_memory(62, 2000, 5, 2)  # Colon, k = 10:50:10, svm and 1nn: about 41 kB
+    41688.0
+    """
     rows = 1 + n_sizes * n_classifiers * 4
     return 12.0 * n_features + 4.0 * n_features + 24.0 * n_samples + rows * _ROW_BYTES
 
@@ -115,17 +175,29 @@ def _format_seconds(seconds: float) -> str:
 
 
 def usable_cores() -> int:
+    """The cores this process may use (its CPU affinity; ``os.cpu_count`` without it).
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.budget import usable_cores
+    >>> usable_cores() >= 1
+    True
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
 
 
-def check_budget(parts, *, allow: bool = False, cores: int | None = None,
+def check_budget(parts: Iterable[Part], *, allow: bool = False, cores: int | None = None,
                  room: int | None = None) -> None:
     """Refuse (one line) a run whose work floor exceeds :data:`HORIZON_SECONDS` on ``cores``
-    cores (default: those this process may use), or whose results exceed the memory
-    available, unless ``allow``.
+    cores, or whose results exceed the memory available, unless ``allow``.
 
     Parameters
     ----------
@@ -133,8 +205,26 @@ def check_budget(parts, *, allow: bool = False, cores: int | None = None,
     allow : bool
         The user's :data:`OVERRIDE`: nothing is refused.
     cores : int, optional
+        Default: those this process may use (:func:`usable_cores`).
     room : int, optional
         Bytes available (default :func:`stablefs._runtime.memory.available_memory`).
+
+    Raises
+    ------
+    stablefs.StablefsError
+        The work (exit status 2: the counts ask for more than any run may take).
+    stablefs.ResourceError
+        The memory (exit status 4: the machine's refusal).
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.budget import Part, check_budget
+    >>> huge = Part("the comparison's 10,000,000,000 fits of ttest", "--repeats", 1e10)
+    >>> check_budget([huge], cores=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stablefs._errors.StablefsError: ...: at least 64 days of work on 2 cores ... --allow-huge ...
+    >>> check_budget([huge], cores=2, allow=True)  # --allow-huge
     """
     parts = [p for p in parts if p.tasks > 0]
     if allow or not parts:
@@ -165,7 +255,33 @@ def check_budget(parts, *, allow: bool = False, cores: int | None = None,
 
 def check_wall_time(seconds: float, what: str, option: str, *, allow: bool = False) -> None:
     """Refuse (one line) a run whose wall time, estimated from pilot fits, exceeds
-    :data:`HORIZON_SECONDS`, unless ``allow``."""
+    :data:`HORIZON_SECONDS`, unless ``allow``.
+
+    Parameters
+    ----------
+    seconds : float
+        The estimate.
+    what : str
+        The run, for the line (``"this comparison"``).
+    option : str
+        What to change (``"lower --repeats"``).
+    allow : bool, default False
+        The user's :data:`OVERRIDE`.
+
+    Raises
+    ------
+    stablefs.StablefsError
+        Beyond the horizon (exit status 2).
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.budget import check_wall_time
+    >>> check_wall_time(4e6, "this comparison", "lower --repeats")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stablefs._errors.StablefsError: this comparison: the estimated wall time is 46 days, ...
+    >>> check_wall_time(3600.0, "this comparison", "lower --repeats")  # an hour: runs
+    """
     if not allow and seconds > HORIZON_SECONDS:
         raise StablefsError(
             f"{what}: the estimated wall time is {_format_seconds(seconds)}, more than the "
@@ -173,13 +289,47 @@ def check_wall_time(seconds: float, what: str, option: str, *, allow: bool = Fal
             "to run it anyway.")
 
 
-def comparison_parts(methods, n_resamples: int, *, n_samples: int, n_features: int,
-                     n_sizes: int, n_classifiers: int, permutations: int = 0,
+def comparison_parts(methods: Sequence[object], n_resamples: int, *, n_samples: int,
+                     n_features: int, n_sizes: int, n_classifiers: int, permutations: int = 0,
                      permutation_resamples: int = 0, nested_outer: int = 0,
                      nested_inner: int = 0, repeats_option: str = "--repeats") -> list[Part]:
     """The parts of a comparison (``compare``, ``select --resamples``): its fits, its
-    permutation test and its nested estimate. Each names the option of its larger factor:
-    the count of fits, or the member fits of a method (its repetitions in ``-m``)."""
+    permutation test and its nested estimate.
+
+    Each names the option of its larger factor: the count of fits, or the member fits of a
+    method (its repetitions in ``-m``). The permutation test refits every method on each of
+    its ``permutation_resamples`` resamples, for every permutation and the observed
+    procedure: ``(B + 1) x R x M`` tasks.
+
+    Parameters
+    ----------
+    methods : sequence of str or estimator
+        The compared methods.
+    n_resamples : int
+        The comparison's resamples.
+    n_samples, n_features, n_sizes, n_classifiers : int
+        The data's shape, the sizes k and the classifiers (:func:`fit_memory`).
+    permutations, permutation_resamples : int, default 0
+        B and R of the permutation test (0: none).
+    nested_outer, nested_inner : int, default 0
+        The nested estimate's resamples (0: none).
+    repeats_option : str, default "--repeats"
+        The option that sets ``n_resamples`` (``select`` names ``--resamples``).
+
+    Returns
+    -------
+    list of Part
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.budget import comparison_parts
+    >>> parts = comparison_parts(["relieff", "ttest"], 20, n_samples=62, n_features=2000,
+    ...                          n_sizes=5, n_classifiers=2, permutations=100,
+    ...                          permutation_resamples=3)
+    >>> [(p.what, p.tasks) for p in parts]  # doctest: +NORMALIZE_WHITESPACE
+    [("the comparison's 20 fits of relieff", 20.0), ("the comparison's 20 fits of ttest", 20.0),
+     ("the permutation test's 100 x 3 x 2 refits", 606.0)]
+    """
     per_fit = fit_memory(n_samples, n_features, n_sizes, n_classifiers)
     labels = [(m if len(m) <= 60 else m[:50] + f"... ({len(m):,} characters)")
               if isinstance(m, str) else type(m).__name__ for m in methods]
