@@ -147,3 +147,19 @@ def test_method_members_without_scikit_learn():
     assert budget.method_members("stabsel-en-relieff") == (2000.0, "n_subsamples = 50")
     assert budget.method_members("en-relieff(n_estimators=7)") == (7.0, "n_estimators = 7")
     assert budget.method_members(object()) == (1.0, None)
+
+
+def test_python_compare_is_bounded_and_allow_huge_lifts_it(tmp_path, monkeypatch):
+    """``stablefs.compare`` refuses as the command line does; ``allow_huge=True`` is the
+    ``--allow-huge`` of the API."""
+    import stablefs
+
+    data = str(write_toy(tmp_path / "toy.csv"))
+    options = dict(methods="ttest", sizes=[3], classifiers="1nn", permutations=0, nested=0)
+    with pytest.raises(StablefsError, match="days of work.*--allow-huge"):
+        stablefs.compare(data, repeats=10**10, **options)
+    monkeypatch.setattr(budget, "HORIZON_SECONDS", 1e-6)  # even 3 fits are too many now
+    with pytest.raises(StablefsError, match="fits of ttest"):
+        stablefs.compare(data, repeats=3, **options)
+    result = stablefs.compare(data, repeats=3, allow_huge=True, **options)
+    assert set(result.stability["method"]) == {"ttest"}
