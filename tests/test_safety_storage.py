@@ -87,9 +87,10 @@ def warnings_in(err: str) -> list[str]:
 
 
 def one_error(err: str) -> bool:
-    """stderr says exactly one thing from stablefs, an error line (the run's header lines,
-    printed before the work starts, are not messages)."""
-    said = [line for line in err.splitlines() if line.startswith("stablefs:")]
+    """stderr says exactly one thing from stablefs, an error line (the run's header lines and
+    the time estimates, which a loaded machine prints after the fits too, are not messages)."""
+    said = [line for line in err.splitlines()
+            if line.startswith(("stablefs: error:", "stablefs: warning:"))]
     return len(said) == 1 and said[0].startswith("stablefs: error: ")
 
 
