@@ -10,7 +10,10 @@ timestamps every line of its output, and prints per set:
 - the seconds each phase took (``run.json`` ``phase_seconds``; the report's from the
   timestamps) against its estimate;
 - the machine's load average before and after the run (the machine is shared: the ratios,
-  taken in the same run, are what carries over).
+  taken in the same run, are what carries over);
+- the longest silence: the most seconds between two lines of output from the estimate on
+  (the progress lines' target: at most 30 s), and the line it followed; every line,
+  timestamped, goes to ``OUT/SET.log``.
 
 A ratio is actual / estimated: 1.5 and 0.67 are the issue's limits (within 1.5x both
 ways).
@@ -78,8 +81,12 @@ def summarise(name: str, run: dict) -> dict:
     took = dict(info.get("phase_seconds", {}))
     wall_line = next(t for t, x in lines if x.startswith("wall time"))
     took["report"] = wall_line - last_phase  # the tables, figures and report
+    times = [t for t, _ in lines if t >= first[0]] + [end]
+    gaps = [(b - a, x) for (a, x), b in zip(((t, x) for t, x in lines if t >= first[0]),
+                                            times[1:], strict=False)]
+    longest = max(gaps, default=(0.0, ""))
     row = {"set": name, "load": run["load"], "estimate": total_est,
-           "actual": end - first[0], "phases": {}}
+           "actual": end - first[0], "phases": {}, "silence": longest}
     for phase in ("fits", "permutation", "nested", "report"):
         if phase in est and phase in took:
             row["phases"][phase] = (est[phase], took[phase])
@@ -101,7 +108,9 @@ def main() -> None:
     base = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="bench-est-"))
     rows = []
     for name in args.sets.split(","):
-        row = summarise(name, run_one(name, base / name, args.extra))
+        run = run_one(name, base / name, args.extra)
+        row_lines = run["lines"]
+        row = summarise(name, run)
         rows.append(row)
         ph = "; ".join(f"{p} {e:.0f}/{a:.0f} s ({a / e:.2f})" for p, (e, a)
                        in row["phases"].items() if e > 0)
@@ -109,8 +118,10 @@ def main() -> None:
                f"({row['after'][1] / row['after'][0]:.2f})" if "after" in row else "")
         print(f"{name:9s} load {row['load'][0]:.1f}->{row['load'][1]:.1f}: estimate "
               f"{row['estimate']:.0f} s, took {row['actual']:.0f} s, ratio "
-              f"{row['actual'] / row['estimate']:.2f}{aft} | estimated/took: {ph}",
+              f"{row['actual'] / row['estimate']:.2f}{aft} | estimated/took: {ph} | longest "
+              f"silence {row['silence'][0]:.0f} s after {row['silence'][1][:60]!r}",
               flush=True)
+        (base / f"{name}.log").write_text("".join(f"{t:8.1f} {x}\n" for t, x in row_lines))
     ratios = [r["actual"] / r["estimate"] for r in rows]
     print(f"ratios actual/estimate: min {min(ratios):.2f}, max {max(ratios):.2f} "
           f"(target: within 0.67-1.5)")

@@ -31,6 +31,10 @@ from stablefs.evaluation import (
     wilcoxon_test,
 )
 from stablefs.evaluation.outputs import read_csv, read_result, save_result
+from stablefs.evaluation.statistics import (
+    signed_rank_permutation_p,
+    signed_rank_pratt,
+)
 from stablefs.stability import measure_interval, measure_pair_scores, nogueira, nogueira_variance
 from stablefs.stability.subsets import pair_scores
 
@@ -63,6 +67,35 @@ def test_wilcoxon_zeros_ties_and_nan():
     same = wilcoxon_test([0.5, 0.6, 0.7], [0.5, 0.6, 0.7])
     assert (same.statistic, same.p_value) == (0.0, 1.0)
     assert np.isnan(wilcoxon_test([1.0], [0.0]).p_value)
+
+
+def test_wilcoxon_exact_permutation_matches_scipy():
+    # ties and zeros with n <= 13: scipy >= 1.15 runs a permutation test over all 2^n signs
+    # (about 1 s a call); signed_rank_pratt forms the same null vectorised. Accuracies in
+    # steps of 1/30 (test parts of 30) give the ties and zeros of real runs.
+    rng = np.random.default_rng(3)
+    seen = set()
+    for trial in range(41):  # scipy's own takes up to seconds a call: small n but one 13
+        n = 13 if trial == 0 else int(rng.integers(2, 10))
+        d = np.round((rng.integers(-3, 4, size=n) + rng.integers(0, 2, size=n) * 0.5) / 30, 12)
+        if not np.any(d):
+            continue
+        ref = stats.wilcoxon(d, zero_method="pratt", alternative="two-sided", method="auto")
+        statistic, p = signed_rank_pratt(d)
+        assert statistic == float(ref.statistic)
+        assert p == pytest.approx(float(ref.pvalue), rel=1e-12, abs=1e-15), (trial, d)
+        seen.add((n, bool(np.any(d == 0)), np.unique(np.abs(d)).size < n))
+    assert {(z, t) for _, z, t in seen} >= {(True, True), (False, True)}
+
+
+def test_wilcoxon_exact_permutation_hand_computed():
+    # d = 1, 1, -2 (a tie): ranks 1.5, 1.5, 3; W+ = 3 over the 8 subsets of {1.5, 1.5, 3}:
+    # sums 0, 1.5, 1.5, 3, 3, 4.5, 4.5, 6: P(W+ <= 3) = 5/8, P(W+ >= 3) = 5/8 -> p = 1
+    assert signed_rank_permutation_p(np.array([1.5, 1.5, 3.0]), 3.0) == 1.0
+    # W+ = 6 (all positive): P(W+ >= 6) = 1/8 -> p = 1/4
+    assert signed_rank_permutation_p(np.array([1.5, 1.5, 3.0]), 6.0) == 0.25
+    res = wilcoxon_test([1.0, 1.0, 0.0], [0.0, 0.0, 2.0])
+    assert (res.statistic, res.p_value) == (3.0, 1.0)
 
 
 def test_paired_shape_errors():
