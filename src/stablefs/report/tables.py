@@ -151,7 +151,10 @@ def format_k(k) -> str:
 
 
 def _fmt(x, digits: int) -> str:
-    return f"{x:.{digits}f}" if x is not None and math.isfinite(x) else DASH
+    if x is None or not math.isfinite(x):
+        return DASH
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.000"
 
 
 def format_estimate(estimate: float, low: float = math.nan, high: float = math.nan, *,
