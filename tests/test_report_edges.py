@@ -21,6 +21,7 @@ from stablefs.report.figures import (
 from stablefs.report.render import Strong, Table, to_html
 from stablefs.report.summary import edge_warning, recommendation, summary_sentences
 from stablefs.report.tables import (
+    format_k,
     performance_summary,
     performance_table,
     prepare_results,
@@ -202,3 +203,30 @@ def test_warning_when_the_recommended_k_is_the_largest_tried():
     inner.loc[inner["k"] == 30, ["estimate", "low", "high"]] -= 0.3
     rec2 = recommendation(prepare_stability(inner), perf)
     assert rec2.k != 30 and edge_warning(rec2) is None
+
+
+def test_selection_map_of_the_best_candidate_without_evidence_of_signal(tmp_path):
+    """No evidence of signal: the map shows the best candidate, the pair the summary and the
+    method comparisons are about (it showed the first method, relieff, at the candidate's k
+    on shuffled Colon labels, where the candidate was iw-relieff)."""
+    results, stability, frequencies = make_frames(n_resamples=6)
+    stab = prepare_stability(stability)
+    rec = recommendation(stab, performance_summary(prepare_results(results)))
+    assert rec.method != "relieff"  # the first method is not the candidate
+    perm = {"method": "relieff", "k": 30, "classifier": "svm",
+            "metric": "balanced_accuracy_svm", "observed": 0.45, "null_mean": 0.51,
+            "p_value": 1.0, "alpha": 0.05, "significant": False,
+            "permutations_requested": 100, "permutations_used": 5, "exceedances": 5,
+            "stop_after": 5, "stopped_early": True, "resamples_per_permutation": 3,
+            "fits": 54, "seconds": 26.9}
+    info = make_run_info(trust={"permutation": perm})
+    rng = np.random.default_rng(1)
+    names = np.array([f"G{j}" for j in range(60)])
+    sel = pd.DataFrame([{"method": m, "resample": r, "ranking": rng.permutation(60) + 1}
+                        for m in ("relieff", "iw-relieff", "en-relieff") for r in range(6)])
+    write_report(tmp_path, run_info=info, results=results, stability=stability,
+                 frequencies=frequencies, selections=sel, feature_names=names)
+    md = (tmp_path / "report.md").read_text()
+    assert "No evidence of signal" in md
+    assert (f"Which features the best candidate, {rec.method}, selected in each resample at "
+            f"k = {format_k(rec.k)}") in md

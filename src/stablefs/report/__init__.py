@@ -383,8 +383,11 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                         "to about k and then drops; dashed line: consensus threshold "
                         f"{_tab.CONSENSUS_THRESHOLD:g}.", written, svg=svg,
                         alt="Selection frequency against rank for every k"))
-        heat_method = shown.method if shown else None
-        heat_k = shown.k if shown else None
+        # the recommended pair, or without evidence of signal the best candidate (the pair
+        # the method comparisons below are about), else the first method
+        heat = shown or (rec if verdict.signal is False else None)
+        heat_method = heat.method if heat else None
+        heat_k = heat.k if heat else None
         if heat_method is None:
             present = [m for m in methods if m in set(freq["method"])]
             heat_method = present[0] if present else None
@@ -392,11 +395,12 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         ranks = _rankings(selections, heat_method) if heat_method else None
         if ranks is not None and feature_names is not None and \
                 ranks.shape[1] == len(feature_names):
-            which = "recommended" if shown else "first"
+            which = ("the recommended method" if shown else "the best candidate" if heat
+                     else "the first method")
             doc.add(_figure(fig_dir, "selections.png",
                             _fig.plot_selection_heatmap(ranks, list(map(str, feature_names)),
                                                         heat_k, method=heat_method),
-                            f"Which features the {which} method, {heat_method}, selected in "
+                            f"Which features {which}, {heat_method}, selected in "
                             f"each resample at k = {_tab.format_k(heat_k)}: coloured cells are "
                             "selections (colour: rank), blank cells are not; rows above the "
                             "black line are the consensus signature.", written, svg=svg,
