@@ -151,6 +151,9 @@ def test_rerun_box_wraps_and_comparisons_list_the_recommended_method(tmp_path):
                  stability=stability, frequencies=frequencies)
     html = (tmp_path / "report.html").read_text()
     assert "white-space: pre-wrap" in html and "overflow-x: auto; white-space: pre;" not in html
+    # a method x five k table of "-0.009 [-0.120, 0.102]" cells fits the 1120 px page: with
+    # .75rem of padding a side, MCC (1NN) on shuffled Colon labels ran 50 px past it
+    assert "th, td { padding: .38rem .5rem;" in html
     md = (tmp_path / "report.md").read_text()
     section = md.split("## Method comparisons", 1)[1].split("\n## ", 1)[0]
     assert "27 tests of method pairs" in section and "comparisons.csv" in section

@@ -322,7 +322,7 @@ pre { background: var(--alt); border: 1px solid var(--border); border-radius: 6p
 pre code { background: none; padding: 0; }
 .table-wrap { overflow-x: auto; margin: .5rem 0 1.3rem; }
 table { border-collapse: collapse; font-size: .9rem; font-variant-numeric: tabular-nums; }
-th, td { padding: .38rem .75rem; border-bottom: 1px solid var(--border);
+th, td { padding: .38rem .5rem; border-bottom: 1px solid var(--border);
   text-align: left; vertical-align: top; }
 thead th { background: var(--alt); border-bottom: 2px solid var(--border);
   font-weight: 600; white-space: nowrap; }
