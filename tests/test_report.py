@@ -611,6 +611,12 @@ def test_honest_limits_never_zoom_on_a_tiny_difference():
     assert hi >= 1.02
     lo, hi = honest_limits([0.2], [0.9], bounded=True)
     assert lo <= 0.2 and hi >= 0.9
+    # only data within 0.1 of 1 pull the top to 1: Colon's trade-off means 0.80-0.865 were
+    # drawn on 0.80-1.00 (their top rounded to 0.9 counted as "within 0.1"), squeezed low
+    lo, hi = honest_limits([0.80], [0.865], bounded=True)
+    assert lo <= 0.80 and 0.865 <= hi < 0.91
+    lo, hi = honest_limits([0.80], [0.905], bounded=True)
+    assert hi >= 1.0
 
 
 def test_identical_measures_and_auc_of_labels_shown_once():

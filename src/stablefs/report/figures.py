@@ -174,7 +174,7 @@ def honest_limits(low, high, *, bounded: bool, min_span: float = MIN_SPAN
     step = 0.05
     hi_r = math.ceil(hi / step - 1e-9) * step
     lo_r = math.floor(lo / step + 1e-9) * step
-    if bounded and hi_r >= 1 - min_span:
+    if bounded and hi >= 1 - min_span - 1e-9:  # the data, not their rounded top (0.865 -> 0.9)
         hi_r = max(1.0, hi)
     if hi_r - lo_r < min_span:
         if bounded and hi_r >= 1.0:
