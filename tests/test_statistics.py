@@ -414,18 +414,27 @@ def test_single_method_has_empty_comparisons(tmp_path):
 # ---------------------------------------------------------------------- report section
 def test_report_section(small_run, tmp_path):
     from stablefs.report.comparisons import comparison_blocks
-    from stablefs.report.render import Document, Table, to_html, to_markdown
+    from stablefs.report.render import Document, Strong, Table, to_html, to_markdown
 
     comp = small_run.comparisons.copy()
     assert comparison_blocks(comp.iloc[:0]) == []
     assert comparison_blocks(tmp_path / "missing.csv") == []
     comp["p_holm"] = 0.5
     text = to_markdown(Document("t").add(*comparison_blocks(comp)))
-    assert "Method comparisons" in text and "No difference is significant" in text
+    assert "Method comparisons" in text
+    assert f"{len(comp)} tests of method pairs" in text
+    assert "0 significant at 0.05 after Holm's correction" in text
     comp.loc[comp.index[:3], "p_holm"] = [0.01, 0.0001, 0.03]
-    blocks = comparison_blocks(comp, max_rows=2)
+    assert "3 significant at 0.05" in to_html(Document("t").add(*comparison_blocks(comp)))
+    # the table lists the focus method against the others at its k only (all in the csv)
+    row = comp.iloc[1]
+    blocks = comparison_blocks(comp, focus=(str(row.method_a), row.k, str(row.metric),
+                                            "nogueira"))
     table = blocks[-1]
-    assert isinstance(table, Table) and len(table.rows) == 2
-    assert table.rows[0][-1] == "< 0.001"  # smallest first
-    assert "3 difference(s) significant" in to_html(Document("t").add(*blocks))
+    assert isinstance(table, Table) and table.rows
+    mine = comp[((comp.method_a == row.method_a) | (comp.method_b == row.method_a))
+                & (comp.k == row.k) & comp.metric.isin([row.metric, "nogueira"])]
+    assert len(table.rows) == len(mine)
+    holm = [r[-1] for r in table.rows]  # p_holm 0.0001 (the focus row): bold, "< 0.001"
+    assert any(isinstance(c, Strong) and c.text == "< 0.001" for c in holm)
     # (the hook in write_report is checked by tests/test_cli.py::test_compare_end_to_end)
