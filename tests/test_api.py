@@ -257,3 +257,19 @@ def test_sparse_anndata_is_densified_with_a_line_or_refused(caplog, monkeypatch)
     monkeypatch.setenv("STABLEFS_MEMORY_LIMIT", "1K")
     with pytest.raises(StablefsError, match="memory available"):
         stablefs.load(adata, label="diagnosis")
+
+
+def test_plot_selections_shows_the_best_candidate_without_signal():
+    # pure noise: the verdict is "no evidence of signal"; the map shows the pair the summary
+    # names (the best candidate), as the report does, not the first method
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 60))
+    y = np.repeat(["a", "b"], 20)
+    result = stablefs.compare((X, y), methods="ttest,relieff", sizes=[5, 10], repeats=6,
+                              permutations=0, nested=0)
+    assert result.signal.evidence is False
+    method, k = result.recommendation.candidate
+    fig = result.plot_selections()
+    title = " ".join(t.get_text() for ax in fig.axes for t in [ax.title]) + \
+        (fig._suptitle.get_text() if fig._suptitle is not None else "")
+    assert method in title, (method, title)

@@ -368,7 +368,8 @@ class Comparison:
 
     def plot_selections(self, method: str | None = None, k: float | None = None) -> Figure | None:
         """Features × resamples map of one method's selections at one k (default: the
-        recommended pair, else the first method at its first k).
+        recommended pair; without evidence of signal the best candidate, as the report
+        shows; else the first method at its first k).
 
         Returns
         -------
@@ -378,7 +379,7 @@ class Comparison:
         from stablefs.report import tables as _tab
 
         t = self._tables()
-        shown = t["shown"]
+        shown = t["shown"] or (t["rec"] if t["verdict"].signal is False else None)
         method = method or (shown.method if shown else (t["methods"] or [None])[0])
         if method is None or self.feature_names is None or self.selections.empty:
             return None
