@@ -79,9 +79,13 @@ class _Beat:
         self.last = time.perf_counter()
 
     def _run(self) -> None:
-        while not self.stop.wait(min(1.0, max(LINE_INTERVAL / 4, 0.05))):
+        poll = min(1.0, max(LINE_INTERVAL / 4, 0.05))
+        # one poll and a little early, so that no gap between lines passes LINE_INTERVAL
+        # (checked at LINE_INTERVAL itself, a gap of 30 s showed as 31 s in the logs)
+        due = max(LINE_INTERVAL - 2 * poll, 0.0)
+        while not self.stop.wait(poll):
             with self.lock:
-                if time.perf_counter() - self.last >= LINE_INTERVAL and not self.stop.is_set():
+                if time.perf_counter() - self.last >= due and not self.stop.is_set():
                     self.say()
                     self.said()
 
