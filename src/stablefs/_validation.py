@@ -21,6 +21,14 @@ if TYPE_CHECKING:
     SeedLike: TypeAlias = int | np.integer | np.random.SeedSequence | np.random.Generator | None
 
 
+def derive_seed(*parts: int) -> int:
+    """A ``random_state`` in ``[0, 2**31 - 1)`` derived from non-negative whole numbers (a run
+    seed, unit indices, tags) through :class:`numpy.random.SeedSequence`: the same parts always
+    give the same seed, whatever the scheduling."""
+    ss = np.random.SeedSequence([int(p) for p in parts])
+    return int(ss.generate_state(1)[0] % (2**31 - 1))
+
+
 def check_n_features_to_select(n_features_to_select, n_features: int) -> int:
     """Resolve ``n_features_to_select`` to an int in ``[1, n_features]``.
 

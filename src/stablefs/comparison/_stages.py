@@ -121,8 +121,8 @@ def _plan_permutation(plan: StagePlan, settings, X, y, with_test: list, seed: in
 
 
 def _plan_nested(plan: StagePlan, settings, y, with_test: list, seed: int) -> None:
+    from stablefs._validation import derive_seed
     from stablefs.evaluation.nested import inner_splits
-    from stablefs.evaluation.runner import derive_seed
 
     outer = with_test[:settings.nested_outer]
     if not outer:

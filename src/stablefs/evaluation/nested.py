@@ -44,12 +44,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from stablefs._errors import StablefsError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas loads when used: compare's stage plan imports inner_splits
     from typing import Literal
+
+    import pandas as pd  # before its first line
 
 __all__ = ["DEFAULT_INNER", "DEFAULT_OUTER", "FixedSplits", "NestedEstimate", "inner_splits",
            "nested_estimate"]
@@ -58,6 +59,12 @@ __all__ = ["DEFAULT_INNER", "DEFAULT_OUTER", "FixedSplits", "NestedEstimate", "i
 DEFAULT_OUTER = 5
 #: default number of inner 2/3 splits of each outer training part
 DEFAULT_INNER = 3
+
+
+def _frame(*args, **kwargs) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(*args, **kwargs)
 
 
 @dataclass
@@ -85,7 +92,7 @@ class NestedEstimate:
     seconds: float
     fits: int
     fits_computed: int
-    choices: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    choices: pd.DataFrame = field(repr=False, default_factory=_frame)
     small_classes: list = field(default_factory=list)
     without_choice: int = 0
 
@@ -259,7 +266,7 @@ def nested_estimate(X, y, methods, sizes, *, resamples, results: pd.DataFrame,
             bar.update(1)
     finally:
         bar.close()
-    choices = pd.DataFrame(rows, columns=["resample", "method", "k", "value"])
+    choices = _frame(rows, columns=["resample", "method", "k", "value"])
     ok = choices.dropna(subset=["method"])
     p = X.shape[1]
 

@@ -55,12 +55,14 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import joblib
 import numpy as np
-import pandas as pd
 
 from stablefs._errors import StablefsError
+
+if TYPE_CHECKING:  # pandas and joblib load when used: compare's stage plan imports this
+    import pandas as pd  # module before its first line
 
 __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_PERMUTATION_RESAMPLES", "PermutationTest",
            "permutation_p_value", "permutation_test", "permuted_resamples",
@@ -168,6 +170,8 @@ class PermutationTest:
     def table(self) -> pd.DataFrame:
         """``permutation, statistic, method, k``: permutation 0 is the observed, real-label
         procedure, then one row per permutation with the pair it chose."""
+        import pandas as pd
+
         picks = [(self.method, self.k), *self.choices[:self.n_used]]
         stats = np.concatenate([[self.observed], self.statistics])
         return pd.DataFrame({
@@ -211,14 +215,14 @@ def _permutation(seed: int, b: int, n: int) -> np.ndarray:
 def _unit_seed(seed: int, b: int) -> int:
     """The run seed of permutation b's fits (each fit's seed derives from it, the resample
     and the method, as in the comparison: :func:`~stablefs.evaluation.runner.task_seed`)."""
-    from stablefs.evaluation.runner import derive_seed
+    from stablefs._validation import derive_seed
 
     return derive_seed(seed, 0xBE55, int(b) % 2**32)
 
 
 def _split_seed(seed: int, b: int) -> int:
     """The seed of permutation b's resamples, drawn on its permuted labels."""
-    from stablefs.evaluation.runner import derive_seed
+    from stablefs._validation import derive_seed
 
     return derive_seed(seed, 0x5B17, int(b) % 2**32)
 
@@ -511,6 +515,8 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
             X, y, methods, sizes, used, **options)
         finished, _ = decided()
         if not finished:
+            import joblib
+
             with _backend_context(backend, workers, scheduler):
                 parallel = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")
                 batch = max(4 * workers, 10)

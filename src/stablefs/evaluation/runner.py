@@ -36,7 +36,7 @@ import pandas as pd
 
 from stablefs._errors import StablefsError
 from stablefs._runtime.processes import worker_setup
-from stablefs._validation import check_sizes, dense_matrix
+from stablefs._validation import check_sizes, dense_matrix, derive_seed
 from stablefs.evaluation._checks import (  # noqa: F401 (re-exported: the runner's checks)
     _MAX_HANDSHAKE_BYTES,
     SCHEDULER_TIMEOUT,
@@ -140,14 +140,6 @@ def _resamples_digest(resamples) -> str:
         h.update(np.asarray(r.test, dtype=np.int64).tobytes())
         h.update(b"/")
     return h.hexdigest()
-
-
-def derive_seed(*parts: int) -> int:
-    """A ``random_state`` in ``[0, 2**31 - 1)`` derived from non-negative whole numbers (a run
-    seed, unit indices, tags) through :class:`numpy.random.SeedSequence`: the same parts always
-    give the same seed, whatever the scheduling."""
-    ss = np.random.SeedSequence([int(p) for p in parts])
-    return int(ss.generate_state(1)[0] % (2**31 - 1))
 
 
 def task_seed(seed: int, resample: int, method: str) -> int:
