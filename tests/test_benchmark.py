@@ -313,6 +313,33 @@ def test_default_methods_hook(monkeypatch):
     assert got[-1] == "logistic-margin" and "no-such-thing" not in got
 
 
+def test_local_registry_sets_finds_rdata_and_csv_copies(tmp_path, monkeypatch):
+    """Every registry set with a local copy in a STABLEFS_DATA folder is a default set: a
+    converted ``<alias>.csv.gz`` in one folder, ``<name>.RData`` in another (the shared
+    layout, ``datasets:datasets/rdata``), in registry order; nothing else."""
+    import os
+
+    csv_dir, rdata_dir = tmp_path / "csv", tmp_path / "rdata"
+    csv_dir.mkdir()
+    rdata_dir.mkdir()
+    (csv_dir / "colon.csv.gz").write_bytes(b"")
+    for name in ("west", "borovecki", "nakayama"):
+        (rdata_dir / f"{name}.RData").write_bytes(b"")
+    (rdata_dir / "notaset.RData").write_bytes(b"")
+    monkeypatch.setenv("STABLEFS_DATA", os.pathsep.join([str(csv_dir), str(rdata_dir)]))
+    monkeypatch.setenv("STABLEFS_CACHE", str(tmp_path / "empty-cache"))
+    assert bm.local_registry_sets() == ["alon", "borovecki", "nakayama", "west"]
+    assert "stabsel" in bm.default_methods()
+
+
+def test_default_methods_are_listed_in_the_help():
+    from stablefs.cli.benchmark import benchmark
+
+    methods = next(o for o in benchmark.params if o.name == "methods")
+    listed = methods.help.partition("[default: ")[2].rstrip("].").split(", ")
+    assert listed == bm.default_methods()
+
+
 def test_log2_hook_transforms_raw_intensities_and_says_so():
     from stablefs.datasets import Dataset
 

@@ -204,7 +204,8 @@ def summary_text(cells, ranks, friedman, methods, sizes) -> str:
                    "[default: every registry set with a local copy].")
 @click.option("-m", "--methods", default=None,
               help="Comma-separated method strings [default: ttest, relieff, iw-relieff, "
-                   "en-relieff, svm-rfe, iw-svm-rfe, simba, drags, wen-logistic-margin, rf].")
+                   "en-relieff, svm-rfe, iw-svm-rfe, simba, drags, wen-logistic-margin, rf, "
+                   "stabsel, l1-logistic, enet-logistic].")
 @click.option("-k", "--sizes", default=None,
               help="Subset sizes, e.g. 10,20,50 or 10:50:10 [default: 10,20,50,100]; sizes a "
                    "set cannot give are left out for that set.")
