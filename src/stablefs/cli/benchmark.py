@@ -343,7 +343,8 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
 
         if not quiet:
             click.echo(f"{out_dir} holds this finished benchmark (same configuration): "
-                       "nothing refitted; add --force to recompute.", err=True)
+                       "nothing refitted (the same configuration gives the same files; another "
+                       "--out folder recomputes it).", err=True)
         t = read_benchmark(out_dir)
         click.echo(summary_text(t["cells"], t["ranks"], t["friedman"], method_list,
                                 size_list), err=as_json)

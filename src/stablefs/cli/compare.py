@@ -129,7 +129,8 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     say = (lambda text: None) if quiet else (lambda text: click.echo(printable(text), err=True))
     if plan.reusable:
         say(f"{plan.dataset!r}\n{plan.out} holds this finished run (same configuration): "
-            "nothing refitted; add --force to recompute.")
+            "nothing refitted (the same configuration gives the same files; another --out "
+            "folder recomputes it).")
         comparison = execute(plan)
     else:
         say(plan.describe())
