@@ -45,6 +45,9 @@ def set_command_args(args) -> None:
 #: the commands that keep finished fits in their output folder, so that rerunning an
 #: interrupted one resumes it
 RESUMABLE_COMMANDS = ("compare", "reproduce", "benchmark")
+#: what a command says when its output folder holds this very run
+REUSED = ("nothing refitted (the same configuration gives the same files; another --out folder "
+          "recomputes it).")
 
 
 def command_name() -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from stablefs._errors import StablefsError
-from stablefs.cli._common import echo_json
+from stablefs.cli._common import REUSED, echo_json
 from stablefs.cli._options import allow_huge_option, json_option, scheduler_options
 
 __all__ = ["benchmark"]
@@ -343,8 +343,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
 
         if not quiet:
             click.echo(f"{out_dir} holds this finished benchmark (same configuration): "
-                       "nothing refitted (the same configuration gives the same files; another "
-                       "--out folder recomputes it).", err=True)
+                       f"{REUSED}", err=True)
         t = read_benchmark(out_dir)
         click.echo(summary_text(t["cells"], t["ranks"], t["friedman"], method_list,
                                 size_list), err=as_json)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from stablefs._runtime.escape import printable
-from stablefs.cli._common import _command_line, _set_verbosity, echo_json
+from stablefs.cli._common import REUSED, _command_line, _set_verbosity, echo_json
 from stablefs.cli._config import config_options, config_text, resolved_options
 from stablefs.cli._options import (
     allow_huge_option,
@@ -129,8 +129,7 @@ def compare(data, methods, sizes, protocol, repeats, standardize, prefilter, cla
     say = (lambda text: None) if quiet else (lambda text: click.echo(printable(text), err=True))
     if plan.reusable:
         say(f"{plan.dataset!r}\n{plan.out} holds this finished run (same configuration): "
-            "nothing refitted (the same configuration gives the same files; another --out "
-            "folder recomputes it).")
+            f"{REUSED}")
         comparison = execute(plan)
     else:
         say(plan.describe())
