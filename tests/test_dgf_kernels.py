@@ -81,6 +81,66 @@ def test_window_sums_equal_sparse_path(kernel, seed):
         assert_array_equal(den, (h >= D).sum(axis=1))
 
 
+def _window_sums_row_by_row(G, thr, qq, Fa, scale, flat):
+    """The kernel before issue 36's row groups: one row at a time, points ascending."""
+    from numba import njit
+
+    @njit(cache=False)
+    def run(G, thr, qq, Fa, scale, flat, num, den):
+        m, p = G.shape
+        d = num.shape[1]
+        for i in range(m):
+            acc = num[i]
+            for c in range(d):
+                acc[c] = 0.0
+            s = 0.0
+            for j in range(p):
+                g = G[i, j]
+                if thr[i] <= g:
+                    f = Fa[j]
+                    if flat:
+                        for c in range(d):
+                            acc[c] += f[c]
+                        s += 1.0
+                    else:
+                        d2 = max(qq[i] - 2.0 * g, 0.0)
+                        w = np.exp(d2 * scale)
+                        for c in range(d):
+                            acc[c] += w * f[c]
+                        s += w
+            den[i] = s
+        return num, den
+
+    m, d = G.shape[0], Fa.shape[1] - 1
+    return run(G, thr, qq, Fa, scale, flat, np.empty((m, d)), np.empty(m))
+
+
+@pytest.mark.parametrize("kernel", ["flat", "gaussian"])
+@pytest.mark.parametrize("m", [1, 15, 16, 17, 50])
+def test_window_sums_in_row_groups_equal_row_by_row(kernel, m):
+    """Rows summed in groups (each point read once per group) give the bits of the
+    row-by-row loop: every row still adds its points in ascending order. Heavily overlapping
+    windows, repeated points and a row with an empty window."""
+    from stablefs.selectors._dgf_kernels import SUM_ROWS
+
+    assert SUM_ROWS == 16
+    rng = np.random.default_rng(m)
+    F = rng.normal(size=(500, 11))
+    F[250:260] = F[0]
+    Fa = fs.augment(F)
+    Y = F[rng.choice(500, m)] + 0.3 * rng.normal(size=(m, 11))
+    Y[-1] = 100.0  # no point within h
+    h = 4.0
+    qq = np.einsum("ij,ij->i", Y, Y)
+    G = fs.shifted_gram(Y, Fa)
+    thr = (qq - h * h) / 2
+    num, den = window_sums(G, thr, qq, Fa, h, kernel)
+    ref_num, ref_den = _window_sums_row_by_row(G, thr, qq, Fa, -0.5 / h**2, kernel == "flat")
+    assert_array_equal(num, ref_num)
+    assert_array_equal(den, ref_den)
+    assert den[-1] == 0 and (m == 1 or den[:-1].min() > 0)
+
+
 def test_mean_shift_duplicated_seeds_share_paths():
     rng = np.random.default_rng(3)
     F = np.vstack([rng.normal(size=(60, 4)), rng.normal(size=(60, 4)) + 4])
@@ -175,3 +235,45 @@ def test_distinct_rows_equal_np_unique_groups():
     Z = np.array([[0.0, 1.0], [-0.0, 1.0], [0.0, 1.0]])
     first, inverse = distinct_rows(Z, np.arange(3))
     assert first.tolist() == [0, 1] and inverse.tolist() == [0, 1, 0]
+
+
+@pytest.mark.parametrize("kernel", ["flat", "gaussian"])
+def test_window_sums_same_for_any_thread_count(monkeypatch, kernel):
+    """Threads sum disjoint parts of the rows, each in the same order: the same bits for 1, 2
+    and 3 threads (the threshold lowered so that this small block is split)."""
+    from stablefs.selectors import _dgf_kernels as kernels
+
+    monkeypatch.setattr(kernels, "PARALLEL_MIN_ENTRIES", 1)
+    rng = np.random.default_rng(4)
+    F = rng.normal(size=(400, 6))
+    Fa = fs.augment(F)
+    Y = F[rng.choice(400, 70)] + 0.2 * rng.normal(size=(70, 6))
+    qq = np.einsum("ij,ij->i", Y, Y)
+    G = fs.shifted_gram(Y, Fa)
+    thr = (qq - 9.0) / 2
+    one = window_sums(G, thr, qq, Fa, 3.0, kernel, threads=1)
+    for threads in (2, 3):
+        num, den = window_sums(G, thr, qq, Fa, 3.0, kernel, threads=threads)
+        assert_array_equal(num, one[0])
+        assert_array_equal(den, one[1])
+
+
+def test_mean_shift_same_for_any_kernel_thread_count(monkeypatch):
+    """A whole DGF fit with its window sums on one thread and on two: the same groups, peaks,
+    steps and densities, bit for bit."""
+    from stablefs.selectors import _dgf_kernels as kernels
+    from stablefs.selectors.dense_groups import dense_feature_groups
+
+    monkeypatch.setattr(kernels, "PARALLEL_MIN_ENTRIES", 1)
+    X = gene_blocks(30, 500, 5)
+    runs = []
+    for threads in (1, 2):
+        monkeypatch.setattr(ms, "kernel_threads", lambda threads=threads: threads)
+        runs.append(dense_feature_groups(X, n_jobs=1))
+    a, b = runs
+    assert a.bandwidth == b.bandwidth
+    assert_array_equal(a.peaks, b.peaks)
+    assert_array_equal(a.n_iter, b.n_iter)
+    assert_array_equal(a.feature_density, b.feature_density)
+    assert len(a.groups) == len(b.groups)
+    assert all(np.array_equal(g, h) for g, h in zip(a.groups, b.groups))

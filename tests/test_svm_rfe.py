@@ -573,3 +573,125 @@ def test_finite_large_values_are_fine_when_scaled():
     plain = SVMRFE(n_features_to_select=5).fit(X, y)
     X[:, 3] /= 1e200
     assert_array_equal(plain.ranking_, SVMRFE(n_features_to_select=5).fit(X, y).ranking_)
+
+
+# --------------------------------------------------------------------------------------------
+# n large against p: the kernel from the remaining columns instead of a maintained Gram matrix
+
+
+def test_gram_from_columns_rule():
+    """The Gram matrix (8 r^2 bytes) and Q (4 n^2) against twice the working copy (16 r p)."""
+    from stablefs.selectors.svm_rfe import gram_from_columns
+
+    assert gram_from_columns(5000, 5000, 2000)  # 300 MB > 160 MB
+    assert not gram_from_columns(100, 100, 50_000)
+    assert not gram_from_columns(62, 62, 2000)  # Colon
+    assert not gram_from_columns(181, 181, 12_533)  # Lung
+    # the edge without duplicates: 12 n^2 <= 16 n p, n <= 4p/3
+    assert not gram_from_columns(1332, 1332, 999) and gram_from_columns(1333, 1333, 999)
+    # a bootstrap: 63 distinct rows of 100 samples
+    assert gram_from_columns(63, 100, 50) == (8 * 63**2 + 4 * 100**2 > 16 * 63 * 50)
+
+
+@pytest.fixture
+def from_columns(monkeypatch):
+    import stablefs.selectors.svm_rfe as svm_rfe
+
+    def use(value):
+        monkeypatch.setattr(svm_rfe, "FROM_COLUMNS", value)
+    return use
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("duplicated", [False, True])
+def test_columns_path_equals_linear_svc(from_columns, n_classes, weighted, duplicated):
+    """Every iteration of the path trained from the remaining columns equals
+    SVC(kernel="linear") on those columns, as the Gram-matrix path does."""
+    from_columns(True)
+    X, y = _data(30 + n_classes, n=45, p=60, n_classes=n_classes)
+    if duplicated:
+        idx = np.random.default_rng(8).integers(0, 45, size=45)
+        X, y = X[idx], y[idx]
+    w = np.random.default_rng(9).uniform(0.1, 2.5, size=y.size) if weighted else None
+    Xs, v = _minmax(X), _mean_one(w)
+    fits = list(svm_rfe_path(X, y, w, step=0.1, n_features_to_select=4))
+    assert [f.remaining.size for f in fits] == rfe_schedule(60, 0.1, 4).tolist()
+    for f in fits:
+        assert f.lower_gram is None and f.gram is None
+        ref, ref_b = _svc_coef(Xs[:, f.remaining], y, v)
+        assert np.abs(f.coef - ref).max() <= RTOL * np.abs(ref).max()
+        assert_allclose(f.intercept, ref_b, rtol=0, atol=RTOL * max(1.0, np.abs(ref_b).max()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("scale", ["minmax", None])
+def test_columns_path_ranks_as_the_gram_path(from_columns, seed, scale):
+    """The two paths solve the same duals on kernels that differ only by the downdate's
+    round-off: the same rankings, weights within 1e-12 of the largest, on several seeds (with
+    a bootstrap sample and instance weights on odd seeds), two and three classes."""
+    n_classes = 2 + seed % 2
+    X, y = _data(40 + seed, n=50 + 7 * seed, p=80, n_classes=n_classes)
+    w = None
+    if seed % 2:
+        idx = np.random.default_rng(seed).integers(0, y.size, size=y.size)
+        X, y = X[idx], y[idx]
+        w = np.random.default_rng(seed + 1).uniform(0.2, 2.0, size=y.size)
+    if scale is None:
+        X = X / 20.0
+    runs = {}
+    for mode in (False, True):
+        from_columns(mode)
+        fits = list(svm_rfe_path(X, y, w, step=0.1, scale=scale))
+        est = SVMRFE(scale=scale).fit(X, y, sample_weight=w)
+        runs[mode] = fits, est.ranking_
+    (gram_fits, gram_rank), (col_fits, col_rank) = runs[False], runs[True]
+    assert_array_equal(col_rank, gram_rank)
+    for a, b in zip(gram_fits, col_fits):
+        assert_array_equal(a.remaining, b.remaining)
+        assert np.abs(a.coef - b.coef).max() <= 1e-12 * np.abs(a.coef).max()
+    # the first fit's kernel is the same matrix to the last bit (one BLAS product either way)
+    assert_array_equal(gram_fits[0].coef, col_fits[0].coef)
+
+
+def test_columns_path_plain_svc_loop(from_columns):
+    """n > p (the columns path by the rule): the ranking of a plain SVC(kernel="linear")
+    loop, and the same ranking as the Gram-matrix path."""
+    from stablefs.selectors.svm_rfe import gram_from_columns
+
+    X, y = _data(50, n=120, p=40)
+    assert gram_from_columns(120, 120, 40)
+    ranking, _ = _plain_svc_loop(X, y, 0.1, 1)
+    assert_array_equal(SVMRFE().fit(X, y).ranking_, ranking)
+    from_columns(False)
+    assert_array_equal(SVMRFE().fit(X, y).ranking_, ranking)
+
+
+def test_columns_path_fill_q_block_equals_the_full_q():
+    """Q built a block of Gram rows at a time equals the single-precision Q the solver builds
+    from the whole lower triangle (duplicated rows, two signs), bit for bit."""
+    from stablefs.selectors._smo import fill_q_block
+
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(30, 9))
+    K = A.T @ A
+    order = np.array([4, 0, 8, 8, 2, 5, 1, 7, 3, 6, 0])
+    sign = np.where(rng.random(order.size) < 0.5, 1, -1).astype(np.int64)
+    Q = np.zeros((order.size, order.size), dtype=np.float32)
+    QD = np.zeros(order.size)
+    for r0 in range(0, 9, 4):
+        r1 = min(9, r0 + 4)
+        fill_q_block(np.ascontiguousarray(K[r0:r1, :r1]), r0, order, sign, Q, QD)
+    low = np.tril(K) + np.tril(K, -1).T  # the lower triangle's values on both sides
+    ref = (sign[:, None] * sign[None, :] * low[np.ix_(order, order)]).astype(np.float32)
+    assert_array_equal(Q, ref)
+    assert_array_equal(QD, np.diagonal(K)[order])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 1e200])
+def test_columns_path_non_finite_is_one_clear_error(from_columns, bad):
+    from_columns(True)
+    X, y = _data(3, n=30, p=20)
+    X[4, 7] = bad
+    with pytest.raises(StablefsError, match="NaN|infinity|too large"):
+        SVMRFE(scale=None).fit(X, y)

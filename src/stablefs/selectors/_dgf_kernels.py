@@ -66,39 +66,50 @@ def top_k_desc(G: np.ndarray, k: int) -> np.ndarray:
     return _top_k_desc(G, int(k), np.empty((G.shape[0], int(k))))
 
 
+#: rows of a block summed together by :func:`_window_sums` (their sums stay in L1 cache while
+#: each point is read once for all of them)
+SUM_ROWS = 16
+#: blocks of at least this many Gram entries are summed on several threads when asked
+PARALLEL_MIN_ENTRIES = 2**20
+
+
 @njit(cache=True, nogil=True)
 def _window_sums(G, thr, qq, Fa, scale, flat, num, den):  # pragma: no cover - compiled
+    # rows in groups of SUM_ROWS; within a group, points in ascending order, and each point is
+    # added to the sums of the rows whose window holds it: every row's sums are added in
+    # ascending point order, as a row-by-row loop adds them (the same bits), while a point is
+    # read from memory once per group instead of once per row
     m, p = G.shape
     d = num.shape[1]
     for i in range(m):
-        acc = num[i]
         for c in range(d):
-            acc[c] = 0.0
-        s = 0.0
-        t = thr[i]
-        row = G[i]
+            num[i, c] = 0.0
+        den[i] = 0.0
+    for r0 in range(0, m, SUM_ROWS):
+        r1 = min(m, r0 + SUM_ROWS)
         for j in range(p):
-            g = row[j]
-            if t <= g:
-                f = Fa[j]
-                if flat:
-                    for c in range(d):
-                        acc[c] += f[c]
-                    s += 1.0
-                else:
-                    d2 = qq[i] - 2.0 * g
-                    if d2 < 0.0:
-                        d2 = 0.0
-                    w = np.exp(d2 * scale)
-                    for c in range(d):
-                        acc[c] += w * f[c]
-                    s += w
-        den[i] = s
+            f = Fa[j]
+            for i in range(r0, r1):
+                g = G[i, j]
+                if thr[i] <= g:
+                    acc = num[i]
+                    if flat:
+                        for c in range(d):
+                            acc[c] += f[c]
+                        den[i] += 1.0
+                    else:
+                        d2 = qq[i] - 2.0 * g
+                        if d2 < 0.0:
+                            d2 = 0.0
+                        w = np.exp(d2 * scale)
+                        for c in range(d):
+                            acc[c] += w * f[c]
+                        den[i] += w
     return num, den
 
 
 def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
-                bandwidth: float, kernel: str) -> tuple[np.ndarray, np.ndarray]:
+                bandwidth: float, kernel: str, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Kernel-weighted sums over the windows of a block (Yu, Ding and Loscalzo 2008, eq. 4).
 
     Parameters
@@ -114,6 +125,10 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
         The augmented points; only their first ``d`` columns are summed.
     bandwidth : float
     kernel : {"flat", "gaussian"}
+    threads : int, default=1
+        Threads for blocks of at least :data:`PARALLEL_MIN_ENTRIES` entries of ``G``: the
+        rows are split into parts (whole groups of :data:`SUM_ROWS`), each thread sums its
+        own rows in the same order, so the result is the same for any count.
 
     Returns
     -------
@@ -123,10 +138,22 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
         ``sum_{f in window} K``.
     """
     m, d = G.shape[0], Fa.shape[1] - 1
-    return _window_sums(np.ascontiguousarray(G), np.ascontiguousarray(thr, dtype=np.float64),
-                        np.ascontiguousarray(qq, dtype=np.float64),
-                        np.ascontiguousarray(Fa), -0.5 / float(bandwidth) ** 2,
-                        kernel == "flat", np.empty((m, d)), np.empty(m))
+    G = np.ascontiguousarray(G)
+    thr = np.ascontiguousarray(thr, dtype=np.float64)
+    qq = np.ascontiguousarray(qq, dtype=np.float64)
+    Fa = np.ascontiguousarray(Fa)
+    scale, flat = -0.5 / float(bandwidth) ** 2, kernel == "flat"
+    num, den = np.empty((m, d)), np.empty(m)
+    parts = min(int(threads), -(-m // SUM_ROWS)) if G.size >= PARALLEL_MIN_ENTRIES else 1
+    if parts <= 1:
+        return _window_sums(G, thr, qq, Fa, scale, flat, num, den)
+    from stablefs._runtime.threads import run_tasks
+
+    step = -(-m // (parts * SUM_ROWS)) * SUM_ROWS
+    run_tasks(_window_sums, [(G[a:a + step], thr[a:a + step], qq[a:a + step], Fa, scale,
+                              flat, num[a:a + step], den[a:a + step])
+                             for a in range(0, m, step)], parts)
+    return num, den
 
 
 @njit(cache=True, nogil=True)
@@ -196,3 +223,4 @@ def distinct_rows(Y: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarr
     first = np.flatnonzero(rep_of == np.arange(rows.size))
     inverse = np.searchsorted(first, rep_of)
     return first, inverse
+

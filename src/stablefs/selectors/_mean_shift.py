@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from stablefs._runtime.threads import pool_map
+from stablefs._runtime.threads import kernel_threads, pool_map
 from stablefs.selectors._feature_space import (
     GEMM_ROWS,
     Scratch,
@@ -92,9 +92,10 @@ def _dense_weights(G, qq, bandwidth, kernel, window, inside, out):
 
 
 def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
-                window: float | None, G_out: np.ndarray, W_out: np.ndarray):
+                window: float | None, G_out: np.ndarray, W_out: np.ndarray, threads: int = 1):
     """``(num, den)``: ``sum_l f_l K((y - f_l)/h)`` and ``sum_l K((y - f_l)/h)`` for the rows
-    ``y`` of ``Yb`` (``G_out``, ``W_out``: scratch blocks of shape at least ``(rows, p)``)."""
+    ``y`` of ``Yb`` (``G_out``, ``W_out``: scratch blocks of shape at least ``(rows, p)``;
+    ``threads``: of the compiled window sums, same result for any count)."""
     rows = Yb.shape[0]
     qq = np.einsum("ij,ij->i", Yb, Yb)
     G = shifted_gram(Yb, Fa, out=G_out)
@@ -105,7 +106,7 @@ def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
     if COMPILED:
         from stablefs.selectors._dgf_kernels import window_sums  # Numba, on first use
 
-        return window_sums(G, thr, qq, Fa, bandwidth, kernel)
+        return window_sums(G, thr, qq, Fa, bandwidth, kernel, threads)
     inside = thr[:, None] <= G
     if np.count_nonzero(inside) * DENSE_SHARE > inside.size:
         W = _dense_weights(G, qq, bandwidth, kernel, window, inside, W_out[:rows])
@@ -146,6 +147,8 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
     b = block_rows((2 if dense_scratch else 1) * p + 4 * (d + 1), n_arrays=max(1, n_jobs),
                    budget=scratch_budget(Fa))
     scratch = Scratch()
+    # one block at a time (n_jobs = 1): its window sums on the free cores (the same sums)
+    threads = kernel_threads() if n_jobs == 1 else 1
     active = np.arange(m) if rows is None else np.asarray(rows, dtype=np.int64)
     for step in range(int(max_iter)):
         if active.size == 0:
@@ -155,7 +158,8 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
             Yb = Y[blk]
             rows = b + (-b) % GEMM_ROWS  # room for shifted_gram's padding rows
             num, den = kernel_sums(Yb, Fa, h, kernel, w, scratch.get("G", (rows, p)),
-                                   scratch.get("W", (rows, p)) if dense_scratch else None)
+                                   scratch.get("W", (rows, p)) if dense_scratch else None,
+                                   threads)
             new = np.divide(num, den[:, None], out=Yb.copy(), where=den[:, None] > 0)
             diff = new - Yb
             Y[blk] = new  # the blocks' rows are disjoint, and each block reads only its own

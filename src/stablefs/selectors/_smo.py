@@ -204,6 +204,41 @@ def svc_dual_ordered(K, order, ysign, Cv, eps, max_iter):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
+def fill_q_block(Kb, r0, order, ysign, Q, QD):  # pragma: no cover - compiled
+    """Write the entries of libsvm's ``Q`` (as :func:`svc_dual_ordered` builds it) that a
+    block of rows of the kernel matrix holds: ``Kb[k, c]`` is ``K[r0 + k, c]`` for
+    ``c <= r0 + k`` (the lower triangle of those rows); every pair of points whose rows
+    ``order[a] >= order[b]`` fall in the block gets ``Q[a, b] = Q[b, a] =
+    float32(y_a y_b K[order[a], order[b]])``, and ``QD[a] = K[order[a], order[a]]``."""
+    n = order.size
+    r1 = r0 + Kb.shape[0]
+    for a in range(n):
+        oa = order[a]
+        if oa < r0 or oa >= r1:
+            continue
+        row = Kb[oa - r0]
+        for b in range(n):
+            ob = order[b]
+            if ob <= oa:
+                v = np.float32(ysign[a] * ysign[b] * row[ob])
+                Q[a, b] = v
+                Q[b, a] = v
+        QD[a] = row[oa]
+
+
+@njit(cache=True, nogil=True)
+def svc_dual_q(Q, QD, order, ysign, Cv, eps, max_iter, n_rows):  # pragma: no cover - compiled
+    """:func:`svc_dual_ordered` given its ``Q`` and ``QD`` (built by :func:`fill_q_block`;
+    both are overwritten): ``coef`` summed over the points of each of the ``n_rows`` rows,
+    ``rho``, ``n_iter``."""
+    coef, rho, n_iter = _smo(Q, QD, ysign, Cv.copy(), eps, max_iter)
+    out = np.zeros(n_rows)
+    for a in range(order.size):
+        out[order[a]] += coef[a]
+    return out, rho, n_iter
+
+
+@njit(cache=True, nogil=True)
 def _smo(Q, QD, ysign, Cv, eps, max_iter):  # pragma: no cover - compiled
     # svc_dual on libsvm's single-precision Q = y y^T K, its double diagonal QD and the
     # per-point box bounds Cv (all three overwritten: they follow the shrinking swaps);
