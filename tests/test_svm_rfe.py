@@ -654,6 +654,23 @@ def test_columns_path_ranks_as_the_gram_path(from_columns, seed, scale):
     assert_array_equal(gram_fits[0].coef, col_fits[0].coef)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_columns_path_in_small_blocks(from_columns, monkeypatch, n_classes):
+    """Q assembled from blocks of a few Gram rows (as at n = 5000, where a block is 16 MB):
+    the same rankings as the Gram-matrix path, weights within 1e-12."""
+    import stablefs.selectors.svm_rfe as svm_rfe
+
+    X, y = _data(60 + n_classes, n=70, p=50, n_classes=n_classes)
+    from_columns(False)
+    ref = list(svm_rfe_path(X, y, step=0.1))
+    from_columns(True)
+    monkeypatch.setattr(svm_rfe, "GRAM_BLOCK_BYTES", 8 * 70 * 6)  # blocks of 6 rows
+    got = list(svm_rfe_path(X, y, step=0.1))
+    for a, b in zip(ref, got):
+        assert_array_equal(a.eliminated, b.eliminated)
+        assert np.abs(a.coef - b.coef).max() <= 1e-12 * np.abs(a.coef).max()
+
+
 def test_columns_path_plain_svc_loop(from_columns):
     """n > p (the columns path by the rule): the ranking of a plain SVC(kernel="linear")
     loop, and the same ranking as the Gram-matrix path."""

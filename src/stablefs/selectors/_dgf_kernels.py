@@ -7,17 +7,19 @@ Yu, Ding and Loscalzo (2008, sec. 4.1, eqs. 2-4) need, over the ``p`` features a
   keeping a sorted list of ``K`` per row (insertion: ``K`` is 4-5), instead of NumPy's
   chunk maxima, threshold, ``nonzero`` and sort (three passes over a ``block x p`` array);
 - every mean-shift step's kernel-weighted sums over the seed's window: :func:`window_sums`
-  reads the Gram block once, and for each point inside the window (``G >= thr``) adds the
-  point (flat kernel) or ``exp(-||y - f||^2 / 2h^2)`` times it (truncated Gaussian) to the
-  row's sums -- ``|window| x d`` operations per row instead of a sparse matrix built in
-  NumPy or a second dense ``p x d`` product.
+  reads the Gram block once, lists each row's points inside the window (``G >= thr``)
+  without a branch, and adds each of them (flat kernel) or ``exp(-||y - f||^2 / 2h^2)``
+  times it (truncated Gaussian) to the row's sums -- ``|window| x d`` operations per row
+  instead of a sparse matrix built in NumPy or a second dense ``p x d`` product.
 
 Same result: :func:`top_k_desc` selects values (no arithmetic), so the neighbour distances and
 the bandwidth are bit for bit those of the NumPy version. :func:`window_sums` adds the window's
 points in ascending index order, exactly as SciPy's CSR product does (``y += a x`` row after
 row), so the flat kernel's sums are bit for bit those of the sparse path; blocks whose windows
 NumPy summed with a dense BLAS product differed from these only in the order of additions
-(round-off). One thread, float64. Imported lazily by :mod:`stablefs.selectors._mean_shift` and
+(round-off). Float64; :func:`window_sums` splits a large block's rows over threads when asked
+(each row is summed the same way by whichever thread), the other kernels run on one.
+Imported lazily by :mod:`stablefs.selectors._mean_shift` and
 :mod:`stablefs.selectors._feature_space` (importing stablefs does not import Numba); compiled
 code is cached on disk (``cache=True``).
 """
@@ -66,45 +68,45 @@ def top_k_desc(G: np.ndarray, k: int) -> np.ndarray:
     return _top_k_desc(G, int(k), np.empty((G.shape[0], int(k))))
 
 
-#: rows of a block summed together by :func:`_window_sums` (their sums stay in L1 cache while
-#: each point is read once for all of them)
-SUM_ROWS = 16
 #: blocks of at least this many Gram entries are summed on several threads when asked
 PARALLEL_MIN_ENTRIES = 2**20
 
 
 @njit(cache=True, nogil=True)
 def _window_sums(G, thr, qq, Fa, scale, flat, num, den):  # pragma: no cover - compiled
-    # rows in groups of SUM_ROWS; within a group, points in ascending order, and each point is
-    # added to the sums of the rows whose window holds it: every row's sums are added in
-    # ascending point order, as a row-by-row loop adds them (the same bits), while a point is
-    # read from memory once per group instead of once per row
+    # per row: the window's points listed first without a branch (whether a point is inside
+    # is unpredictable, and on Chowdary's 22,283 points the mispredicted branches cost more
+    # than the sums), then added in ascending order, as before (the same bits)
     m, p = G.shape
     d = num.shape[1]
+    inside = np.empty(p, dtype=np.int64)
     for i in range(m):
+        acc = num[i]
         for c in range(d):
-            num[i, c] = 0.0
-        den[i] = 0.0
-    for r0 in range(0, m, SUM_ROWS):
-        r1 = min(m, r0 + SUM_ROWS)
+            acc[c] = 0.0
+        s = 0.0
+        t = thr[i]
+        row = G[i]
+        k = 0
         for j in range(p):
+            inside[k] = j
+            k += t <= row[j]
+        for q in range(k):
+            j = inside[q]
             f = Fa[j]
-            for i in range(r0, r1):
-                g = G[i, j]
-                if thr[i] <= g:
-                    acc = num[i]
-                    if flat:
-                        for c in range(d):
-                            acc[c] += f[c]
-                        den[i] += 1.0
-                    else:
-                        d2 = qq[i] - 2.0 * g
-                        if d2 < 0.0:
-                            d2 = 0.0
-                        w = np.exp(d2 * scale)
-                        for c in range(d):
-                            acc[c] += w * f[c]
-                        den[i] += w
+            if flat:
+                for c in range(d):
+                    acc[c] += f[c]
+                s += 1.0
+            else:
+                d2 = qq[i] - 2.0 * row[j]
+                if d2 < 0.0:
+                    d2 = 0.0
+                w = np.exp(d2 * scale)
+                for c in range(d):
+                    acc[c] += w * f[c]
+                s += w
+        den[i] = s
     return num, den
 
 
@@ -127,8 +129,8 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
     kernel : {"flat", "gaussian"}
     threads : int, default=1
         Threads for blocks of at least :data:`PARALLEL_MIN_ENTRIES` entries of ``G``: the
-        rows are split into parts (whole groups of :data:`SUM_ROWS`), each thread sums its
-        own rows in the same order, so the result is the same for any count.
+        rows are split into parts, each thread sums its own rows in the same order, so the
+        result is the same for any count.
 
     Returns
     -------
@@ -144,12 +146,12 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
     Fa = np.ascontiguousarray(Fa)
     scale, flat = -0.5 / float(bandwidth) ** 2, kernel == "flat"
     num, den = np.empty((m, d)), np.empty(m)
-    parts = min(int(threads), -(-m // SUM_ROWS)) if G.size >= PARALLEL_MIN_ENTRIES else 1
+    parts = min(int(threads), m) if G.size >= PARALLEL_MIN_ENTRIES else 1
     if parts <= 1:
         return _window_sums(G, thr, qq, Fa, scale, flat, num, den)
     from stablefs._runtime.threads import run_tasks
 
-    step = -(-m // (parts * SUM_ROWS)) * SUM_ROWS
+    step = -(-m // parts)
     run_tasks(_window_sums, [(G[a:a + step], thr[a:a + step], qq[a:a + step], Fa, scale,
                               flat, num[a:a + step], den[a:a + step])
                              for a in range(0, m, step)], parts)

@@ -312,7 +312,8 @@ def _solve(K, duals, tol):
     return dual, intercept
 
 
-#: bytes of one block of Gram rows when the kernel is computed from the remaining columns
+#: bytes of one block of Gram rows when the kernel is computed from the remaining columns (at
+#: most a quarter of the working copy's)
 GRAM_BLOCK_BYTES = 16 * 2**20
 
 
@@ -334,7 +335,7 @@ def _solve_columns(XT, m, duals, tol):
 
     r = XT.shape[1]
     A = XT[:m]
-    width = max(1, min(r, GRAM_BLOCK_BYTES // (8 * max(1, r))))
+    width = max(1, min(r, min(GRAM_BLOCK_BYTES, XT.nbytes // 4) // (8 * max(1, r))))
     dual = np.empty((len(duals), r))
     intercept = np.empty(len(duals))
     for k, d in enumerate(duals):
