@@ -263,12 +263,13 @@ def test_window_sums_same_for_any_thread_count(monkeypatch, kernel):
 
 
 def test_mean_shift_same_for_any_kernel_thread_count(monkeypatch):
-    """A whole DGF fit with its window sums on one thread and on two: the same groups, peaks,
-    steps and densities, bit for bit."""
+    """A whole DGF fit with its Gram rows and window sums on one thread and on two: the same
+    groups, peaks, steps and densities, bit for bit."""
     from stablefs.selectors import _dgf_kernels as kernels
     from stablefs.selectors.dense_groups import dense_feature_groups
 
     monkeypatch.setattr(kernels, "PARALLEL_MIN_ENTRIES", 1)
+    monkeypatch.setattr(ms, "PARALLEL_MIN_ENTRIES", 1)
     X = gene_blocks(30, 500, 5)
     runs = []
     for threads in (1, 2):
@@ -281,3 +282,18 @@ def test_mean_shift_same_for_any_kernel_thread_count(monkeypatch):
     assert_array_equal(a.feature_density, b.feature_density)
     assert len(a.groups) == len(b.groups)
     assert all(np.array_equal(g, h) for g, h in zip(a.groups, b.groups))
+
+
+@pytest.mark.parametrize("threads", [2, 3, 5])
+@pytest.mark.parametrize("m", [8, 21, 64, 85])
+def test_gram_in_parts_equals_one_product(monkeypatch, threads, m):
+    """Rows of the shifted Gram matrix computed in parts on threads: the bits of one product
+    (the parts are whole multiples of 8 rows, the last padded as ``shifted_gram`` pads)."""
+    monkeypatch.setattr(ms, "PARALLEL_MIN_ENTRIES", 1)
+    rng = np.random.default_rng(m)
+    Fa = fs.augment(rng.normal(size=(300, 13)))
+    Y = rng.normal(size=(m, 13))
+    rows = m + (-m) % fs.GEMM_ROWS
+    one = fs.shifted_gram(Y, Fa, out=np.empty((rows, 300)))
+    got = ms.gram_in_parts(Y, Fa, np.full((rows, 300), np.nan), threads)
+    assert_array_equal(got, one)

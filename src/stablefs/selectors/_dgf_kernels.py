@@ -68,7 +68,8 @@ def top_k_desc(G: np.ndarray, k: int) -> np.ndarray:
     return _top_k_desc(G, int(k), np.empty((G.shape[0], int(k))))
 
 
-#: blocks of at least this many Gram entries are summed on several threads when asked
+#: blocks of at least this many Gram entries are summed on several threads when asked (as
+#: :data:`stablefs.selectors._mean_shift.PARALLEL_MIN_ENTRIES`)
 PARALLEL_MIN_ENTRIES = 2**20
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from stablefs._runtime.threads import kernel_threads, pool_map
+from stablefs._runtime.threads import kernel_threads, pool_map, run_tasks
 from stablefs.selectors._feature_space import (
     GEMM_ROWS,
     Scratch,
@@ -41,6 +41,9 @@ from stablefs.selectors._feature_space import (
 #: windows holding more than 1/DENSE_SHARE of the points (on average over a block) are summed
 #: with a dense matrix product instead of a sparse one
 DENSE_SHARE = 8
+#: blocks of at least this many Gram entries use the kernel threads of a one-block-at-a-time
+#: mean shift (:func:`gram_in_parts`, :func:`stablefs.selectors._dgf_kernels.window_sums`)
+PARALLEL_MIN_ENTRIES = 2**20
 #: finite-support kernels sum their windows with the compiled kernel
 #: (:func:`stablefs.selectors._dgf_kernels.window_sums`); False: the NumPy/SciPy path above
 COMPILED = True
@@ -91,14 +94,29 @@ def _dense_weights(G, qq, bandwidth, kernel, window, inside, out):
     return out
 
 
+def gram_in_parts(Yb: np.ndarray, Fa: np.ndarray, G_out: np.ndarray, threads: int = 1):
+    """``shifted_gram(Yb, Fa, out=G_out)``, for blocks of at least :data:`PARALLEL_MIN_ENTRIES`
+    entries in up to ``threads`` parts of whole :data:`GEMM_ROWS` rows, one BLAS product each
+    on its own thread (call with single-threaded BLAS). A row's values do not depend on the
+    rows computed with it (:func:`shifted_gram`), so the result is the same for any count."""
+    m = Yb.shape[0]
+    parts = min(int(threads), m // GEMM_ROWS) if m * Fa.shape[0] >= PARALLEL_MIN_ENTRIES else 1
+    if parts <= 1 or G_out is None:
+        return shifted_gram(Yb, Fa, out=G_out)
+    step = -(-m // (parts * GEMM_ROWS)) * GEMM_ROWS  # every part but the last a whole multiple
+    run_tasks(lambda a: shifted_gram(Yb[a:a + step], Fa, out=G_out[a:]),
+              [(a,) for a in range(0, m, step)], parts)
+    return G_out[:m]
+
+
 def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
                 window: float | None, G_out: np.ndarray, W_out: np.ndarray, threads: int = 1):
     """``(num, den)``: ``sum_l f_l K((y - f_l)/h)`` and ``sum_l K((y - f_l)/h)`` for the rows
     ``y`` of ``Yb`` (``G_out``, ``W_out``: scratch blocks of shape at least ``(rows, p)``;
-    ``threads``: of the compiled window sums, same result for any count)."""
+    ``threads``: of the Gram rows and the compiled window sums, same result for any count)."""
     rows = Yb.shape[0]
     qq = np.einsum("ij,ij->i", Yb, Yb)
-    G = shifted_gram(Yb, Fa, out=G_out)
+    G = gram_in_parts(Yb, Fa, G_out, threads)
     if window is None:
         W = window_weights(G, qq, bandwidth, kernel, window)
         return (W @ Fa)[:, :-1], W.sum(axis=1)
@@ -147,7 +165,8 @@ def mean_shift(Fa: np.ndarray, bandwidth: float, *, kernel: str = "flat",
     b = block_rows((2 if dense_scratch else 1) * p + 4 * (d + 1), n_arrays=max(1, n_jobs),
                    budget=scratch_budget(Fa))
     scratch = Scratch()
-    # one block at a time (n_jobs = 1): its window sums on the free cores (the same sums)
+    # one block at a time (n_jobs = 1): its Gram rows and window sums on the free cores (the
+    # same numbers for any count)
     threads = kernel_threads() if n_jobs == 1 else 1
     active = np.arange(m) if rows is None else np.asarray(rows, dtype=np.int64)
     for step in range(int(max_iter)):
