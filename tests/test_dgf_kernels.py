@@ -245,9 +245,7 @@ def test_distinct_rows_equal_np_unique_groups():
 def test_window_sums_same_for_any_thread_count(monkeypatch, kernel):
     """Threads sum disjoint parts of the rows, each in the same order: the same bits for 1, 2
     and 3 threads (the threshold lowered so that this small block is split)."""
-    from stablefs.selectors import _dgf_kernels as kernels
-
-    monkeypatch.setattr(kernels, "PARALLEL_MIN_ENTRIES", 1)
+    monkeypatch.setattr(fs, "PARALLEL_MIN_ENTRIES", 1)
     rng = np.random.default_rng(4)
     F = rng.normal(size=(400, 6))
     Fa = fs.augment(F)
@@ -265,11 +263,9 @@ def test_window_sums_same_for_any_thread_count(monkeypatch, kernel):
 def test_mean_shift_same_for_any_kernel_thread_count(monkeypatch):
     """A whole DGF fit with its Gram rows and window sums on one thread and on two: the same
     groups, peaks, steps and densities, bit for bit."""
-    from stablefs.selectors import _dgf_kernels as kernels
     from stablefs.selectors.dense_groups import dense_feature_groups
 
-    monkeypatch.setattr(kernels, "PARALLEL_MIN_ENTRIES", 1)
-    monkeypatch.setattr(ms, "PARALLEL_MIN_ENTRIES", 1)
+    monkeypatch.setattr(fs, "PARALLEL_MIN_ENTRIES", 1)
     X = gene_blocks(30, 500, 5)
     runs = []
     for threads in (1, 2):
@@ -289,7 +285,7 @@ def test_mean_shift_same_for_any_kernel_thread_count(monkeypatch):
 def test_gram_in_parts_equals_one_product(monkeypatch, threads, m):
     """Rows of the shifted Gram matrix computed in parts on threads: the bits of one product
     (the parts are whole multiples of 8 rows, the last padded as ``shifted_gram`` pads)."""
-    monkeypatch.setattr(ms, "PARALLEL_MIN_ENTRIES", 1)
+    monkeypatch.setattr(fs, "PARALLEL_MIN_ENTRIES", 1)
     rng = np.random.default_rng(m)
     Fa = fs.augment(rng.normal(size=(300, 13)))
     Y = rng.normal(size=(m, 13))

@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from stablefs.selectors import _feature_space as _fs
+
 
 @njit(cache=True, nogil=True)
 def _top_k_desc(G, k, out):  # pragma: no cover - compiled
@@ -66,11 +68,6 @@ def top_k_desc(G: np.ndarray, k: int) -> np.ndarray:
     """
     G = np.ascontiguousarray(G, dtype=np.float64)
     return _top_k_desc(G, int(k), np.empty((G.shape[0], int(k))))
-
-
-#: blocks of at least this many Gram entries are summed on several threads when asked (as
-#: :data:`stablefs.selectors._mean_shift.PARALLEL_MIN_ENTRIES`)
-PARALLEL_MIN_ENTRIES = 2**20
 
 
 @njit(cache=True, nogil=True)
@@ -129,7 +126,8 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
     bandwidth : float
     kernel : {"flat", "gaussian"}
     threads : int, default=1
-        Threads for blocks of at least :data:`PARALLEL_MIN_ENTRIES` entries of ``G``: the
+        Threads for blocks of at least
+        :data:`~stablefs.selectors._feature_space.PARALLEL_MIN_ENTRIES` entries of ``G``: the
         rows are split into parts, each thread sums its own rows in the same order, so the
         result is the same for any count.
 
@@ -147,7 +145,7 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
     Fa = np.ascontiguousarray(Fa)
     scale, flat = -0.5 / float(bandwidth) ** 2, kernel == "flat"
     num, den = np.empty((m, d)), np.empty(m)
-    parts = min(int(threads), m) if G.size >= PARALLEL_MIN_ENTRIES else 1
+    parts = min(int(threads), m) if G.size >= _fs.PARALLEL_MIN_ENTRIES else 1
     if parts <= 1:
         return _window_sums(G, thr, qq, Fa, scale, flat, num, den)
     from stablefs._runtime.threads import run_tasks
@@ -226,4 +224,3 @@ def distinct_rows(Y: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarr
     first = np.flatnonzero(rep_of == np.arange(rows.size))
     inverse = np.searchsorted(first, rep_of)
     return first, inverse
-

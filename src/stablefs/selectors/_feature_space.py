@@ -45,6 +45,9 @@ MIN_BLOCK_BYTES = 2**20
 #: bytes of the temporaries of :func:`feature_space` (columns of X standardised a block at a
 #: time; at most an eighth of X's size, at least :data:`MIN_BLOCK_BYTES`)
 STANDARDIZE_BYTES = 8 * 2**20
+#: blocks of at least this many Gram entries use the kernel threads of a mean shift that runs
+#: one block at a time (``_mean_shift.gram_in_parts``, ``_dgf_kernels.window_sums``)
+PARALLEL_MIN_ENTRIES = 2**20
 #: nearest-neighbour searches take each row's top K with the compiled kernel
 #: (:func:`stablefs.selectors._dgf_kernels.top_k_desc`, same values); False: :func:`top_k_rows`
 COMPILED_TOP_K = True

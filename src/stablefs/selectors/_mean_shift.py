@@ -30,6 +30,7 @@ import numpy as np
 from scipy import sparse
 
 from stablefs._runtime.threads import kernel_threads, pool_map, run_tasks
+from stablefs.selectors import _feature_space as _fs
 from stablefs.selectors._feature_space import (
     GEMM_ROWS,
     Scratch,
@@ -41,9 +42,6 @@ from stablefs.selectors._feature_space import (
 #: windows holding more than 1/DENSE_SHARE of the points (on average over a block) are summed
 #: with a dense matrix product instead of a sparse one
 DENSE_SHARE = 8
-#: blocks of at least this many Gram entries use the kernel threads of a one-block-at-a-time
-#: mean shift (:func:`gram_in_parts`, :func:`stablefs.selectors._dgf_kernels.window_sums`)
-PARALLEL_MIN_ENTRIES = 2**20
 #: finite-support kernels sum their windows with the compiled kernel
 #: (:func:`stablefs.selectors._dgf_kernels.window_sums`); False: the NumPy/SciPy path above
 COMPILED = True
@@ -95,12 +93,14 @@ def _dense_weights(G, qq, bandwidth, kernel, window, inside, out):
 
 
 def gram_in_parts(Yb: np.ndarray, Fa: np.ndarray, G_out: np.ndarray, threads: int = 1):
-    """``shifted_gram(Yb, Fa, out=G_out)``, for blocks of at least :data:`PARALLEL_MIN_ENTRIES`
-    entries in up to ``threads`` parts of whole :data:`GEMM_ROWS` rows, one BLAS product each
-    on its own thread (call with single-threaded BLAS). A row's values do not depend on the
-    rows computed with it (:func:`shifted_gram`), so the result is the same for any count."""
+    """``shifted_gram(Yb, Fa, out=G_out)``; for blocks of at least
+    :data:`~stablefs.selectors._feature_space.PARALLEL_MIN_ENTRIES` entries, in up to
+    ``threads`` parts of whole :data:`GEMM_ROWS` rows, one BLAS product each on its own thread
+    (call with single-threaded BLAS). A row's values do not depend on the rows computed with
+    it (:func:`shifted_gram`), so the result is the same for any count."""
     m = Yb.shape[0]
-    parts = min(int(threads), m // GEMM_ROWS) if m * Fa.shape[0] >= PARALLEL_MIN_ENTRIES else 1
+    big = m * Fa.shape[0] >= _fs.PARALLEL_MIN_ENTRIES
+    parts = min(int(threads), m // GEMM_ROWS) if big else 1
     if parts <= 1 or G_out is None:
         return shifted_gram(Yb, Fa, out=G_out)
     step = -(-m // (parts * GEMM_ROWS)) * GEMM_ROWS  # every part but the last a whole multiple
