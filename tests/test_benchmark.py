@@ -28,9 +28,11 @@ pytest.importorskip("scikit_posthocs", reason="the optional extra stablefs[bench
 pytest.importorskip("baycomp", reason="the optional extra stablefs[benchmark]")
 
 #: 15 splits: with 13 or fewer, scipy's Wilcoxon test of the per-set comparisons enumerates
-#: its exact null distribution when accuracies tie, seconds per test
+#: its exact null distribution when accuracies tie, seconds per test. No permutation test:
+#: it is three quarters of such a run's time (303 tasks of every method a set) and has tests
+#: of its own (``test_signal_columns_reach_sets_csv``, ``tests/test_trust.py``)
 FAST = ["-m", "ttest,relieff,svm-rfe", "-k", "4,8", "--repeats", "15", "--no-report",
-        "--no-progress"]
+        "--no-progress", "--permutations", "0"]
 
 
 def write_set(path: Path, seed: int, n: int = 30, p: int = 40, classes=("a", "b"),
@@ -175,7 +177,7 @@ def test_rerun_reuses_and_foreign_configuration_is_refused(tmp_path, sets, capsy
 def test_force_replaces_another_configuration(tmp_path, sets, capsys):
     out = tmp_path / "bench"
     base = ["benchmark", str(sets[0]), "-m", "ttest,relieff", "--repeats", "15",
-            "--no-report", "--no-progress", "--out", str(out)]
+            "--no-report", "--no-progress", "--permutations", "0", "--out", str(out)]
     assert run([*base, "-k", "4,8"], capsys)[0] == 0
     (out / "mine.txt").write_text("keep")
     code, _, err = run([*base, "-k", "4", "--force"], capsys)
@@ -284,7 +286,7 @@ def test_failed_pilot_leaves_the_cell_out(tmp_path, sets, monkeypatch):
 
     def pilot(set_name, method, *rest):
         if (set_name, method) == ("two", "relieff"):
-            return set_name, method, 0.0, "ValueError: broken on purpose"
+            return set_name, method, 0.0, 0.0, "ValueError: broken on purpose"
         return orig(set_name, method, *rest)
 
     monkeypatch.setattr(bm, "_pilot_one", pilot)
@@ -303,7 +305,7 @@ def test_failed_pilot_leaves_the_cell_out(tmp_path, sets, monkeypatch):
     real = bm._pilot_one("two", "ttest(n_features_to_select=0)", prepared[1].dataset.X,
                          prepared[1].dataset.y, proto.resamples(prepared[1].dataset.y, 0)[0],
                          [4], {"svm": "svm"}, None, 0)
-    assert real[3] != ""
+    assert real[4] != ""
 
 
 def test_default_methods_hook(monkeypatch):
@@ -358,7 +360,7 @@ def test_log2_hook_transforms_raw_intensities_and_says_so():
 
 def test_signal_columns_reach_sets_csv(tmp_path, sets, capsys):
     out = tmp_path / "bench"
-    code, _, err = run(["benchmark", str(sets[0]), *FAST, "--permutations", "19",
+    code, _, err = run(["benchmark", str(sets[0]), *FAST[:-2], "--permutations", "19",
                         "--out", str(out)], capsys)
     assert code == 0, err
     table = read_csv(out / "sets.csv")
@@ -390,12 +392,30 @@ def test_dask_backend_gives_the_same_cells(tmp_path, sets, capsys):
         out = tmp_path / backend
         code, _, err = run(["benchmark", str(sets[0]), "-m", "ttest,relieff", "-k", "4",
                             "--repeats", "15", "--no-report", "--no-progress", "--n-jobs", "2",
-                            "--backend", backend, "--out", str(out)], capsys)
+                            "--permutations", "0", "--backend", backend, "--out", str(out)],
+                           capsys)
         assert code == 0, err
         outs.append(out)
     assert json.loads((outs[1] / "run.json").read_text())["backend"] == "dask"
     for name in ("cells.csv", "ranks.csv", "friedman.csv"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+
+
+def test_estimate_counts_the_permutation_test():
+    """(B + 1) x R tasks of every method with one classifier, shared by the workers; the
+    fits as before (tasks x resamples / workers) and the fixed costs per set."""
+    pilot = pd.DataFrame({"set": ["a", "a", "b"], "method": ["ttest", "relieff", "ttest"],
+                          "seconds": [0.3, 0.5, 0.2], "fit_seconds": [0.1, 0.3, 0.1],
+                          "error": ["", "", ""]})
+    est = bm.estimate_seconds(pilot, {"a": 20, "b": 10}, 2, report=False, n_classifiers=2,
+                              permutations=99, permutation_resamples=3).set_index("set")
+    choice_a = (0.1 + 0.2 / 2) + (0.3 + 0.2 / 2)  # fit + one classifier's evaluation
+    assert est.loc["a", "permutation_seconds"] == pytest.approx(100 * 3 * choice_a / 2)
+    assert est.loc["a", "seconds"] == pytest.approx(
+        0.8 * 20 / 2 + 100 * 3 * choice_a / 2 + bm.SET_OVERHEAD_S)
+    assert est.loc["b", "permutation_seconds"] == pytest.approx(100 * 3 * 0.15 / 2)
+    none = bm.estimate_seconds(pilot, {"a": 20, "b": 10}, 2, report=False)
+    assert (none["permutation_seconds"] == 0).all()
 
 
 def test_pilot_fits_take_a_classifier_object(sets):

@@ -124,6 +124,12 @@ def _plan_text(sets, methods, proto, classifiers, sizes) -> str:
     return "\n".join(lines)
 
 
+def _permutation_text(estimate) -> str:
+    """The permutation tests' share of the estimate, when they run."""
+    perm = float(estimate["permutation_seconds"].sum())
+    return f" (permutation tests up to {_fmt_seconds(perm)} of it)" if perm > 0 else ""
+
+
 def _estimate_text(pilot, estimate, workers: int, done: dict, backend: str, scheduler) -> str:
     import pandas as pd
 
@@ -146,7 +152,7 @@ def _estimate_text(pilot, estimate, workers: int, done: dict, backend: str, sche
         lines.insert(0, f"pilot fits: {len(ok)} cells timed in {ok['seconds'].sum():.1f} s "
                         f"(slowest per fit: {slow_text}); estimated wall time "
                         f"{_fmt_seconds(total)} {where}, "
-                        f"{int(estimate['fits'].sum())} fits")
+                        f"{int(estimate['fits'].sum())} fits" + _permutation_text(estimate))
         per = pd.Series(estimate["seconds"].to_numpy(), index=estimate["set"])
         lines.append("  per set: " + ", ".join(f"{s} {_fmt_seconds(v)}" for s, v in
                                               per.items()))
@@ -362,7 +368,10 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
                           seed=seed, n_jobs=n_jobs, skip=list(done))
     pilot_s = time.perf_counter() - t_pilot
     n_res = {b.name: len(proto.resamples(b.dataset.y, seed)) for b in sets if b.included}
-    estimate = bm.estimate_seconds(pilot, n_res, workers, report=not no_report)
+    estimate = bm.estimate_seconds(pilot, n_res, workers, report=not no_report,
+                                   n_classifiers=len(classifier_list),
+                                   permutations=permutations,
+                                   permutation_resamples=DEFAULT_PERMUTATION_RESAMPLES)
     echo(_estimate_text(pilot, estimate, workers, done, backend, scheduler))
     if dry_run:
         echo("dry run: nothing written.")

@@ -297,21 +297,22 @@ def _pilot_one(set_name, method, X, y, resample, sizes, classifiers, prefilter, 
     from stablefs.methods import build_selector
 
     start = time.perf_counter()
+    fit = 0.0
     try:
         selector = build_selector(method, task_seed(seed, resample.index, method), sizes)
         # the method's one-off costs in this process stay out of the pilot's time
         warm_up(method, selector, X[resample.train], y[resample.train], classifiers)
         start = time.perf_counter()
-        _fit_task(selector, X, y, resample, sizes, classifiers,
-                  Preprocessing(prefilter=prefilter))
+        fit = _fit_task(selector, X, y, resample, sizes, classifiers,
+                        Preprocessing(prefilter=prefilter))["fit_time"]
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # a cell that cannot run is left out, with its reason
         text = " ".join(str(exc).split()) or type(exc).__name__
         if not isinstance(exc, StablefsError):
             text = f"{type(exc).__name__}: {text}"
-        return set_name, method, time.perf_counter() - start, text[:300]
-    return set_name, method, time.perf_counter() - start, ""
+        return set_name, method, time.perf_counter() - start, fit, text[:300]
+    return set_name, method, time.perf_counter() - start, fit, ""
 
 
 def pilot_fits(sets: Sequence[BenchmarkSet], methods: Sequence[str], *, protocol, classifiers,
@@ -322,7 +323,8 @@ def pilot_fits(sets: Sequence[BenchmarkSet], methods: Sequence[str], *, protocol
     Returns
     -------
     DataFrame
-        ``set, method, seconds, error`` (``error`` empty when the fit ran).
+        ``set, method, seconds, fit_seconds, error``: the whole task and the selector's fit
+        in it (``error`` empty when the fit ran).
     """
     from stablefs.evaluation.classifiers import check_classifiers
     from stablefs.evaluation.runner import check_n_jobs
@@ -337,7 +339,7 @@ def pilot_fits(sets: Sequence[BenchmarkSet], methods: Sequence[str], *, protocol
         for m in methods:
             tasks.append((b.name, m, b.dataset.X, b.dataset.y, first, b.sizes, clfs,
                           b.prefilter, seed))
-    cols = ["set", "method", "seconds", "error"]
+    cols = ["set", "method", "seconds", "fit_seconds", "error"]
     if not tasks:
         return pd.DataFrame(columns=cols)
     workers = check_n_jobs(n_jobs, len(tasks))
@@ -355,27 +357,42 @@ FINAL_OVERHEAD_S = 20.0
 
 
 def estimate_seconds(pilot: pd.DataFrame, n_resamples: dict, workers: int, *,
-                     report: bool = True) -> pd.DataFrame:
-    """Predicted wall time per set from the pilot fits: the cells' fit times times the
-    number of resamples, shared by ``workers``, plus a fixed cost per set
-    (:data:`SET_OVERHEAD_S`, :data:`REPORT_OVERHEAD_S`). The pilot fits run under the
-    machine's current load, so the fits' share of the estimate follows it; the fixed costs
-    do not (add :data:`FINAL_OVERHEAD_S` for the end of the run).
+                     report: bool = True, n_classifiers: int = 1, permutations: int = 0,
+                     permutation_resamples: int = 3) -> pd.DataFrame:
+    """Predicted wall time per set from the pilot fits.
+
+    The cells' task times times the number of resamples, shared by ``workers``; the
+    permutation test of the procedure (:func:`~stablefs.evaluation.permutation.
+    procedure_test_seconds`: up to ``permutations`` + 1 choices on ``permutation_resamples``
+    resamples, each method's fit with one of the ``n_classifiers`` classifiers' evaluation);
+    a fixed cost per set (:data:`SET_OVERHEAD_S`, :data:`REPORT_OVERHEAD_S`). The pilot fits
+    run under the machine's current load, so the fits' share of the estimate follows it; the
+    fixed costs do not (add :data:`FINAL_OVERHEAD_S` for the end of the run).
 
     Returns
     -------
     DataFrame
-        ``set, fits, fit_seconds, seconds`` (``fit_seconds``: one worker's total).
+        ``set, fits, fit_seconds, permutation_seconds, seconds`` (``fit_seconds``: one
+        worker's total of the fits; ``permutation_seconds``: the test's wall time, an upper
+        bound when its sequential rule stops early).
     """
+    from stablefs.evaluation.permutation import procedure_test_seconds
+
     ok = pilot[pilot["error"] == ""]
     rows = []
     for name, grp in ok.groupby("set", sort=False):
         r = n_resamples[name]
         total = float(grp["seconds"].sum()) * r
-        rows.append((name, len(grp) * r, total,
-                     total / max(1, min(workers, len(grp) * r))
+        fit = grp["fit_seconds"].to_numpy(dtype=float)
+        one_classifier = fit + (grp["seconds"].to_numpy(dtype=float) - fit) / max(
+            1, n_classifiers)
+        perm = procedure_test_seconds(float(one_classifier.sum()), permutations,
+                                      permutation_resamples, workers)
+        rows.append((name, len(grp) * r, total, perm,
+                     total / max(1, min(workers, len(grp) * r)) + perm
                      + SET_OVERHEAD_S + (REPORT_OVERHEAD_S if report else 0.0)))
-    return pd.DataFrame(rows, columns=["set", "fits", "fit_seconds", "seconds"])
+    return pd.DataFrame(rows, columns=["set", "fits", "fit_seconds", "permutation_seconds",
+                                       "seconds"])
 
 
 # --------------------------------------------------------------------------- cells

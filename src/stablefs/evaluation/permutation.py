@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # pandas and joblib load when used: compare's stage plan impo
 
 __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_PERMUTATION_RESAMPLES", "PermutationTest",
            "permutation_p_value", "permutation_test", "permuted_resamples",
-           "procedure_statistic", "sequential_stop", "stop_after"]
+           "procedure_statistic", "procedure_test_seconds", "sequential_stop", "stop_after"]
 
 log = logging.getLogger("stablefs")
 
@@ -78,6 +78,42 @@ DEFAULT_PERMUTATIONS = 100
 DEFAULT_PERMUTATION_RESAMPLES = 3
 #: the level at which "evidence of signal" is decided
 LEVEL = 0.05
+
+
+def procedure_test_seconds(choice_seconds: float, permutations: int, resamples: int,
+                           workers: int = 1) -> float:
+    """Wall seconds of :func:`permutation_test` from the cost of one choice's task.
+
+    The choice runs on the real labels and in each of the ``permutations`` permutations, on
+    ``resamples`` resamples each: (B + 1) x R tasks of ``choice_seconds`` (every method's fit
+    and its evaluation with the one classifier of the choice), the permutations shared by
+    ``workers``. An upper bound when the sequential rule stops early.
+
+    Parameters
+    ----------
+    choice_seconds : float
+        One resample's tasks of every method with one classifier, in seconds.
+    permutations : int
+        B; 0 gives 0.
+    resamples : int
+        R, the resamples of each choice.
+    workers : int
+        Parallel workers.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.permutation import procedure_test_seconds
+    >>> procedure_test_seconds(0.5, 99, 3, workers=2)
+    75.0
+    """
+    if permutations <= 0:
+        return 0.0
+    return (permutations + 1) * resamples * choice_seconds / max(1, min(workers, permutations))
 
 
 def permutation_p_value(statistics, observed: float) -> float:
