@@ -29,8 +29,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from stablefs.selectors import _feature_space as _fs
-
 
 @njit(cache=True, nogil=True)
 def _top_k_desc(G, k, out):  # pragma: no cover - compiled
@@ -126,10 +124,11 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
     bandwidth : float
     kernel : {"flat", "gaussian"}
     threads : int, default=1
-        Threads for blocks of at least
-        :data:`~stablefs.selectors._feature_space.PARALLEL_MIN_ENTRIES` entries of ``G``: the
-        rows are split into parts, each thread sums its own rows in the same order, so the
-        result is the same for any count.
+        Threads: the rows are split into parts, each thread sums its own rows in the same
+        order, so the result is the same for any count (the caller,
+        :func:`stablefs.selectors._mean_shift.kernel_sums`, asks for more than one only for
+        blocks of at least :data:`~stablefs.selectors._feature_space.PARALLEL_MIN_ENTRIES`
+        entries).
 
     Returns
     -------
@@ -145,7 +144,7 @@ def window_sums(G: np.ndarray, thr: np.ndarray, qq: np.ndarray, Fa: np.ndarray,
     Fa = np.ascontiguousarray(Fa)
     scale, flat = -0.5 / float(bandwidth) ** 2, kernel == "flat"
     num, den = np.empty((m, d)), np.empty(m)
-    parts = min(int(threads), m) if G.size >= _fs.PARALLEL_MIN_ENTRIES else 1
+    parts = min(int(threads), m)
     if parts <= 1:
         return _window_sums(G, thr, qq, Fa, scale, flat, num, den)
     from stablefs._runtime.threads import run_tasks

@@ -124,7 +124,8 @@ def kernel_sums(Yb: np.ndarray, Fa: np.ndarray, bandwidth: float, kernel: str,
     if COMPILED:
         from stablefs.selectors._dgf_kernels import window_sums  # Numba, on first use
 
-        return window_sums(G, thr, qq, Fa, bandwidth, kernel, threads)
+        big = G.size >= _fs.PARALLEL_MIN_ENTRIES  # threads pay off on large blocks only
+        return window_sums(G, thr, qq, Fa, bandwidth, kernel, threads if big else 1)
     inside = thr[:, None] <= G
     if np.count_nonzero(inside) * DENSE_SHARE > inside.size:
         W = _dense_weights(G, qq, bandwidth, kernel, window, inside, W_out[:rows])
