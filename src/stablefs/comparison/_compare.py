@@ -241,17 +241,23 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     stages = plan.stages if plan.stages is not None else plan_stages(o, ds.X, ds.y, resamples)
     for line in stages.lines():
         log.warning(line)
+    prep = Preprocessing(impute=impute, standardize=o.standardize, prefilter=o.prefilter)
+    # the worker processes start now and warm up (one runs the pilot) while this process
+    # goes on; every later phase reuses them
+    pool = _trust.start_workers(
+        ds.X, ds.y, o.methods, resamples, workers=workers, backend=o.backend,
+        scheduler=o.scheduler, seed=o.seed, prep=prep, sizes=plan.sizes,
+        classifiers=o.classifiers, pilot=announce)
     estimate = None
     if announce:
         from stablefs.evaluation import budget
 
         estimate = _trust.announce(
             ds.X, ds.y, o.methods, resamples, seed=o.seed,
-            prep=Preprocessing(impute=impute, standardize=o.standardize,
-                               prefilter=o.prefilter),
-            workers=workers, settings=settings, n_features=ds.n_features,
+            prep=prep, workers=workers, settings=settings, n_features=ds.n_features,
             prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
-            progress=progress, report=bool(o.report) and plan.folder is not None)
+            progress=progress, report=bool(o.report) and plan.folder is not None,
+            started=pool)
         budget.check_wall_time(estimate["total"], "this comparison", "lower --repeats, "
                                "--permutations or --nested, keep fewer features (--prefilter) "
                                "or add workers (--n-jobs)", allow=o.allow_huge)
@@ -264,6 +270,8 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     with backend_session(o.backend, o.n_jobs, o.scheduler), \
             (folder if folder is not None else _nothing()):
         clock = _trust.PhaseClock(cache)
+        if pool is not None:
+            pool.wait()
         with clock.phase("fits"):
             result = run_experiment(
                 ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
@@ -296,11 +304,27 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
         if folder is not None:
             assert plan.out is not None  # the run folder is plan.out
             with heartbeat(progress, "report", "writing the tables, figures and report"):
-                comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg))
+                comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg),
+                                  draw=_figure_drawer(o, workers))
             folder.complete()
             comparison.folder = plan.out
     comparison.wall_time = time.perf_counter() - t0  # with the files and the report
     return comparison
+
+
+def _figure_drawer(o: CompareOptions, workers: int):
+    """The report's figures drawn side by side in the command's workers (the same pool as
+    its fits; the figures are independent, their bytes the same as drawn here); ``None``
+    (drawn in this process) with one worker."""
+    if workers < 2:
+        return None
+    from functools import partial
+
+    from stablefs.evaluation.runner import map_in_workers
+    from stablefs.report import draw_figure
+
+    return partial(map_in_workers, draw_figure, backend=o.backend, n_jobs=workers,
+                   scheduler=o.scheduler)
 
 
 def _estimate_record(estimate: dict) -> dict:

@@ -447,8 +447,10 @@ class Comparison:
         return Path(folder)
 
     def _write(self, out: Path, *, report: bool, svg: bool = False,
-               config_key: str | None = None, config: dict | None = None) -> dict:
-        """Every file of the run folder (inside a locked :class:`RunFolder`)."""
+               config_key: str | None = None, config: dict | None = None,
+               draw=None) -> dict:
+        """Every file of the run folder (inside a locked :class:`RunFolder`); ``draw``
+        renders the report's figures (:func:`stablefs.report.write_report`)."""
         from stablefs.evaluation.outputs import save_result, write_csv
         from stablefs.evaluation.runner import ExperimentResult
 
@@ -469,7 +471,7 @@ class Comparison:
                                   baseline=self.baseline)
         paths = save_result(result, out, run_info, report=report, svg=svg,
                             feature_names=self.feature_names, signature=self.signature,
-                            extra_paths=extra)
+                            extra_paths=extra, draw=draw)
         self.paths = paths
         return paths
 

@@ -177,6 +177,69 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
     return out
 
 
+def worker_pilot(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers,
+                 parent=None) -> dict[str, PilotTime]:
+    """:func:`pilot_times` as a worker's first task (:func:`start_workers`): the worker is
+    set up (:func:`~stablefs._runtime.processes.worker_setup`) and its methods warmed up by
+    the pilot itself."""
+    from stablefs._runtime.processes import worker_setup
+
+    worker_setup(parent)
+    return pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
+                       classifiers=classifiers)
+
+
+class StartedWorkers:
+    """The worker processes of a comparison started before its first phase (issue 36): while
+    the main process draws the pilot figure, one worker runs the pilot fits
+    (:func:`worker_pilot`) and the others warm up (:func:`~stablefs.evaluation.runner.
+    warm_worker`); the fits, the permutation test, the nested estimate and the report's
+    figures then reuse these processes (joblib's reusable loky executor)."""
+
+    def __init__(self, results):
+        self._results = results
+        self.pilot: dict[str, PilotTime] | None = None
+
+    def wait(self) -> None:
+        """Wait for the first tasks (the pilot's times kept in :attr:`pilot`)."""
+        if self._results is None:
+            return
+        results, self._results = self._results, None
+        for out in results:
+            if out is not None:
+                self.pilot = out
+
+
+def start_workers(X, y, methods, resamples, *, workers: int, backend: str, scheduler,
+                  seed: int, prep, sizes, classifiers, pilot: bool
+                  ) -> StartedWorkers | None:
+    """Start the ``workers`` worker processes now (:func:`~stablefs.evaluation.runner.
+    start_workers`): with ``pilot`` the first task is the pilot of the time estimate; the
+    others warm the methods up on the first training part. ``None`` when the work runs in
+    this process or on a Dask cluster."""
+    import os
+
+    import joblib
+
+    from stablefs.evaluation.runner import WARM_UP_FEATURES, warm_worker
+    from stablefs.evaluation.runner import start_workers as start
+
+    if backend != "loky" or workers < 2:
+        return None
+    res = next((r for r in resamples if len(r.test)), resamples[0])
+    part = np.ascontiguousarray(np.asarray(X)[res.train][:, :WARM_UP_FEATURES])
+    warm = joblib.delayed(warm_worker)(methods, part, np.asarray(y)[res.train], seed=seed,
+                                       resample=res.index, sizes=sizes,
+                                       classifiers=classifiers, parent=os.getpid())
+    tasks = [warm] * workers
+    if pilot:
+        tasks[0] = joblib.delayed(worker_pilot)(X, y, methods, resamples, seed=seed, prep=prep,
+                                                sizes=sizes, classifiers=classifiers,
+                                                parent=os.getpid())
+    results = start(backend, workers, scheduler, tasks)
+    return None if results is None else StartedWorkers(results)
+
+
 #: the report's cost in units of the pilot figure (:func:`pilot_figure`): a fixed part and a
 #: part per method. Writing the files and report of a comparison took 31, 32 and 31 times
 #: one small figure on Colon, Leukemia and Prostate (5 methods), 36 on Nakayama (5 methods,
@@ -247,20 +310,27 @@ ANNOUNCE_SECONDS = 10.0
 
 def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
              settings: TrustSettings, n_features: int, prefilter, sizes, classifiers,
-             progress=None, report: bool = True) -> dict:
+             progress=None, report: bool = True,
+             started: StartedWorkers | None = None) -> dict:
     """Print (stderr) the estimated wall time from a pilot task per method and a pilot
     figure (:func:`estimate_phases`; from :data:`ANNOUNCE_SECONDS` on, shorter estimates
     only with ``-v``); above :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``.
 
     Returns the seconds by phase and in all (``total``), which ``run.json`` records beside
     the seconds each phase took (``phase_seconds``), and the pilot times (``"pilot"``) for
-    :func:`reannounce`."""
+    :func:`reannounce`. With ``started`` workers (:func:`start_workers`) the pilot fits run
+    in one of them while this process draws the pilot figure."""
     from stablefs._runtime.progress import heartbeat
 
     with heartbeat(progress, "time estimate", "one pilot fit per method"):
-        pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
-                            classifiers=classifiers)
         figure = pilot_figure() if report else 0.0
+        pilot = None
+        if started is not None:
+            started.wait()
+            pilot = started.pilot
+        if pilot is None:
+            pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
+                                classifiers=classifiers)
     n_res = sum(1 for r in resamples)
     est = estimate_phases(pilot, n_resamples=n_res, settings=settings,
                           n_classifiers=len(classifiers), workers=workers,

@@ -159,7 +159,7 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
                 report: bool = True, X=None, y=None, feature_names=None,
                 symbols=None, extra_paths: dict | None = None,
                 signature: pd.DataFrame | None = None,
-                svg: bool = False) -> dict[str, Path | list[Path]]:
+                svg: bool = False, draw=None) -> dict[str, Path | list[Path]]:
     """Write every output file of a comparison into ``out_dir``; return their paths.
 
     ``extra_paths`` are files the caller already wrote into ``out_dir`` for this run (the
@@ -170,7 +170,8 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
     (:func:`stablefs.report.signature.write_signature`): ``signature`` when given, else
     computed from the whole data (``X``, ``y``, ``feature_names``; :func:`signature_for`);
     ``symbols`` (one gene symbol per feature, ``--annotation``) adds a ``symbol`` column
-    beside ``feature`` there.
+    beside ``feature`` there. ``draw`` renders the report's figures
+    (:func:`stablefs.report.write_report`).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -204,7 +205,8 @@ def save_result(result: ExperimentResult, out_dir, run_info: dict, *,
         paths.update(write_report(out_dir, run_info=run_info, results=result.results,
                                   stability=result.stability, frequencies=result.frequencies,
                                   selections=result.selections, feature_names=feature_names,
-                                  signature=signature, baseline=result.baseline, svg=svg))
+                                  signature=signature, baseline=result.baseline, svg=svg,
+                                  draw=draw))
     paths.update(extra_paths or {})
     # run.json last: its presence (with "finished") marks a complete run; it names stablefs
     # and lists every file written, the files --force may delete (stablefs._runtime.rundir)

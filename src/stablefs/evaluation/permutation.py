@@ -343,6 +343,17 @@ def _unit(b, X, y, protocol, methods, sizes, n_resamples, options):
     return b, stat, method, k, fit_time
 
 
+def _observed_unit(X, y, methods, sizes, resamples, options):
+    """The observed procedure (the real labels) as a task beside the permutations:
+    ``(None, statistic, method, k, values)``."""
+    from stablefs._runtime.threads import limit_threads
+
+    with limit_threads(1):
+        stat, method, k, values, _ = procedure_statistic(X, y, methods, sizes, resamples,
+                                                         **options)
+    return None, stat, method, k, values
+
+
 class _UnitCache:
     """Finished permutations as JSON files ``<dir>/<b>.json``
     (``{"b", "statistic", "method", "k", "fit_time"}``; a statistic of -inf is null).
@@ -546,10 +557,16 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
     workers = check_n_jobs(n_jobs, n_permutations)
     bar = make_progress(progress, total=n_permutations, initial=len(values),
                         desc="permutation test", unit="perm")
+    # the observed procedure runs beside the first batch of permutations on the workers
+    # when there are workers and nothing to resume (a resumed test needs it first, to know
+    # whether the stored permutations already decide it); its result is the same anywhere
+    beside = workers > 1 and not values
     try:  # the observed procedure inside the bar's span: its lines cover these fits too
-        observed, method, k, observed_values, _ = procedure_statistic(
-            X, y, methods, sizes, used, **options)
-        finished, _ = decided()
+        finished = False
+        if not beside:
+            observed, method, k, observed_values, _ = procedure_statistic(
+                X, y, methods, sizes, used, **options)
+            finished, _ = decided()
         if not finished:
             import joblib
 
@@ -558,9 +575,16 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
                 batch = max(4 * workers, 10)
                 while not finished:
                     todo = [b for b in range(n_permutations) if b not in values][:batch]
-                    jobs = (joblib.delayed(_unit)(b, X, y, protocol, methods, sizes,
-                                                  n_resamples, options) for b in todo)
+                    jobs = [joblib.delayed(_unit)(b, X, y, protocol, methods, sizes,
+                                                  n_resamples, options) for b in todo]
+                    if beside:
+                        jobs.insert(0, joblib.delayed(_observed_unit)(X, y, methods, sizes,
+                                                                      used, options))
+                        beside = False
                     for b, stat, m_b, k_b, ft in parallel(jobs):
+                        if b is None:  # the observed procedure
+                            observed, method, k, observed_values = stat, m_b, k_b, ft
+                            continue
                         cache.save(b, stat, m_b, k_b, ft)
                         values[b] = (stat, m_b, k_b)
                         computed += 1

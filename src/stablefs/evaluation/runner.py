@@ -484,6 +484,57 @@ def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
     return _DaskContext(_new_client(n_jobs, scheduler))
 
 
+def start_workers(backend: str, n_jobs: int, scheduler: str | None, tasks):
+    """Start this command's worker processes now, running ``tasks`` (``joblib.delayed``
+    calls, typically :func:`warm_worker`), and return the generator of their results (in
+    the order they finish); ``None`` when there is no process pool to start (``n_jobs`` 1,
+    or the Dask backend, whose cluster :func:`backend_session` starts).
+
+    The pool is joblib's reusable loky executor with the initializer and arguments of
+    :func:`_backend_context`, so the later phases' ``joblib.Parallel`` calls reuse these
+    processes instead of starting others: the workers import the stack and load the
+    compiled kernels while the main process reads the data and runs the pilot (issue 36).
+    Exhaust the generator before the next parallel phase.
+    """
+    if backend != "loky" or n_jobs < 2:
+        return None
+    check_backend(backend, scheduler)
+    with _backend_context(backend, n_jobs, scheduler):
+        return joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+
+
+def map_in_workers(func, items, *, backend: str, n_jobs: int, scheduler: str | None) -> list:
+    """``[func(x) for x in items]``, the calls spread over ``n_jobs`` workers of this
+    command (the same pool as its fits: :func:`_backend_context`), results in order; in this
+    process when ``n_jobs`` is 1. ``func`` must be a module-level function. ``n_jobs`` is not
+    capped at the number of items: a changed worker count would restart the pool."""
+    items = list(items)
+    if n_jobs < 2 or len(items) < 2:
+        return [func(x) for x in items]
+    with _backend_context(backend, n_jobs, scheduler):
+        return list(joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(_in_worker)(func, x,
+                                                                               os.getpid())
+                                                   for x in items))
+
+
+def _in_worker(func, item, parent):
+    worker_setup(parent)  # parent watch, one-line warnings (stablefs._runtime.processes)
+    return func(item)
+
+
+def warm_worker(methods, X_train, y_train, *, seed: int, resample: int, sizes, classifiers,
+                parent=None) -> None:
+    """A worker's first task (:func:`start_workers`): :func:`~stablefs._runtime.processes.
+    worker_setup` and :func:`warm_up` of every method on ``X_train`` (the first
+    :data:`WARM_UP_FEATURES` features are enough), so that the first fit of each method in
+    this process is timed without its one-off costs. Results do not depend on it."""
+    worker_setup(parent)
+    clfs = check_classifiers(classifiers)
+    for name, template in _method_templates(methods).items():
+        warm_up(name, build_selector(template, task_seed(seed, resample, name), sizes),
+                X_train, y_train, clfs)
+
+
 class _DaskContext:
     def __init__(self, client, *, close: bool = True):
         self.client = client

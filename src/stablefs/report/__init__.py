@@ -14,7 +14,8 @@ its two renderers).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -39,7 +40,7 @@ from stablefs.report.render import (
     to_markdown,
 )
 
-__all__ = ["write_report"]
+__all__ = ["DrawnFigure", "FigureJob", "draw_figure", "write_report"]
 
 _MEASURE_NOTES = {
     "kuncheva": "Kuncheva index: overlap of two equal-size subsets corrected for the overlap "
@@ -158,23 +159,51 @@ def _scale_text(meta: Mapping) -> str | None:
 # ---------------------------------------------------------------------- assembly
 
 
-def _figure(fig_dir: Path, name: str, fig, caption: str, written: list[Path], *,
-            alt: str, svg: bool = True) -> Figure | None:
-    """Write ``name`` (``.png``) and, with ``svg``, its ``.svg`` twin; the report shows the
-    PNG."""
+@dataclass(frozen=True)
+class FigureJob:
+    """One figure of the report to draw: ``plot(*args, **kwargs)`` (a ``plot_*`` function of
+    :mod:`stablefs.report.figures`), rendered to PNG and, with ``svg``, SVG. Plain data and
+    a module-level function: a job can be drawn in another process."""
+
+    name: str
+    plot: Callable
+    args: tuple
+    kwargs: dict
+    svg: bool = False
+
+
+#: a drawn figure: its PNG bytes and its SVG bytes (``None`` without SVG)
+DrawnFigure = tuple[bytes, "bytes | None"]
+
+
+def draw_figure(job: FigureJob) -> DrawnFigure | None:
+    """Draw and render one :class:`FigureJob` (``None`` when there is nothing to draw)."""
+    fig = job.plot(*job.args, **job.kwargs)
     if fig is None:
         return None
+    if job.svg:
+        return _fig.figure_to_png_svg(fig)
+    return _fig.figure_to_png(fig), None
+
+
+def _draw_here(jobs: list[FigureJob]) -> list[DrawnFigure | None]:
+    return [draw_figure(job) for job in jobs]
+
+
+def _figure(fig_dir: Path, name: str, drawn: DrawnFigure | None, caption: str,
+            written: list[Path], *, alt: str) -> Figure | None:
+    """Write ``name`` (``.png``) and, when drawn, its ``.svg`` twin; the report shows the
+    PNG."""
+    if drawn is None:
+        return None
+    png, svg_bytes = drawn
     path = fig_dir / name
-    if svg:
-        png, svg_bytes = _fig.figure_to_png_svg(fig)
-        atomic_write_bytes(path, png)
+    atomic_write_bytes(path, png)
+    written.append(path)
+    if svg_bytes is not None:
         svg_path = path.with_suffix(".svg")
         atomic_write_bytes(svg_path, svg_bytes)
-        written.extend([path, svg_path])
-    else:
-        png = _fig.figure_to_png(fig)
-        atomic_write_bytes(path, png)
-        written.append(path)
+        written.append(svg_path)
     return Figure(src=f"figures/{name}", png=png, caption=caption, alt=alt)
 
 
@@ -193,7 +222,8 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                  stability: pd.DataFrame, frequencies: pd.DataFrame | None = None,
                  title: str | None = None, selections: pd.DataFrame | None = None,
                  feature_names=None, signature: pd.DataFrame | None = None,
-                 svg: bool = True, baseline: pd.DataFrame | None = None
+                 svg: bool = True, baseline: pd.DataFrame | None = None,
+                 draw: Callable[[list[FigureJob]], list[DrawnFigure | None]] | None = None
                  ) -> dict[str, Path | list[Path]]:
     """Write ``report.md``, ``figures/*.png`` and ``*.svg`` and a self-contained ``report.html``.
 
@@ -235,6 +265,11 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
         test and the nested estimate, as in ``run.json``) adds their sentences; without
         evidence of signal the summary opens with "No evidence of signal" and nothing is
         marked as recommended.
+    draw : callable, optional
+        ``draw(jobs) -> [drawn or None, ...]``: renders the report's figures
+        (:class:`FigureJob`, each independent of the others) with :func:`draw_figure`, in
+        order; default one after the other in this process. ``stablefs compare --n-jobs N``
+        draws them in its worker processes: the same bytes.
 
     Returns
     -------
@@ -273,6 +308,39 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     shown = None if verdict.signal is False else rec  # nothing marked "recommended"
     written: list[Path] = []
 
+    # the figures first (independent of each other: drawn by ``draw``, in parallel there)
+    jobs: list[FigureJob] = []
+
+    def job(name: str, plot: Callable, *args, **kwargs) -> None:
+        jobs.append(FigureJob(name, plot, args, kwargs, svg))
+
+    if not stab.empty:
+        job("stability.png", _fig.plot_stability, stab, methods, styles)
+    if not perf.empty:
+        job("performance.png", _fig.plot_performance, perf, methods, styles, base or None)
+    job("tradeoff.png", _fig.plot_tradeoff, stab, perf, methods, styles,
+        recommended=(shown.method, shown.k, shown.metric) if shown else None,
+        baseline=base or None)
+    # the selection map: the recommended pair, or without evidence of signal the best
+    # candidate (the pair the method comparisons below are about), else the first method
+    heat = shown or (rec if verdict.signal is False else None)
+    heat_method = heat.method if heat else None
+    heat_k = heat.k if heat else None
+    if freq is not None:
+        job("frequency.png", _fig.plot_frequency_rank, freq, methods, styles)
+        if heat_method is None:
+            present = [m for m in methods if m in set(freq["method"])]
+            heat_method = present[0] if present else None
+            heat_k = _tab.frequency_k(freq, heat_method) if heat_method else None
+        ranks = _rankings(selections, heat_method) if heat_method else None
+        if ranks is not None and feature_names is not None and \
+                ranks.shape[1] == len(feature_names):
+            job("selections.png", _fig.plot_selection_heatmap, ranks,
+                list(map(str, feature_names)), heat_k, method=heat_method)
+    if not timing.empty:
+        job("fit_time.png", _fig.plot_fit_time, timing, methods, styles)
+    drawn = dict(zip([j.name for j in jobs], (draw or _draw_here)(jobs), strict=True))
+
     data_name = run_info.get("data")
     doc = Document(title or "Feature selection stability and accuracy"
                    + (f": {data_name}" if data_name else ""))
@@ -297,11 +365,11 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     if stab.empty:
         doc.add(Paragraph("No stability values were given."))
     else:
-        f = _figure(fig_dir, "stability.png", _fig.plot_stability(stab, methods, styles),
+        f = _figure(fig_dir, "stability.png", drawn["stability.png"],
                     "Stability against the number of selected features k, one panel per "
                     "measure; error bars are the confidence intervals of stability.csv where "
                     "available; methods are offset slightly along k so that bars do not "
-                    "hide each other. Higher is more stable.", written, svg=svg,
+                    "hide each other. Higher is more stable.", written,
                     alt="Stability against k")
         doc.add(f)
         notes = [_MEASURE_NOTES[m.lower()] for m in pd.unique(stab["measure"])
@@ -321,8 +389,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     if perf.empty:
         doc.add(Paragraph("No accuracy or AUC values were given."))
     else:
-        f = _figure(fig_dir, "performance.png",
-                    _fig.plot_performance(perf, methods, styles, base or None),
+        f = _figure(fig_dir, "performance.png", drawn["performance.png"],
                     "Held-out accuracy and other metrics against k, one column per "
                     "classifier: mean over resamples with its 95% t-interval as error bars. "
                     "The y axes span at least 0.1 (and end at 1 when the values come within "
@@ -332,8 +399,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                        "training part (for balanced accuracy: chance); named in a note at "
                        "the bottom instead when it lies far below the values." if base
                        else ""),
-                    written, svg=svg,
-                    alt="Accuracy and AUC against k")
+                    written, alt="Accuracy and AUC against k")
         doc.add(f)
         kinds_first = sorted(pd.unique(perf["metric"]),
                              key=lambda mt: (_tab.parse_metric(mt)[0] != "accuracy",
@@ -353,9 +419,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                  "the same test parts (baseline.csv)."], css_class="note"))
 
     # trade-off
-    trade = _fig.plot_tradeoff(stab, perf, methods, styles,
-                               recommended=(shown.method, shown.k, shown.metric) if shown
-                               else None, baseline=base or None)
+    trade = drawn["tradeoff.png"]
     if trade is not None:
         measure = _tab.measure_label(_tab.primary_measure(stab))
         doc.add(Heading(2, "Stability–accuracy trade-off"))
@@ -368,7 +432,7 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                         + "." + (" Dashed grey line: the majority-class accuracy (a note "
                                  "at the bottom when it lies far below the points, so that "
                                  "they are not squeezed against the top)." if base
-                                 else ""), written, svg=svg,
+                                 else ""), written,
                         alt="Stability against accuracy with the Pareto front"))
 
     # frequencies and consensus
@@ -376,34 +440,20 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     if freq is None:
         doc.add(Paragraph("No selection frequencies were given."))
     else:
-        doc.add(_figure(fig_dir, "frequency.png",
-                        _fig.plot_frequency_rank(freq, methods, styles),
+        doc.add(_figure(fig_dir, "frequency.png", drawn["frequency.png"],
                         "Selection frequency of the features, sorted decreasingly, against "
                         "their position, one line per k: a stable method keeps frequency 1 up "
                         "to about k and then drops; dashed line: consensus threshold "
-                        f"{_tab.CONSENSUS_THRESHOLD:g}.", written, svg=svg,
+                        f"{_tab.CONSENSUS_THRESHOLD:g}.", written,
                         alt="Selection frequency against rank for every k"))
-        # the recommended pair, or without evidence of signal the best candidate (the pair
-        # the method comparisons below are about), else the first method
-        heat = shown or (rec if verdict.signal is False else None)
-        heat_method = heat.method if heat else None
-        heat_k = heat.k if heat else None
-        if heat_method is None:
-            present = [m for m in methods if m in set(freq["method"])]
-            heat_method = present[0] if present else None
-            heat_k = _tab.frequency_k(freq, heat_method) if heat_method else None
-        ranks = _rankings(selections, heat_method) if heat_method else None
-        if ranks is not None and feature_names is not None and \
-                ranks.shape[1] == len(feature_names):
+        if "selections.png" in drawn:
             which = ("the recommended method" if shown else "the best candidate" if heat
                      else "the first method")
-            doc.add(_figure(fig_dir, "selections.png",
-                            _fig.plot_selection_heatmap(ranks, list(map(str, feature_names)),
-                                                        heat_k, method=heat_method),
+            doc.add(_figure(fig_dir, "selections.png", drawn["selections.png"],
                             f"Which features {which}, {heat_method}, selected in "
                             f"each resample at k = {_tab.format_k(heat_k)}: coloured cells are "
                             "selections (colour: rank), blank cells are not; rows above the "
-                            "black line are the consensus signature.", written, svg=svg,
+                            "black line are the consensus signature.", written,
                             alt="Features by resamples selection map"))
         doc.add(Paragraph([
             "Consensus signature: the features selected in more than ",
@@ -452,11 +502,11 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     if timing.empty:
         doc.add(Paragraph("No running times were given."))
     else:
-        doc.add(_figure(fig_dir, "fit_time.png", _fig.plot_fit_time(timing, methods, styles),
+        doc.add(_figure(fig_dir, "fit_time.png", drawn["fit_time.png"],
                         "Mean time to fit each selector once on a training set (without the "
                         "one-off costs of a method's first fit in a process: imports and "
                         "compiled code, paid in an untimed warm-up); error bars: ± one "
-                        "standard deviation over resamples.", written, svg=svg,
+                        "standard deviation over resamples.", written,
                         alt="Mean fit time per method"))
         doc.add(_tab.time_table(timing, methods))
 
