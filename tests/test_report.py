@@ -344,6 +344,33 @@ def test_method_styles_are_distinct_for_many_methods():
         assert len({tuple(np.round(s["color"], 4)) for s in styles.values()}) == n
 
 
+def test_figures_drawn_in_worker_processes_are_the_same_bytes(tmp_path):
+    """compare --n-jobs 2 draws the report's figures in its workers: every file (PNG, SVG,
+    report.md, report.html with the PNGs inlined) is byte for byte the one drawn here."""
+    from stablefs.evaluation.runner import map_in_workers
+    from stablefs.report import draw_figure
+
+    results, stability, frequencies = make_frames()
+    kw = dict(run_info=make_run_info(), results=results, stability=stability,
+              frequencies=frequencies, svg=True)
+    here = write_report(tmp_path / "here", **kw)
+    calls = []
+
+    def spy(jobs):
+        calls.append([j.name for j in jobs])
+        return map_in_workers(draw_figure, jobs, backend="loky", n_jobs=2, scheduler=None)
+
+    there = write_report(tmp_path / "there", draw=spy, **kw)
+    assert calls == [["stability.png", "performance.png", "tradeoff.png", "frequency.png",
+                      "fit_time.png"]]
+    assert [p.name for p in here["figures"]] == [p.name for p in there["figures"]]
+    assert len(here["figures"]) == 10
+    for a, b in zip([*here["figures"], here["report.md"], here["report.html"]],
+                    [*there["figures"], there["report.md"], there["report.html"]],
+                    strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
 def test_rerun_replaces_files_cleanly(tmp_path):
     results, stability, frequencies = make_frames(sizes=[10])
     info = make_run_info(sizes=[10])

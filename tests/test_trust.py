@@ -218,6 +218,9 @@ def test_permutation_test_independent_of_n_jobs():
     b = permutation_test(X, y, ["relieff", "ttest"], [3, 5], n_jobs=2, **kw)
     np.testing.assert_array_equal(a.statistics, b.statistics)
     assert a.p_value == b.p_value and a.observed == b.observed and a.choices == b.choices
+    # the observed procedure ran in a worker beside the first batch (n_jobs=2): the same
+    assert (a.method, a.k, a.observed_values) == (b.method, b.k, b.observed_values)
+    assert a.units_computed == b.units_computed == 12
 
 
 def test_permutation_test_resumes_after_an_interruption(tmp_path, monkeypatch):

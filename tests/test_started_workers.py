@@ -1,0 +1,98 @@
+"""compare --n-jobs N starts its worker processes before its first phase (issue 36): they run
+the pilot of the time estimate and warm up while the main process goes on, and every later
+phase (the fits, the permutation test, the nested estimate, the report's figures) reuses the
+same processes: one loky executor per command, never restarted between phases."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stablefs._runtime.processes import kill_loky_workers
+from stablefs.comparison import _trust
+from stablefs.evaluation._checks import _protocol_resamples
+from stablefs.evaluation.nested import nested_estimate
+from stablefs.evaluation.permutation import permutation_test
+from stablefs.evaluation.preprocessing import Preprocessing
+from stablefs.evaluation.protocols import Protocol
+from stablefs.evaluation.runner import map_in_workers, run_experiment
+from stablefs.report.summary import choose_pair
+
+METHODS = ["relieff", "ttest"]
+SIZES = [3, 6]
+
+
+def _data(n=48, p=40, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.normal(size=(n, p))
+    X[:, :4] += 1.2 * y[:, None]
+    return X, y
+
+
+def _pool():
+    from joblib.externals.loky import reusable_executor
+
+    executor = reusable_executor._executor
+    return executor, frozenset(executor._processes)
+
+
+def _choose(stability, results):
+    return choose_pair(stability, results)
+
+
+def test_started_workers_run_the_pilot_and_every_phase_reuses_them():
+    X, y = _data()
+    protocol = Protocol("split", 4)
+    resamples = _protocol_resamples(protocol, None, X, y, 0)[0]
+    kill_loky_workers()  # a pool of this test's own
+    started = _trust.start_workers(
+        X, y, METHODS, resamples, workers=2, backend="loky", scheduler=None, seed=0,
+        prep=Preprocessing(), sizes=SIZES, classifiers=["svm"], pilot=True)
+    assert started is not None
+    started.wait()
+    assert started.pilot is not None and set(started.pilot) == set(METHODS)
+    assert all(t.fit >= 0 and t.evaluate >= 0 for t in started.pilot.values())
+    executor, pids = _pool()
+    assert len(pids) == 2
+
+    common = dict(protocol=protocol, classifiers=["svm"], random_state=0)
+    two = run_experiment(X, y, METHODS, SIZES, n_jobs=2, **common)
+    assert _pool() == (executor, pids)
+    kw = dict(protocol=protocol, choose=_choose, classifier="svm", n_permutations=6,
+              n_resamples=2, random_state=0, h=7, resamples=resamples)
+    perm = permutation_test(X, y, METHODS, SIZES, n_jobs=2, **kw)
+    assert _pool() == (executor, pids)
+    nested = nested_estimate(X, y, METHODS, SIZES, resamples=resamples,
+                             results=two.results, selections=two.selections,
+                             recommended=(METHODS[0], SIZES[0]), choose=_choose,
+                             n_outer=2, n_inner=2, n_jobs=2)
+    assert _pool() == (executor, pids)
+    assert map_in_workers(abs, [-1, -2, 3], backend="loky", n_jobs=2,
+                          scheduler=None) == [1, 2, 3]
+    assert _pool() == (executor, pids)
+
+    # the same numbers as in one process
+    one = run_experiment(X, y, METHODS, SIZES, n_jobs=1, **common)
+    keep = one.results["metric"] != "fit_time"
+    assert one.results[keep].reset_index(drop=True).equals(
+        two.results[two.results["metric"] != "fit_time"].reset_index(drop=True))
+    perm1 = permutation_test(X, y, METHODS, SIZES, n_jobs=1, **kw)
+    assert (perm1.observed, perm1.method, perm1.k, perm1.p_value) == \
+        (perm.observed, perm.method, perm.k, perm.p_value)
+    np.testing.assert_array_equal(perm1.statistics, perm.statistics)
+    nested1 = nested_estimate(X, y, METHODS, SIZES, resamples=resamples,
+                              results=one.results, selections=one.selections,
+                              recommended=(METHODS[0], SIZES[0]), choose=_choose,
+                              n_outer=2, n_inner=2, n_jobs=1)
+    assert nested1.choices.equals(nested.choices)
+
+
+def test_no_workers_to_start_in_one_process_or_on_dask():
+    X, y = _data()
+    resamples = _protocol_resamples(Protocol("split", 2), None, X, y, 0)[0]
+    kw = dict(scheduler=None, seed=0, prep=Preprocessing(), sizes=SIZES,
+              classifiers=["svm"], pilot=True)
+    assert _trust.start_workers(X, y, METHODS, resamples, workers=1, backend="loky",
+                                **kw) is None
+    assert _trust.start_workers(X, y, METHODS, resamples, workers=2, backend="dask",
+                                **kw) is None
