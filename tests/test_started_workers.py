@@ -96,3 +96,33 @@ def test_no_workers_to_start_in_one_process_or_on_dask():
                                 **kw) is None
     assert _trust.start_workers(X, y, METHODS, resamples, workers=2, backend="dask",
                                 **kw) is None
+
+
+def test_compare_draws_the_figures_of_the_fits_ahead_and_the_same_bytes(tmp_path, monkeypatch):
+    """compare --n-jobs 2: the figures that depend on the fits alone are drawn while the
+    permutation test runs and used by the report; only the trade-off is drawn at the end.
+    Every figure but the fit times (measured) is byte for byte that of --n-jobs 1."""
+    import stablefs
+    from stablefs.evaluation import runner
+
+    asked = []
+    real = runner.map_in_workers
+
+    def spy(func, items, **kw):
+        items = list(items)
+        asked.append([getattr(i, "name", None) for i in items])
+        return real(func, items, **kw)
+
+    monkeypatch.setattr(runner, "map_in_workers", spy)
+    data = "synthetic:han2012?n_samples=60&n_features=200&n_blocks=20"
+    kw = dict(methods="relieff,ttest", sizes=[5, 10], repeats=4, permutations=4, nested=0)
+    stablefs.compare(data, n_jobs=2, out=tmp_path / "two", **kw)
+    assert asked == [["tradeoff.png"]]
+    stablefs.compare(data, n_jobs=1, out=tmp_path / "one", **kw)
+    assert asked == [["tradeoff.png"]]  # one worker: all drawn here, as before
+    one = sorted((tmp_path / "one" / "figures").iterdir())
+    two = sorted((tmp_path / "two" / "figures").iterdir())
+    assert [p.name for p in one] == [p.name for p in two] and len(one) == 6
+    for a, b in zip(one, two, strict=True):
+        if a.name != "fit_time.png":
+            assert a.read_bytes() == b.read_bytes(), a.name

@@ -287,6 +287,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
                 "method", sort=False)["value"]
             log.info("fit time per method: " + ", ".join(
                 f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
+        ahead = _figures_ahead(plan, result, workers)
         if estimate and not result.info["fits_reused"]:
             estimate["after_fits"] = _trust.reannounce(
                 estimate, result, fits_seconds=clock.this_run["fits"], settings=settings,
@@ -307,17 +308,34 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             assert plan.out is not None  # the run folder is plan.out
             with heartbeat(progress, "report", "writing the tables, figures and report"):
                 comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg),
-                                  draw=_figure_drawer(o, workers))
+                                  draw=_figure_drawer(o, workers, ahead))
             folder.complete()
             comparison.folder = plan.out
     comparison.wall_time = time.perf_counter() - t0  # with the files and the report
     return comparison
 
 
-def _figure_drawer(o: CompareOptions, workers: int):
-    """The report's figures drawn side by side in the command's workers (the same pool as
-    its fits; the figures are independent, their bytes the same as drawn here); ``None``
-    (drawn in this process) with one worker."""
+def _figures_ahead(plan: Plan, result, workers: int):
+    """With workers, the report's figures that depend on the fits alone are drawn in this
+    process while the workers run the permutation test and the nested estimate
+    (:class:`~stablefs.comparison._figures.FiguresAhead`); ``None`` otherwise."""
+    o = plan.options
+    if workers < 2 or plan.folder is None or not o.report:
+        return None
+    from stablefs.comparison._figures import FiguresAhead
+    from stablefs.report import figure_jobs
+
+    return FiguresAhead(figure_jobs(
+        run_info={"methods": plan.config["methods"]}, results=result.results,
+        stability=result.stability, frequencies=result.frequencies,
+        selections=result.selections, feature_names=plan.dataset.feature_names,
+        baseline=result.baseline, svg=bool(o.svg)))
+
+
+def _figure_drawer(o: CompareOptions, workers: int, ahead=None):
+    """The report's figures: those drawn ahead (``ahead``), the others side by side in the
+    command's workers (the same pool as its fits; the figures are independent, their bytes
+    the same as drawn here); ``None`` (drawn in this process) with one worker."""
     if workers < 2:
         return None
     from functools import partial
@@ -325,8 +343,9 @@ def _figure_drawer(o: CompareOptions, workers: int):
     from stablefs.evaluation.runner import map_in_workers
     from stablefs.report import draw_figure
 
-    return partial(map_in_workers, draw_figure, backend=o.backend, n_jobs=workers,
+    rest = partial(map_in_workers, draw_figure, backend=o.backend, n_jobs=workers,
                    scheduler=o.scheduler)
+    return rest if ahead is None else partial(ahead.draw, rest=rest)
 
 
 def _estimate_record(estimate: dict) -> dict:

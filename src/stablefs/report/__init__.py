@@ -40,7 +40,7 @@ from stablefs.report.render import (
     to_markdown,
 )
 
-__all__ = ["DrawnFigure", "FigureJob", "draw_figure", "write_report"]
+__all__ = ["DrawnFigure", "FigureJob", "draw_figure", "figure_jobs", "write_report"]
 
 _MEASURE_NOTES = {
     "kuncheva": "Kuncheva index: overlap of two equal-size subsets corrected for the overlap "
@@ -218,6 +218,73 @@ def _rankings(selections: pd.DataFrame | None, method: str) -> np.ndarray | None
     return np.vstack([np.asarray(r, dtype=float) for r in sel["ranking"]])
 
 
+def _jobs(stab, perf, timing, freq, methods, styles, rec, base, verdict, selections,
+          feature_names, svg: bool) -> list[FigureJob]:
+    """The report's figures, in the report's order, from its prepared tables."""
+    shown = None if verdict.signal is False else rec
+    jobs: list[FigureJob] = []
+
+    def job(name: str, plot: Callable, *args, **kwargs) -> None:
+        jobs.append(FigureJob(name, plot, args, kwargs, svg))
+
+    if not stab.empty:
+        job("stability.png", _fig.plot_stability, stab, methods, styles)
+    if not perf.empty:
+        job("performance.png", _fig.plot_performance, perf, methods, styles, base or None)
+    job("tradeoff.png", _fig.plot_tradeoff, stab, perf, methods, styles,
+        recommended=(shown.method, shown.k, shown.metric) if shown else None,
+        baseline=base or None)
+    # the selection map: the recommended pair, or without evidence of signal the best
+    # candidate (the pair the method comparisons are about), else the first method
+    heat = shown or (rec if verdict.signal is False else None)
+    heat_method = heat.method if heat else None
+    heat_k = heat.k if heat else None
+    if freq is not None:
+        job("frequency.png", _fig.plot_frequency_rank, freq, methods, styles)
+        if heat_method is None:
+            present = [m for m in methods if m in set(freq["method"])]
+            heat_method = present[0] if present else None
+            heat_k = _tab.frequency_k(freq, heat_method) if heat_method else None
+        ranks = _rankings(selections, heat_method) if heat_method else None
+        if ranks is not None and feature_names is not None and \
+                ranks.shape[1] == len(feature_names):
+            job("selections.png", _fig.plot_selection_heatmap, ranks,
+                list(map(str, feature_names)), heat_k, method=heat_method)
+    if not timing.empty:
+        job("fit_time.png", _fig.plot_fit_time, timing, methods, styles)
+    return jobs
+
+
+def _prepared(run_info: dict, results, stability, frequencies, baseline):
+    """The tables the report is built from."""
+    res = _tab.prepare_results(results)
+    stab = _tab.prepare_stability(stability)
+    res, stab, dup_notes = _tab.drop_duplicates(res, stab)
+    freq = _tab.prepare_frequencies(frequencies)
+    methods = _tab.method_order(run_info.get("methods"), res, stab, freq)
+    perf = _tab.performance_summary(res)
+    timing = _tab.time_summary(res)
+    styles = _fig.method_styles(methods, linestyles=True)
+    rec = _sum.recommendation(stab, perf)
+    base = _tab.baseline_means(baseline)
+    verdict = _sum.judge_evidence(rec, base, run_info.get("trust"))
+    return res, stab, dup_notes, freq, methods, perf, timing, styles, rec, base, verdict
+
+
+def figure_jobs(*, run_info: dict, results: pd.DataFrame, stability: pd.DataFrame,
+                frequencies: pd.DataFrame | None = None,
+                selections: pd.DataFrame | None = None, feature_names=None,
+                baseline: pd.DataFrame | None = None, svg: bool = False) -> list[FigureJob]:
+    """The figures :func:`write_report` draws from the same arguments, as independent jobs
+    (:func:`draw_figure`). ``stablefs compare --n-jobs N`` draws those that do not depend on
+    the permutation test and the nested estimate while they run (``run_info`` without
+    ``trust``); the report then uses every drawn job equal to one of its own."""
+    (_, stab, _, freq, methods, perf, timing, styles, rec, base,
+     verdict) = _prepared(run_info, results, stability, frequencies, baseline)
+    return _jobs(stab, perf, timing, freq, methods, styles, rec, base, verdict, selections,
+                 feature_names, svg)
+
+
 def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                  stability: pd.DataFrame, frequencies: pd.DataFrame | None = None,
                  title: str | None = None, selections: pd.DataFrame | None = None,
@@ -291,54 +358,16 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
     """
     out_dir = Path(out_dir)
     fig_dir = out_dir / "figures"
-    res = _tab.prepare_results(results)
-    stab = _tab.prepare_stability(stability)
-    res, stab, dup_notes = _tab.drop_duplicates(res, stab)
-    freq = _tab.prepare_frequencies(frequencies)
-    methods = _tab.method_order(run_info.get("methods"), res, stab, freq)
-    perf = _tab.performance_summary(res)
-    timing = _tab.time_summary(res)
-    styles = _fig.method_styles(methods, linestyles=True)
-    rec = _sum.recommendation(stab, perf)
-    from stablefs.report.tables import baseline_means
-
-    base = baseline_means(baseline)
+    (res, stab, dup_notes, freq, methods, perf, timing, styles, rec, base,
+     verdict) = _prepared(run_info, results, stability, frequencies, baseline)
     trust = run_info.get("trust")
-    verdict = _sum.judge_evidence(rec, base, trust)
     shown = None if verdict.signal is False else rec  # nothing marked "recommended"
     written: list[Path] = []
 
     # the figures first (independent of each other: drawn by ``draw``, in parallel there)
-    jobs: list[FigureJob] = []
-
-    def job(name: str, plot: Callable, *args, **kwargs) -> None:
-        jobs.append(FigureJob(name, plot, args, kwargs, svg))
-
-    if not stab.empty:
-        job("stability.png", _fig.plot_stability, stab, methods, styles)
-    if not perf.empty:
-        job("performance.png", _fig.plot_performance, perf, methods, styles, base or None)
-    job("tradeoff.png", _fig.plot_tradeoff, stab, perf, methods, styles,
-        recommended=(shown.method, shown.k, shown.metric) if shown else None,
-        baseline=base or None)
-    # the selection map: the recommended pair, or without evidence of signal the best
-    # candidate (the pair the method comparisons below are about), else the first method
+    jobs = _jobs(stab, perf, timing, freq, methods, styles, rec, base, verdict, selections,
+                 feature_names, svg)
     heat = shown or (rec if verdict.signal is False else None)
-    heat_method = heat.method if heat else None
-    heat_k = heat.k if heat else None
-    if freq is not None:
-        job("frequency.png", _fig.plot_frequency_rank, freq, methods, styles)
-        if heat_method is None:
-            present = [m for m in methods if m in set(freq["method"])]
-            heat_method = present[0] if present else None
-            heat_k = _tab.frequency_k(freq, heat_method) if heat_method else None
-        ranks = _rankings(selections, heat_method) if heat_method else None
-        if ranks is not None and feature_names is not None and \
-                ranks.shape[1] == len(feature_names):
-            job("selections.png", _fig.plot_selection_heatmap, ranks,
-                list(map(str, feature_names)), heat_k, method=heat_method)
-    if not timing.empty:
-        job("fit_time.png", _fig.plot_fit_time, timing, methods, styles)
     drawn = dict(zip([j.name for j in jobs], (draw or _draw_here)(jobs), strict=True))
 
     data_name = run_info.get("data")
@@ -447,6 +476,8 @@ def write_report(out_dir: str | Path, *, run_info: dict, results: pd.DataFrame,
                         f"{_tab.CONSENSUS_THRESHOLD:g}.", written,
                         alt="Selection frequency against rank for every k"))
         if "selections.png" in drawn:
+            heat_job = next(j for j in jobs if j.name == "selections.png")
+            heat_method, heat_k = heat_job.kwargs["method"], heat_job.args[2]
             which = ("the recommended method" if shown else "the best candidate" if heat
                      else "the first method")
             doc.add(_figure(fig_dir, "selections.png", drawn["selections.png"],
