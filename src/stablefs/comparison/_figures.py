@@ -21,7 +21,7 @@ AFTER_CHECKS = frozenset({"tradeoff.png"})
 class FiguresAhead:
     """Draw ``jobs`` (:class:`stablefs.report.FigureJob`) in a background thread, now."""
 
-    def __init__(self, jobs):
+    def __init__(self, jobs) -> None:
         self._drawn: dict[str, object] = {}
         jobs = [j for j in jobs if j.name not in AFTER_CHECKS]
         self._thread = threading.Thread(target=self._draw_all, args=(jobs,), daemon=True,

@@ -196,7 +196,7 @@ class StartedWorkers:
     warm_worker`); the fits, the permutation test, the nested estimate and the report's
     figures then reuse these processes (joblib's reusable loky executor)."""
 
-    def __init__(self, results):
+    def __init__(self, results) -> None:
         self._results = results
         self.pilot: dict[str, PilotTime] | None = None
 
