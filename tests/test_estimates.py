@@ -54,6 +54,84 @@ def test_estimate_phases_by_hand():
     off = estimate_phases(times, n_resamples=20, settings=TrustSettings(0, 3, 0, 3),
                           n_classifiers=2, workers=1)
     assert off["permutation"] == 0 and off["nested"] == 0 and off["report"] == 0
+    # the 10 permutations' tasks timed on permuted labels; the observed procedure's on the
+    # real ones; the other phases do not use them
+    null = {"a": PilotTime(fit=3.0, evaluate=2.0), "b": PilotTime(fit=5.0, evaluate=1.0)}
+    with_null = estimate_phases(times, n_resamples=20, settings=settings, n_classifiers=2,
+                                workers=2, report_figure=0.5, null_times=null)
+    null_clf = (3.0 + 2.0 / 2) + (5.0 + 1.0 / 2)
+    assert with_null["permutation"] == pytest.approx(3 * (one_clf + 10 * null_clf) / 2)
+    assert all(with_null[p] == pytest.approx(est[p]) for p in ("fits", "nested", "report"))
+
+
+def test_null_pilot_times_the_permutation_tests_first_task(monkeypatch):
+    """The pilot of the permutation test fits each method on what the test's first
+    permutation fits first: its permuted labels, its first resample drawn on them, its seed."""
+    import numpy as np
+
+    import stablefs.comparison._trust as trust
+    from stablefs.evaluation import permutation as perm_mod
+    from stablefs.evaluation.preprocessing import Preprocessing
+    from stablefs.evaluation.protocols import Protocol
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 8)), np.repeat([0, 1], 15)
+    seen = []
+
+    def spy(name, template, X_, y_, res, *, seed, **kw):
+        seen.append((name, y_.copy(), res, seed))
+        return PilotTime(0.1, 0.2)
+
+    monkeypatch.setattr(trust, "_time_task", spy)
+    times = trust.null_pilot_times(X, y, ["ttest", "relieff"], Protocol("split", 5),
+                                   seed=3, prep=Preprocessing(), sizes=[2],
+                                   classifiers=["svm"])
+    perm, resamples = perm_mod.permuted_resamples(Protocol("split", 5), X, y, 3, 0, 3)
+    assert list(times) == ["ttest", "relieff"] and [s[0] for s in seen] == list(times)
+    for _, labels, res, seed in seen:
+        assert np.array_equal(labels, y[perm]) and not np.array_equal(labels, y)
+        assert np.array_equal(res.train, resamples[0].train)
+        assert np.array_equal(res.test, resamples[0].test)
+        assert seed == perm_mod._unit_seed(3, 0)
+
+
+def test_after_the_fits_the_rest_is_estimated_from_the_phase(capsys):
+    """Each method's mean fit time; the evaluations take what the phase took beyond its
+    fits; the fits on permuted labels scaled by each method's fit time over its pilot fit;
+    the report by the phase's wall time over its estimate."""
+    import pandas as pd
+
+    from stablefs.comparison._trust import reannounce
+
+    pilot = {"a": PilotTime(fit=1.0, evaluate=1.0), "b": PilotTime(fit=2.0, evaluate=3.0)}
+    null = {"a": PilotTime(fit=1.5, evaluate=2.0), "b": PilotTime(fit=2.0, evaluate=4.0)}
+    settings = TrustSettings(permutations=10, permutation_resamples=3, nested_outer=5,
+                             nested_inner=3)
+    before = estimate_phases(pilot, n_resamples=10, settings=settings, n_classifiers=2,
+                             workers=1, report_figure=0.5, null_times=null)
+    rows = [{"method": m, "resample": r, "k": 0, "metric": "fit_time", "value": v}
+            for r in range(10) for m, v in (("a", 2.0), ("b", 4.0))]
+
+    # per resample: fits 2 + 4 s, evaluations 12 s (three times the pilot's 1 + 3 s)
+    fits_seconds = 10 * (6.0 + 12.0)
+
+    class Result:
+        results = pd.DataFrame(rows)
+        # the phase's 30 s of stability and paired tests after the fits are not a task's
+        info = {"tasks_seconds": fits_seconds}
+
+    est = reannounce({**before, "pilot": pilot, "null_pilot": null, "report_figure": 0.5},
+                     Result(), fits_seconds=fits_seconds + 30, settings=settings,
+                     n_classifiers=2, workers=1)
+    times = {"a": PilotTime(2.0, 3.0), "b": PilotTime(4.0, 9.0)}
+    null_scaled = {"a": PilotTime(3.0, 6.0), "b": PilotTime(4.0, 12.0)}
+    pace = fits_seconds / before["fits"]
+    expected = estimate_phases(times, n_resamples=10, settings=settings, n_classifiers=2,
+                               workers=1, report_figure=0.5 * pace, null_times=null_scaled)
+    assert est == pytest.approx(expected)
+    assert est["fits"] == pytest.approx(fits_seconds)
+    err = capsys.readouterr().err
+    assert "the fits took 3.5 min (estimated 70 s); about " in err and " to go: " in err
 
 
 def test_phase_clock_adds_up_the_attempts(tmp_path, caplog):

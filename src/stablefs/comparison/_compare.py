@@ -259,7 +259,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
             prep=prep, workers=workers, settings=settings, n_features=ds.n_features,
             prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
             progress=progress, report=bool(o.report) and plan.folder is not None,
-            started=pool)
+            started=pool, protocol=o.protocol_)
         budget.check_wall_time(estimate["total"], "this comparison", "lower --repeats, "
                                "--permutations or --nested, keep fewer features (--prefilter) "
                                "or add workers (--n-jobs)", allow=o.allow_huge)

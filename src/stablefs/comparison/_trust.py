@@ -148,33 +148,60 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
                 ) -> dict[str, PilotTime]:
     """One timed task of each method on the first training part, as the comparison runs it
     (the same selector, preprocessing, sizes and classifiers)."""
-    from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
-    from stablefs.evaluation.preprocessing import expand_ranking
-    from stablefs.evaluation.runner import _method_templates, task_seed, warm_up
-    from stablefs.methods import build_selector
+    from stablefs.evaluation.classifiers import check_classifiers
+    from stablefs.evaluation.runner import _method_templates
 
     res = next(r for r in resamples if len(r.test))
     clfs = check_classifiers(classifiers)
+    return {name: _time_task(name, template, X, y, res, seed=seed, prep=prep, sizes=sizes,
+                             classifiers=clfs)
+            for name, template in _method_templates(methods).items()}
+
+
+def null_pilot_times(X, y, methods, protocol, *, seed: int, prep, sizes, classifiers
+                     ) -> dict[str, PilotTime]:
+    """One timed task of each method as the permutation test runs it: on the labels of its
+    first permutation, the first resample drawn on them, the permutation's seeds, one thread
+    (:func:`stablefs.evaluation.permutation.permutation_test`).
+
+    A task on permuted labels is not the task on the real ones: on a set with a strong
+    signal the SVM-based fits and the SVM classifier take longer to converge on labels
+    without one (Colon: 1.22 times the CPU seconds of the same tasks on the real labels,
+    Leukemia 1.05; ``benchmarks/README.md``), and the permutation test is most of a run."""
+    from stablefs._runtime.threads import limit_threads
+    from stablefs.evaluation.permutation import _unit_seed, permuted_resamples
+
+    perm, resamples = permuted_resamples(protocol, X, y, seed, 0, 1)
+    with limit_threads(1):
+        return pilot_times(X, y[perm], methods, resamples, seed=_unit_seed(seed, 0),
+                           prep=prep, sizes=sizes, classifiers=classifiers)
+
+
+def _time_task(name: str, template, X, y, res, *, seed: int, prep, sizes, classifiers
+               ) -> PilotTime:
+    """Method ``name``'s task on resample ``res``, timed (fit, then evaluation)."""
+    from stablefs.evaluation.classifiers import evaluate_subset
+    from stablefs.evaluation.preprocessing import expand_ranking
+    from stablefs.evaluation.runner import task_seed, warm_up
+    from stablefs.methods import build_selector
+
     y_train, y_test = y[res.train], y[res.test]
-    out = {}
-    for name, template in _method_templates(methods).items():
-        selector = build_selector(template, task_seed(seed, res.index, name), sizes)
-        # one-off costs (imports, compiled kernels loaded or compiled into their cache) are
-        # paid once per process, not per fit: kept out of the time the estimate multiplies
-        warm_up(name, selector, X[res.train], y_train, clfs)
-        t0 = time.perf_counter()
-        X_train, X_test, keep = prep.apply(X[res.train], y_train, X[res.test])
-        selector.fit(X_train if keep is None else X_train[:, keep], y_train)
-        fit = time.perf_counter() - t0
-        ranking, _ = expand_ranking(np.asarray(selector.ranking_, dtype=np.int32),
-                                    np.asarray(selector.scores_, dtype=np.float64), keep,
-                                    X.shape[1], X_train, y_train)
-        order = np.argsort(ranking, kind="stable")
-        for k in sizes:
-            cols = np.sort(order[:k])
-            evaluate_subset(X_train[:, cols], y_train, X_test[:, cols], y_test, clfs)
-        out[name] = PilotTime(fit, time.perf_counter() - t0 - fit)
-    return out
+    selector = build_selector(template, task_seed(seed, res.index, name), sizes)
+    # one-off costs (imports, compiled kernels loaded or compiled into their cache) are
+    # paid once per process, not per fit: kept out of the time the estimate multiplies
+    warm_up(name, selector, X[res.train], y_train, classifiers)
+    t0 = time.perf_counter()
+    X_train, X_test, keep = prep.apply(X[res.train], y_train, X[res.test])
+    selector.fit(X_train if keep is None else X_train[:, keep], y_train)
+    fit = time.perf_counter() - t0
+    ranking, _ = expand_ranking(np.asarray(selector.ranking_, dtype=np.int32),
+                                np.asarray(selector.scores_, dtype=np.float64), keep,
+                                X.shape[1], X_train, y_train)
+    order = np.argsort(ranking, kind="stable")
+    for k in sizes:
+        cols = np.sort(order[:k])
+        evaluate_subset(X_train[:, cols], y_train, X_test[:, cols], y_test, classifiers)
+    return PilotTime(fit, time.perf_counter() - t0 - fit)
 
 
 def worker_pilot(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers,
@@ -273,13 +300,15 @@ def pilot_figure() -> float:
 
 def estimate_phases(times: dict[str, PilotTime], *, n_resamples: int,
                     settings: TrustSettings, n_classifiers: int, workers: int,
-                    report_figure: float = 0.0) -> dict[str, float]:
+                    report_figure: float = 0.0,
+                    null_times: dict[str, PilotTime] | None = None) -> dict[str, float]:
     """Seconds of each phase of a comparison from per-method task times.
 
     - ``fits``: every resample x every method's task;
     - ``permutation``: the test of the procedure (:mod:`stablefs.evaluation.permutation`):
       (B + 1) x R tasks of every method with one classifier at every k (the choice is
-      repeated on the real labels and in each of the B permutations);
+      repeated on the real labels and in each of the B permutations; the B permutations'
+      tasks timed by ``null_times``, on permuted labels, when given);
     - ``nested``: OUTER x INNER tasks of every method on an inner training part
       (:data:`INNER_FIT_FACTOR` of the fit) with one classifier at every k;
     - ``report``: :data:`REPORT_FIGURE_UNITS` (a fixed part and one per method) x
@@ -288,10 +317,14 @@ def estimate_phases(times: dict[str, PilotTime], *, n_resamples: int,
     Parallel phases are divided by ``workers``.
     """
     fits = n_resamples * sum(t.task for t in times.values()) / workers
-    one_clf = sum(t.fit + t.evaluate / max(1, n_classifiers) for t in times.values())
+
+    def one_clf(pilot: dict[str, PilotTime]) -> float:
+        return sum(t.fit + t.evaluate / max(1, n_classifiers) for t in pilot.values())
+
     perm = 0.0
     if settings.permutations:
-        perm = ((settings.permutations + 1) * settings.permutation_resamples * one_clf
+        units = one_clf(times) + settings.permutations * one_clf(null_times or times)
+        perm = (settings.permutation_resamples * units
                 / min(workers, settings.permutations))
     nested = 0.0
     if settings.nested_outer:
@@ -311,17 +344,20 @@ ANNOUNCE_SECONDS = 10.0
 def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
              settings: TrustSettings, n_features: int, prefilter, sizes, classifiers,
              progress=None, report: bool = True,
-             started: StartedWorkers | None = None) -> dict:
+             started: StartedWorkers | None = None, protocol=None) -> dict:
     """Print (stderr) the estimated wall time from a pilot task per method and a pilot
     figure (:func:`estimate_phases`; from :data:`ANNOUNCE_SECONDS` on, shorter estimates
-    only with ``-v``); above :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``.
+    only with ``-v``); above :data:`LONG_RUN_SECONDS` suggest ``--prefilter N``. With the
+    comparison's ``protocol`` and a permutation test to run, each method's task is also
+    timed as the permutation test runs it (:func:`null_pilot_times`).
 
     Returns the seconds by phase and in all (``total``), which ``run.json`` records beside
-    the seconds each phase took (``phase_seconds``), and the pilot times (``"pilot"``) for
-    :func:`reannounce`. With ``started`` workers (:func:`start_workers`) the pilot fits run
-    in one of them while this process draws the pilot figure."""
+    the seconds each phase took (``phase_seconds``), and the pilot times (``"pilot"``,
+    ``"null_pilot"``) for :func:`reannounce`. With ``started`` workers (:func:`start_workers`)
+    the pilot fits run in one of them while this process draws the pilot figure."""
     from stablefs._runtime.progress import heartbeat
 
+    null = None
     with heartbeat(progress, "time estimate", "one pilot fit per method"):
         figure = pilot_figure() if report else 0.0
         pilot = None
@@ -331,12 +367,19 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
         if pilot is None:
             pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
                                 classifiers=classifiers)
+        if settings.permutations and protocol is not None:
+            with contextlib.suppress(StablefsError):  # no permuted split: the real tasks
+                null = null_pilot_times(X, y, methods, protocol, seed=seed, prep=prep,
+                                        sizes=sizes, classifiers=classifiers)
     n_res = sum(1 for r in resamples)
     est = estimate_phases(pilot, n_resamples=n_res, settings=settings,
                           n_classifiers=len(classifiers), workers=workers,
-                          report_figure=figure)
+                          report_figure=figure, null_times=null)
     log.info("pilot task on one training part (fit and evaluation): " + ", ".join(
-        f"{m} {t.task:.2f} s" for m, t in pilot.items()) + f"; pilot figure {figure:.2f} s")
+        f"{m} {t.task:.2f} s" for m, t in pilot.items())
+        + ("; on permuted labels: " + ", ".join(f"{m} {t.task:.2f} s"
+                                                for m, t in null.items()) if null else "")
+        + f"; pilot figure {figure:.2f} s")
     total = est["total"]
     parts = [f"{_fmt_s(est['fits'])} for the {n_res * len(pilot)} fits"]
     if settings.permutations:
@@ -365,27 +408,42 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
         hint.append("--n-jobs -1 uses every core")
         print("stablefs: this is a long run: " + "; ".join(hint) + ".",
               file=__import__("sys").stderr, flush=True)
-    return {**est, "pilot": pilot, "report_figure": figure}
+    return {**est, "pilot": pilot, "null_pilot": null, "report_figure": figure}
 
 
 def reannounce(estimate: dict, result, *, fits_seconds: float, settings: TrustSettings,
                n_classifiers: int, workers: int) -> dict[str, float]:
-    """After the fits: the rest of the run estimated again from what the fits took (the
-    mean fit time of each method over every resample; the evaluations and the report
-    scaled by the machine's pace during the fits against the pilot's, the median over the
-    methods of mean fit time / pilot fit time); one line."""
+    """After the fits: the rest of the run estimated again from what the fits took; one line.
+
+    The fits are the same kind of work as the rest, measured over every resample rather
+    than one pilot task: each method's fit is its mean fit time over the resamples, and the
+    evaluations take what the fits' tasks took (``result.info["tasks_seconds"]``: the
+    stability and the paired tests after them not counted) beyond the selectors' fits,
+    shared among the methods as in the pilot. The fits on permuted labels are scaled by
+    each method's mean fit time over its pilot fit; the report by the tasks' wall time over
+    their estimate (the machine's pace now against the pilot's)."""
     pilot: dict[str, PilotTime] = estimate["pilot"]
+    null: dict[str, PilotTime] | None = estimate.get("null_pilot")
     res = result.results
     fit_time = res[res["metric"] == "fit_time"].groupby("method")["value"].mean()
-    ratios = [float(fit_time[m]) / t.fit for m, t in pilot.items()
-              if m in fit_time.index and t.fit > 0]
-    pace = float(np.median(ratios)) if ratios else 1.0  # the machine now against the pilot's
-    times = {m: PilotTime(float(fit_time.get(m, t.fit)), t.evaluate * pace)
-             for m, t in pilot.items()}
     n_res = int(res["resample"].max()) + 1 if len(res) else 1
+    tasks = float(getattr(result, "info", {}).get("tasks_seconds", fits_seconds))
+    pace = tasks / estimate["fits"] if estimate["fits"] > 0 else 1.0
+    fits = {m: float(fit_time.get(m, t.fit * pace)) for m, t in pilot.items()}
+    evaluations = tasks * workers / n_res - sum(fits.values())
+    pilot_evaluations = sum(t.evaluate for t in pilot.values())
+    scale = (evaluations / pilot_evaluations if evaluations > 0 and pilot_evaluations > 0
+             else pace)
+    times = {m: PilotTime(fits[m], t.evaluate * scale) for m, t in pilot.items()}
+    null_times = None
+    if null:
+        null_times = {m: PilotTime(t.fit * (fits[m] / pilot[m].fit if pilot[m].fit > 0
+                                            else pace), t.evaluate * scale)
+                      for m, t in null.items()}
     est = estimate_phases(times, n_resamples=n_res, settings=settings,
                           n_classifiers=n_classifiers, workers=workers,
-                          report_figure=estimate["report_figure"] * pace)
+                          report_figure=estimate["report_figure"] * pace,
+                          null_times=null_times)
     rest = est["permutation"] + est["nested"] + est["report"]
     if rest >= ANNOUNCE_SECONDS:
         what = [f"up to {_fmt_s(est['permutation'])} for the permutation test"
