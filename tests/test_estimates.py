@@ -80,7 +80,7 @@ def test_null_pilot_times_the_permutation_tests_first_task(monkeypatch):
 
     def spy(name, template, X_, y_, res, *, seed, **kw):
         seen.append((name, y_.copy(), res, seed))
-        return PilotTime(0.1, 0.2)
+        return PilotTime(trust.REPEAT_BELOW_SECONDS, 0.2)  # timed once
 
     monkeypatch.setattr(trust, "_time_task", spy)
     times = trust.null_pilot_times(X, y, ["ttest", "relieff"], Protocol("split", 5),
@@ -93,6 +93,34 @@ def test_null_pilot_times_the_permutation_tests_first_task(monkeypatch):
         assert np.array_equal(res.train, resamples[0].train)
         assert np.array_equal(res.test, resamples[0].test)
         assert seed == perm_mod._unit_seed(3, 0)
+
+
+def test_a_cheap_pilot_task_is_timed_twice(monkeypatch):
+    """A task below REPEAT_BELOW_SECONDS is run again and its second (warm) timing kept; a
+    longer one is run once."""
+    import numpy as np
+
+    import stablefs.comparison._trust as trust
+    from stablefs.evaluation.preprocessing import Preprocessing
+    from stablefs.evaluation.protocols import Protocol
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 8)), np.repeat([0, 1], 15)
+    cheap = trust.REPEAT_BELOW_SECONDS / 4
+    timings = {"ttest": [PilotTime(cheap, cheap), PilotTime(cheap / 2, cheap)],
+               "relieff": [PilotTime(trust.REPEAT_BELOW_SECONDS, 0.1)]}
+    calls = []
+
+    def fake(name, *a, **k):
+        calls.append(name)
+        return timings[name].pop(0)
+
+    monkeypatch.setattr(trust, "_time_task", fake)
+    times = trust.pilot_times(X, y, ["ttest", "relieff"], Protocol("split", 3).resamples(y, 0),
+                              seed=0, prep=Preprocessing(), sizes=[2], classifiers=["svm"])
+    assert calls == ["ttest", "ttest", "relieff"]
+    assert times == {"ttest": PilotTime(cheap / 2, cheap),
+                     "relieff": PilotTime(trust.REPEAT_BELOW_SECONDS, 0.1)}
 
 
 def test_after_the_fits_the_rest_is_estimated_from_the_phase(capsys):
