@@ -126,3 +126,32 @@ def test_compare_draws_the_figures_of_the_fits_ahead_and_the_same_bytes(tmp_path
     for a, b in zip(one, two, strict=True):
         if a.name != "fit_time.png":
             assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_the_second_worker_times_the_permuted_labels_for_the_estimate(monkeypatch):
+    """With a permutation test to estimate, the second worker runs the pilot on permuted
+    labels beside the first worker's pilot, and the estimate takes both from the workers:
+    this process times no task (it need not load the compiled kernels)."""
+    X, y = _data()
+    protocol = Protocol("split", 4)
+    resamples = _protocol_resamples(protocol, None, X, y, 0)[0]
+    kill_loky_workers()
+    started = _trust.start_workers(
+        X, y, METHODS, resamples, workers=2, backend="loky", scheduler=None, seed=0,
+        prep=Preprocessing(), sizes=SIZES, classifiers=["svm"], pilot=True,
+        protocol=protocol)
+    assert started is not None
+
+    def timed_here(*a, **k):
+        raise AssertionError("a pilot task timed in the main process")
+
+    monkeypatch.setattr(_trust, "pilot_times", timed_here)
+    monkeypatch.setattr(_trust, "null_pilot_times", timed_here)
+    settings = _trust.TrustSettings(permutations=9, permutation_resamples=2)
+    est = _trust.announce(X, y, METHODS, resamples, seed=0, prep=Preprocessing(), workers=2,
+                          settings=settings, n_features=X.shape[1], prefilter=None,
+                          sizes=SIZES, classifiers=["svm"], report=False, started=started,
+                          protocol=protocol)
+    assert set(est["pilot"]) == set(METHODS) and set(est["null_pilot"]) == set(METHODS)
+    assert est["permutation"] > 0
+    kill_loky_workers()

@@ -247,7 +247,8 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     pool = _trust.start_workers(
         ds.X, ds.y, o.methods, resamples, workers=workers, backend=o.backend,
         scheduler=o.scheduler, seed=o.seed, prep=prep, sizes=plan.sizes,
-        classifiers=o.classifiers, pilot=announce)
+        classifiers=o.classifiers, pilot=announce,
+        protocol=o.protocol_ if announce and settings.permutations else None)
     if pool is not None:  # what dispatching the fits imports (sklearn), while they start
         import stablefs.selectors  # noqa: F401
     estimate = None

@@ -231,6 +231,21 @@ def worker_pilot(X, y, methods, resamples, *, seed: int, prep, sizes, classifier
                        classifiers=classifiers)
 
 
+def worker_null_pilot(X, y, methods, protocol, *, seed: int, prep, sizes, classifiers,
+                      parent=None) -> tuple[str, dict[str, PilotTime] | None]:
+    """:func:`null_pilot_times` as a worker's first task (:func:`start_workers`), beside
+    :func:`worker_pilot` in another worker: ``("null", times)``, times None when the
+    permuted labels allow no split (the estimate then uses the real tasks)."""
+    from stablefs._runtime.processes import worker_setup
+
+    worker_setup(parent)
+    try:
+        return "null", null_pilot_times(X, y, methods, protocol, seed=seed, prep=prep,
+                                        sizes=sizes, classifiers=classifiers)
+    except StablefsError:
+        return "null", None
+
+
 class StartedWorkers:
     """The worker processes of a comparison started before its first phase (issue 36): while
     the main process draws the pilot figure, one worker runs the pilot fits
@@ -241,24 +256,31 @@ class StartedWorkers:
     def __init__(self, results) -> None:
         self._results = results
         self.pilot: dict[str, PilotTime] | None = None
+        #: the pilot on permuted labels (:func:`worker_null_pilot`), when a worker ran it
+        self.null_pilot: dict[str, PilotTime] | None = None
+        self.null_done = False
 
     def wait(self) -> None:
-        """Wait for the first tasks (the pilot's times kept in :attr:`pilot`)."""
+        """Wait for the first tasks (the pilots' times kept in :attr:`pilot` and
+        :attr:`null_pilot`)."""
         if self._results is None:
             return
         results, self._results = self._results, None
         for out in results:
-            if out is not None:
+            if isinstance(out, tuple):
+                self.null_done, self.null_pilot = True, out[1]
+            elif out is not None:
                 self.pilot = out
 
 
 def start_workers(X, y, methods, resamples, *, workers: int, backend: str, scheduler,
-                  seed: int, prep, sizes, classifiers, pilot: bool
+                  seed: int, prep, sizes, classifiers, pilot: bool, protocol=None
                   ) -> StartedWorkers | None:
     """Start the ``workers`` worker processes now (:func:`~stablefs.evaluation.runner.
-    start_workers`): with ``pilot`` the first task is the pilot of the time estimate; the
-    others warm the methods up on the first training part. ``None`` when the work runs in
-    this process or on a Dask cluster."""
+    start_workers`): with ``pilot`` the first task is the pilot of the time estimate, and
+    with the ``protocol`` of a permutation test the second the pilot on permuted labels
+    (:func:`worker_null_pilot`); the others warm the methods up on the first training part.
+    ``None`` when the work runs in this process or on a Dask cluster."""
     import os
 
     import joblib
@@ -278,6 +300,10 @@ def start_workers(X, y, methods, resamples, *, workers: int, backend: str, sched
         tasks[0] = joblib.delayed(worker_pilot)(X, y, methods, resamples, seed=seed, prep=prep,
                                                 sizes=sizes, classifiers=classifiers,
                                                 parent=os.getpid())
+        if protocol is not None:
+            tasks[1] = joblib.delayed(worker_null_pilot)(
+                X, y, methods, protocol, seed=seed, prep=prep, sizes=sizes,
+                classifiers=classifiers, parent=os.getpid())
     results = start(backend, workers, scheduler, tasks)
     return None if results is None else StartedWorkers(results)
 
@@ -382,7 +408,9 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
         if pilot is None:
             pilot = pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
                                 classifiers=classifiers)
-        if settings.permutations and protocol is not None:
+        if started is not None and started.null_done:
+            null = started.null_pilot
+        elif settings.permutations and protocol is not None:
             with contextlib.suppress(StablefsError):  # no permuted split: the real tasks
                 null = null_pilot_times(X, y, methods, protocol, seed=seed, prep=prep,
                                         sizes=sizes, classifiers=classifiers)
