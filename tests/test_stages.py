@@ -145,7 +145,24 @@ def test_plan_states_the_nested_adaptation_before_any_fit():
     assert plan.skipped == {}
     assert "class c has 2 samples in an outer training part" in plan.notes["nested"]
     assert "leave-one-out within the class" in plan.notes["nested"]
-    assert plan.lines()[0].startswith("the nested estimate: class c has 2 samples")
+    assert any(line.startswith("the nested estimate: class c has 2 samples")
+               for line in plan.lines())
+
+
+@pytest.mark.parametrize("b, warned", [(1, True), (19, True), (20, False), (100, False)])
+def test_too_few_permutations_to_reach_the_level_are_said_before_the_work(b, warned):
+    """With B permutations the smallest p-value is 1/(B + 1): below 20 it is not below 0.05,
+    so the run can never show evidence of signal; one line says so before any fit."""
+    X, y = _small_class_data(6)
+    opts = _options(repeats=6, permutations=b, nested=0)
+    plan = plan_stages(opts, X, y, Protocol("split", 6).resamples(y, 0))
+    lines = [line for line in plan.lines() if "smallest p-value" in line]
+    assert plan.skipped == {}
+    if warned:
+        assert len(lines) == 1 and f"1/{b + 1} = {1 / (b + 1):.3f}" in lines[0]
+        assert "--permutations 20 or more" in lines[0]
+    else:
+        assert lines == []
 
 
 def test_plan_adapts_the_permutation_resamples_and_skips_what_cannot_run():
