@@ -174,7 +174,7 @@ def pilot_times(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers
 
 
 def null_pilot_times(X, y, methods, protocol, *, seed: int, prep, sizes, classifiers
-                     ) -> dict[str, PilotTime]:
+                     ) -> dict[str, PilotTime] | None:
     """One timed task of each method as the permutation test runs it: on the labels of its
     first permutation, the first resample drawn on them, the permutation's seeds, one thread
     (:func:`stablefs.evaluation.permutation.permutation_test`).
@@ -182,11 +182,15 @@ def null_pilot_times(X, y, methods, protocol, *, seed: int, prep, sizes, classif
     A task on permuted labels is not the task on the real ones: on a set with a strong
     signal the SVM-based fits and the SVM classifier take longer to converge on labels
     without one (Colon: 1.22 times the CPU seconds of the same tasks on the real labels,
-    Leukemia 1.05; ``benchmarks/README.md``), and the permutation test is most of a run."""
+    Leukemia 1.05; ``benchmarks/README.md``), and the permutation test is most of a run.
+    None when the permuted labels allow no split."""
     from stablefs._runtime.threads import limit_threads
     from stablefs.evaluation.permutation import _unit_seed, permuted_resamples
 
-    perm, resamples = permuted_resamples(protocol, X, y, seed, 0, 1)
+    try:
+        perm, resamples = permuted_resamples(protocol, X, y, seed, 0, 1)
+    except StablefsError:  # no permuted split: the estimate uses the real labels' tasks
+        return None
     with limit_threads(1):
         return pilot_times(X, y[perm], methods, resamples, seed=_unit_seed(seed, 0),
                            prep=prep, sizes=sizes, classifiers=classifiers)
@@ -239,11 +243,8 @@ def worker_null_pilot(X, y, methods, protocol, *, seed: int, prep, sizes, classi
     from stablefs._runtime.processes import worker_setup
 
     worker_setup(parent)
-    try:
-        return "null", null_pilot_times(X, y, methods, protocol, seed=seed, prep=prep,
-                                        sizes=sizes, classifiers=classifiers)
-    except StablefsError:
-        return "null", None
+    return "null", null_pilot_times(X, y, methods, protocol, seed=seed, prep=prep,
+                                    sizes=sizes, classifiers=classifiers)
 
 
 class StartedWorkers:
@@ -362,11 +363,11 @@ def estimate_phases(times: dict[str, PilotTime], *, n_resamples: int,
     def one_clf(pilot: dict[str, PilotTime]) -> float:
         return sum(t.fit + t.evaluate / max(1, n_classifiers) for t in pilot.values())
 
-    perm = 0.0
-    if settings.permutations:
-        units = one_clf(times) + settings.permutations * one_clf(null_times or times)
-        perm = (settings.permutation_resamples * units
-                / min(workers, settings.permutations))
+    from stablefs.evaluation.permutation import procedure_test_seconds
+
+    perm = procedure_test_seconds(one_clf(times), settings.permutations,
+                                  settings.permutation_resamples, workers,
+                                  one_clf(null_times or times))
     nested = 0.0
     if settings.nested_outer:
         inner = sum(INNER_FIT_FACTOR * t.fit + t.evaluate / max(1, n_classifiers)
@@ -411,9 +412,8 @@ def announce(X, y, methods, resamples, *, seed: int, prep, workers: int,
         if started is not None and started.null_done:
             null = started.null_pilot
         elif settings.permutations and protocol is not None:
-            with contextlib.suppress(StablefsError):  # no permuted split: the real tasks
-                null = null_pilot_times(X, y, methods, protocol, seed=seed, prep=prep,
-                                        sizes=sizes, classifiers=classifiers)
+            null = null_pilot_times(X, y, methods, protocol, seed=seed, prep=prep,
+                                    sizes=sizes, classifiers=classifiers)
     n_res = sum(1 for r in resamples)
     est = estimate_phases(pilot, n_resamples=n_res, settings=settings,
                           n_classifiers=len(classifiers), workers=workers,

@@ -81,13 +81,15 @@ LEVEL = 0.05
 
 
 def procedure_test_seconds(choice_seconds: float, permutations: int, resamples: int,
-                           workers: int = 1) -> float:
+                           workers: int = 1, permuted_seconds: float | None = None) -> float:
     """Wall seconds of :func:`permutation_test` from the cost of one choice's task.
 
     The choice runs on the real labels and in each of the ``permutations`` permutations, on
     ``resamples`` resamples each: (B + 1) x R tasks of ``choice_seconds`` (every method's fit
     and its evaluation with the one classifier of the choice), the permutations shared by
-    ``workers``. An upper bound when the sequential rule stops early.
+    ``workers``; ``permuted_seconds``, when given, is the task on permuted labels (the B
+    permutations'), ``choice_seconds`` then the real labels' alone. An upper bound when the
+    sequential rule stops early.
 
     Parameters
     ----------
@@ -99,6 +101,8 @@ def procedure_test_seconds(choice_seconds: float, permutations: int, resamples: 
         R, the resamples of each choice.
     workers : int
         Parallel workers.
+    permuted_seconds : float, optional
+        The same tasks on permuted labels; default ``choice_seconds``.
 
     Returns
     -------
@@ -113,7 +117,9 @@ def procedure_test_seconds(choice_seconds: float, permutations: int, resamples: 
     """
     if permutations <= 0:
         return 0.0
-    return (permutations + 1) * resamples * choice_seconds / max(1, min(workers, permutations))
+    permuted = choice_seconds if permuted_seconds is None else permuted_seconds
+    return (resamples * (choice_seconds + permutations * permuted)
+            / max(1, min(workers, permutations)))
 
 
 def permutation_p_value(statistics, observed: float) -> float:
