@@ -247,6 +247,6 @@ def log2_dataset(ds, *, warn: bool = True, before: ValueScale | None = None):
                        "negative_floored": floored, "min_before": before.minimum,
                        "max_before": before.maximum}
     if floored and warn:
-        logger.warning(f"--log2: {floored} negative values ({100 * floored / X.size:.1f}% of "
+        logger.warning(f"log2: {floored} negative values ({100 * floored / X.size:.1f}% of "
                        f"{ds.name}) count as 0 (below background): log2(max(x, 0) + 1).")
     return ds
