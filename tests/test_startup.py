@@ -123,6 +123,16 @@ def test_packages_import_nothing_heavy_until_a_name_is_used():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_recommendation_rule_loads_without_matplotlib():
+    # a permutation test's worker unpickles the choice (stablefs.report.summary.choose_pair):
+    # that must not cost it Matplotlib (0.5 s a worker), which only the figures need
+    code = ("import sys; from stablefs.report.summary import choose_pair; "
+            "print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=300)
+    assert out.stdout.strip() == "False"
+
+
 def test_the_version_is_written_once_and_read_by_the_build():
     """``stablefs._version`` holds the version as a literal (no ``importlib.metadata`` at
     start-up); ``pyproject.toml`` takes it from there."""

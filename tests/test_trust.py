@@ -210,6 +210,21 @@ def test_permutation_test_stops_early_without_signal():
     assert t.stopped and t.n_used < 99 and t.p_value >= 0.05 and not t.significant
 
 
+def test_an_early_stop_is_the_same_for_any_n_jobs():
+    # the workers take permutations in order as they free up; the stop falls on the same
+    # permutation, and only the few units already handed out are computed beyond it
+    X, y = _data(signal=0.0, seed=3)
+    kw = dict(protocol=Protocol("split", 2), choose=_choose, classifier="svm",
+              n_permutations=99, n_resamples=2, random_state=0)
+    a = permutation_test(X, y, ["ttest"], [2], n_jobs=1, **kw)
+    b = permutation_test(X, y, ["ttest"], [2], n_jobs=2, **kw)
+    assert a.stopped and b.stopped and a.n_used == b.n_used < 99
+    np.testing.assert_array_equal(a.statistics, b.statistics)
+    assert (a.p_value, a.exceedances, a.choices) == (b.p_value, b.exceedances, b.choices)
+    assert a.units_computed == a.n_used  # one process: not one unit past the stop
+    assert b.n_used <= b.units_computed <= b.n_used + 2 * 2  # at most joblib's pre-dispatch
+
+
 def test_permutation_test_independent_of_n_jobs():
     X, y = _data(signal=0.7)
     kw = dict(protocol=Protocol("split", 4), choose=_choose, classifier="svm",
@@ -218,7 +233,7 @@ def test_permutation_test_independent_of_n_jobs():
     b = permutation_test(X, y, ["relieff", "ttest"], [3, 5], n_jobs=2, **kw)
     np.testing.assert_array_equal(a.statistics, b.statistics)
     assert a.p_value == b.p_value and a.observed == b.observed and a.choices == b.choices
-    # the observed procedure ran in a worker beside the first batch (n_jobs=2): the same
+    # the observed procedure ran in a worker beside the first permutations (n_jobs=2): the same
     assert (a.method, a.k, a.observed_values) == (b.method, b.k, b.observed_values)
     assert a.units_computed == b.units_computed == 12
 

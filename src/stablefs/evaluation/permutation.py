@@ -41,9 +41,10 @@ of testing one pair.
 
 Units, resumption, determinism: every permutation is one unit whose permutation, splits and
 selector seeds depend only on the seed, b, the resample and the method, so results do not
-depend on ``n_jobs``, the backend, or batch boundaries. With ``cache_dir`` each finished
-unit is stored at once as a small JSON file (no pickle) under a folder keyed by everything
-that decides it; a rerun reuses them.
+depend on ``n_jobs``, the backend, or the order in which units finish (the workers take the
+permutations in order as they free up; units handed out before the test stopped are kept in
+the cache but not used). With ``cache_dir`` each finished unit is stored at once as a small
+JSON file (no pickle) under a folder keyed by everything that decides it; a rerun reuses them.
 """
 
 from __future__ import annotations
@@ -573,29 +574,54 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
             observed, method, k, observed_values, _ = procedure_statistic(
                 X, y, methods, sizes, used, **options)
             finished, _ = decided()
-        if not finished:
+        if not finished and workers == 1 and backend == "loky":
+            for b in range(n_permutations):  # in order, one at a time, in this process
+                if b in values:
+                    continue
+                _, stat, m_b, k_b, ft = _unit(b, X, y, protocol, methods, sizes,
+                                             n_resamples, options)
+                cache.save(b, stat, m_b, k_b, ft)
+                values[b] = (stat, m_b, k_b)
+                computed += 1
+                bar.update(1)
+                finished, _ = decided()
+                if finished:
+                    break
+        elif not finished:
             import joblib
 
+            # One stream of permutations in order, fed to the workers as they free up (no
+            # batch barrier where a worker waits for the slowest unit). The feed stops once
+            # the in-order results decide the test; the few units already handed out finish
+            # and are kept (cached), but the p-value uses only the units before the stop, so
+            # the result is the same for any n_jobs or timing.
+            state = {"finished": False}
+
+            def feed():
+                if beside:
+                    yield joblib.delayed(_observed_unit)(X, y, methods, sizes, used, options)
+                for b in range(n_permutations):
+                    if state["finished"]:
+                        return
+                    if b not in values:
+                        yield joblib.delayed(_unit)(b, X, y, protocol, methods, sizes,
+                                                    n_resamples, options)
+
             with _backend_context(backend, workers, scheduler):
-                parallel = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")
-                batch = max(4 * workers, 10)
-                while not finished:
-                    todo = [b for b in range(n_permutations) if b not in values][:batch]
-                    jobs = [joblib.delayed(_unit)(b, X, y, protocol, methods, sizes,
-                                                  n_resamples, options) for b in todo]
-                    if beside:
-                        jobs.insert(0, joblib.delayed(_observed_unit)(X, y, methods, sizes,
-                                                                      used, options))
-                        beside = False
-                    for b, stat, m_b, k_b, ft in parallel(jobs):
-                        if b is None:  # the observed procedure
-                            observed, method, k, observed_values = stat, m_b, k_b, ft
-                            continue
+                parallel = joblib.Parallel(n_jobs=workers, return_as="generator_unordered",
+                                           batch_size=1, pre_dispatch="2*n_jobs")
+                have_observed = not beside
+                for b, stat, m_b, k_b, ft in parallel(feed()):
+                    if b is None:  # the observed procedure
+                        observed, method, k, observed_values = stat, m_b, k_b, ft
+                        have_observed = True
+                    else:
                         cache.save(b, stat, m_b, k_b, ft)
                         values[b] = (stat, m_b, k_b)
                         computed += 1
                         bar.update(1)
-                    finished, _ = decided()
+                    if have_observed and not state["finished"]:
+                        state["finished"], _ = decided()
     finally:
         bar.close()
 

@@ -24,7 +24,10 @@ import pandas as pd
 
 from stablefs._runtime.io import atomic_write_bytes, atomic_write_text
 from stablefs._version import __version__
-from stablefs.report import figures as _fig
+
+# stablefs.report.figures (Matplotlib, 0.5 s to import) is imported where a figure is made:
+# a worker process that needs only the recommendation rule (the permutation test's choice,
+# in stablefs.report.summary) imports this package without it
 from stablefs.report import summary as _sum
 from stablefs.report import tables as _tab
 from stablefs.report.render import (
@@ -178,6 +181,7 @@ DrawnFigure = tuple[bytes, "bytes | None"]
 
 def draw_figure(job: FigureJob) -> DrawnFigure | None:
     """Draw and render one :class:`FigureJob` (``None`` when there is nothing to draw)."""
+    from stablefs.report import figures as _fig
     fig = job.plot(*job.args, **job.kwargs)
     if fig is None:
         return None
@@ -221,6 +225,7 @@ def _rankings(selections: pd.DataFrame | None, method: str) -> np.ndarray | None
 def _jobs(stab, perf, timing, freq, methods, styles, rec, base, verdict, selections,
           feature_names, svg: bool) -> list[FigureJob]:
     """The report's figures, in the report's order, from its prepared tables."""
+    from stablefs.report import figures as _fig
     shown = None if verdict.signal is False else rec
     jobs: list[FigureJob] = []
 
@@ -257,6 +262,7 @@ def _jobs(stab, perf, timing, freq, methods, styles, rec, base, verdict, selecti
 
 def _prepared(run_info: dict, results, stability, frequencies, baseline):
     """The tables the report is built from."""
+    from stablefs.report import figures as _fig
     res = _tab.prepare_results(results)
     stab = _tab.prepare_stability(stability)
     res, stab, dup_notes = _tab.drop_duplicates(res, stab)
