@@ -358,6 +358,22 @@ def test_log2_hook_transforms_raw_intensities_and_says_so():
     assert note2.startswith("log2: not applied") and np.array_equal(ds2.X, logged)
 
 
+@pytest.mark.parametrize("b, warned", [(9, True), (20, False)])
+def test_too_few_permutations_are_said_before_the_work(tmp_path, sets, capsys, b, warned):
+    # 1/(B + 1) is the smallest p-value: with B < 20 no set's test can reach 0.05
+    code, _, err = run(["benchmark", str(sets[0]), *FAST[:-2], "--permutations", str(b),
+                        "--dry-run", "--out", str(tmp_path / "bench")], capsys)
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if "smallest p-value" in line]
+    if warned:
+        assert lines == ["stablefs: warning: with 9 permutations the smallest p-value is 1/10 "
+                         "= 0.100, not below the 0.05 level, so no set's permutation test can "
+                         "show evidence of signal (--permutations 20 or more can; the default "
+                         "is 100)."]
+    else:
+        assert lines == []
+
+
 def test_signal_columns_reach_sets_csv(tmp_path, sets, capsys):
     out = tmp_path / "bench"
     code, _, err = run(["benchmark", str(sets[0]), *FAST[:-2], "--permutations", "19",

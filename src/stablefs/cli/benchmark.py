@@ -9,6 +9,7 @@ grid itself is :mod:`stablefs.evaluation.benchmark`, its files
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import sys
 import time
 from pathlib import Path
@@ -314,7 +315,11 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     sets = []
     loaded = _load_sets(sources, seed=seed)
     from stablefs.evaluation import budget
-    from stablefs.evaluation.permutation import DEFAULT_PERMUTATION_RESAMPLES
+    from stablefs.evaluation.permutation import (
+        DEFAULT_PERMUTATION_RESAMPLES,
+        p_value_floor,
+        permutations_needed,
+    )
 
     # the counts bound the work and memory before a resample is drawn (--allow-huge)
     budget.check_budget([part for _, _, _, ds, _, _ in loaded if ds is not None
@@ -360,6 +365,11 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
         progress = sys.stderr.isatty() and not quiet
     echo = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
     echo(_plan_text(sets, method_list, proto, classifier_list, size_list))
+    floor = p_value_floor(permutations) if permutations else ""
+    if floor:  # before any fit: no set's test can succeed
+        logging.getLogger("stablefs").warning(
+            f"{floor}, so no set's permutation test can show evidence of signal "
+            f"(--permutations {permutations_needed()} or more can; the default is 100).")
     workers = check_n_jobs(n_jobs)
     done = bm.finished_sets(sets, method_list, protocol=proto, classifiers=classifier_list,
                             seed=seed, cache_dir=folder.partial)

@@ -129,17 +129,14 @@ def _p_floor_note(permutations: int) -> str:
     """The sentence for a number of permutations whose smallest p-value, 1/(B + 1), is not
     below the level at which evidence of signal is decided (B < 20 at 0.05): such a run can
     never show evidence, nor recommend a signature ("" when B can)."""
-    from stablefs.evaluation.permutation import LEVEL
+    from stablefs.evaluation.permutation import p_value_floor, permutations_needed
 
-    smallest = 1 / (permutations + 1)
-    if smallest < LEVEL:
+    floor = p_value_floor(permutations)
+    if not floor:
         return ""
-    need = int(np.floor(1 / LEVEL + 1e-9))  # the smallest B with 1/(B + 1) < LEVEL
-    plural = "s" if permutations != 1 else ""
-    return (f"with {permutations} permutation{plural} its smallest p-value is "
-            f"1/{permutations + 1} = {smallest:.3f}, not below the {LEVEL:g} level, so this "
-            "run cannot show evidence of signal nor recommend a signature (--permutations "
-            f"{need} or more can; the default is 100)")
+    floor = floor.replace("the smallest p-value", "its smallest p-value", 1)
+    return (f"{floor}, so this run cannot show evidence of signal nor recommend a signature "
+            f"(--permutations {permutations_needed()} or more can; the default is 100)")
 
 
 def _plan_nested(plan: StagePlan, settings, y, with_test: list, seed: int) -> None:

@@ -501,8 +501,8 @@ def reannounce(estimate: dict, result, *, fits_seconds: float, settings: TrustSe
     return est
 
 
-def test_recommendation(result, rec, X, y, resamples, *, protocol, methods, sizes,
-                        n_permutations: int, n_resamples: int, **options):
+def signal_test(result, rec, X, y, resamples, *, protocol, methods, sizes,
+                n_permutations: int, n_resamples: int, **options):
     """The permutation test (:func:`~stablefs.evaluation.permutation.permutation_test`) of
     the comparison procedure whose recommendation is ``rec``: the choice among ``methods`` x
     ``sizes`` by the report's rule (:func:`stablefs.report.summary.choose_pair`, with
@@ -562,7 +562,7 @@ def assess(result, X, y, methods, sizes, resamples, *, protocol, settings: Trust
                  f"{len(methods)} methods")
         try:
             with clock.phase("permutation"):
-                trust.permutation = test_recommendation(
+                trust.permutation = signal_test(
                     result, rec, X, y, resamples, protocol=protocol, methods=methods,
                     sizes=sizes, n_permutations=settings.permutations, n_resamples=n_res,
                     **common)
@@ -660,7 +660,7 @@ def set_signal(result, X, y, resamples, *, protocol, methods, sizes, n_permutati
     row.update(best_method=rec.method, best_k=int(rec.k))
     info: dict = {}
     if n_permutations:
-        test = test_recommendation(
+        test = signal_test(
             result, rec, X, y, resamples, protocol=protocol, methods=methods, sizes=sizes,
             n_permutations=n_permutations,
             n_resamples=n_resamples, random_state=seed, n_jobs=n_jobs, backend=backend,

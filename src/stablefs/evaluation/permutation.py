@@ -67,7 +67,8 @@ if TYPE_CHECKING:  # pandas and joblib load when used: compare's stage plan impo
 
 __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_PERMUTATION_RESAMPLES", "PermutationTest",
            "permutation_p_value", "permutation_test", "permuted_resamples",
-           "procedure_statistic", "procedure_test_seconds", "sequential_stop", "stop_after"]
+           "p_value_floor", "permutations_needed", "procedure_statistic", "procedure_test_seconds",
+           "sequential_stop", "stop_after"]
 
 log = logging.getLogger("stablefs")
 
@@ -127,6 +128,32 @@ def permutation_p_value(statistics, observed: float) -> float:
     """``(1 + #{T_b >= T_obs}) / (1 + B)`` over the permuted statistics ``T_b``."""
     t = np.asarray(statistics, dtype=float)
     return float((1 + np.sum(t >= observed - 1e-12)) / (1 + t.size))
+
+
+def p_value_floor(n_permutations: int, alpha: float = LEVEL) -> str:
+    """The clause for a number of permutations B whose smallest p-value, ``1/(B + 1)``, is not
+    below ``alpha`` (B < 20 at 0.05), so that the test can never be significant; ``""`` when
+    B can reach it. The commands warn with it before the work.
+
+    Examples
+    --------
+    >>> from stablefs.evaluation.permutation import p_value_floor
+    >>> p_value_floor(9)
+    'with 9 permutations the smallest p-value is 1/10 = 0.100, not below the 0.05 level'
+    >>> p_value_floor(100)
+    ''
+    """
+    smallest = 1 / (n_permutations + 1)
+    if smallest < alpha:
+        return ""
+    plural = "s" if n_permutations != 1 else ""
+    return (f"with {n_permutations} permutation{plural} the smallest p-value is "
+            f"1/{n_permutations + 1} = {smallest:.3f}, not below the {alpha:g} level")
+
+
+def permutations_needed(alpha: float = LEVEL) -> int:
+    """The smallest number of permutations B with ``1/(B + 1) < alpha`` (20 at 0.05)."""
+    return int(np.floor(1 / alpha + 1e-9))
 
 
 def stop_after(n_permutations: int, alpha: float = LEVEL) -> int:
