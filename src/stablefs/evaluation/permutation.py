@@ -591,7 +591,7 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
     workers = check_n_jobs(n_jobs, n_permutations)
     bar = make_progress(progress, total=n_permutations, initial=len(values),
                         desc="permutation test", unit="perm")
-    # the observed procedure runs beside the first batch of permutations on the workers
+    # the observed procedure runs beside the first permutations on the workers
     # when there are workers and nothing to resume (a resumed test needs it first, to know
     # whether the stored permutations already decide it); its result is the same anywhere
     beside = workers > 1 and not values
