@@ -199,7 +199,7 @@ def null_pilot_times(X, y, methods, protocol, *, seed: int, prep, sizes, classif
 def _time_task(name: str, template, X, y, res, *, seed: int, prep, sizes, classifiers
                ) -> PilotTime:
     """Method ``name``'s task on resample ``res``, timed (fit, then evaluation)."""
-    from stablefs.evaluation.classifiers import evaluate_subset
+    from stablefs.evaluation.classifiers import evaluate_sizes
     from stablefs.evaluation.preprocessing import expand_ranking
     from stablefs.evaluation.runner import task_seed, warm_up
     from stablefs.methods import build_selector
@@ -217,9 +217,7 @@ def _time_task(name: str, template, X, y, res, *, seed: int, prep, sizes, classi
                                 np.asarray(selector.scores_, dtype=np.float64), keep,
                                 X.shape[1], X_train, y_train)
     order = np.argsort(ranking, kind="stable")
-    for k in sizes:
-        cols = np.sort(order[:k])
-        evaluate_subset(X_train[:, cols], y_train, X_test[:, cols], y_test, classifiers)
+    evaluate_sizes(X_train, y_train, X_test, y_test, order, sizes, classifiers)
     return PilotTime(fit, time.perf_counter() - t0 - fit)
 
 

@@ -50,7 +50,7 @@ from stablefs.evaluation._checks import (  # noqa: F401 (re-exported: the runner
     check_n_jobs,
     check_scheduler,
 )
-from stablefs.evaluation.classifiers import check_classifiers, evaluate_subset
+from stablefs.evaluation.classifiers import check_classifiers, evaluate_sizes, evaluate_subset
 from stablefs.evaluation.preprocessing import Preprocessing, expand_ranking, median_impute
 from stablefs.evaluation.protocols import Protocol, Resample
 from stablefs.methods import build_selector
@@ -210,11 +210,8 @@ def _fit_task(selector, X, y, resample: Resample, sizes, classifiers, prep=None,
                                      np.asarray(selector.scores_, dtype=np.float64), keep,
                                      X.shape[1], X_train, y[train])
     order = np.argsort(ranking, kind="stable")
-    metrics = {}
-    for k in sizes if len(test) else ():
-        cols = np.sort(order[:k])
-        metrics[int(k)] = evaluate_subset(X_train[:, cols], y[train], X_test[:, cols], y[test],
-                                          classifiers)
+    metrics = (evaluate_sizes(X_train, y[train], X_test, y[test], order, sizes, classifiers)
+               if len(test) else {})
     return {
         "fit_time": fit_time,
         "ranking": ranking,
