@@ -619,9 +619,11 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
 
             # One stream of permutations in order, fed to the workers as they free up (no
             # batch barrier where a worker waits for the slowest unit). The feed stops once
-            # the in-order results decide the test; the few units already handed out finish
-            # and are kept (cached), but the p-value uses only the units before the stop, so
-            # the result is the same for any n_jobs or timing.
+            # the in-order results decide the test; the units already handed out finish and
+            # are kept (cached), but the p-value uses only the units before the stop, so the
+            # result is the same for any n_jobs or timing. Those are the ones in flight (2 per
+            # worker) plus any finished faster than this loop reads results: a few for the
+            # fits of a comparison, more only when units take milliseconds.
             state = {"finished": False}
 
             def feed():
