@@ -134,7 +134,6 @@ def _p_floor_note(permutations: int) -> str:
     floor = p_value_floor(permutations)
     if not floor:
         return ""
-    floor = floor.replace("the smallest p-value", "its smallest p-value", 1)
     return (f"{floor}, so this run cannot show evidence of signal nor recommend a signature "
             f"(--permutations {permutations_needed()} or more can; the default is 100)")
 
