@@ -10,7 +10,7 @@ from stablefs._runtime import lazy as _lazy
 # and pandas before its first line
 _EXPORTS = {
     "bias_variance": ("bias_variance", "bias_variance_path"),
-    "classifiers": ("CLASSIFIERS", "evaluate_subset", "make_classifier"),
+    "classifiers": ("CLASSIFIERS", "evaluate_sizes", "evaluate_subset", "make_classifier"),
     "cridd": ("cridd", "cridd_summary"),
     "error_estimators": (
         "bolstered_error", "bolstering_widths", "chi_median", "cv_error", "loo_error",
@@ -30,7 +30,12 @@ _lazy.install(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names above, for type checkers (never imported here at run time)
     from stablefs.evaluation.bias_variance import bias_variance, bias_variance_path
-    from stablefs.evaluation.classifiers import CLASSIFIERS, evaluate_subset, make_classifier
+    from stablefs.evaluation.classifiers import (
+        CLASSIFIERS,
+        evaluate_sizes,
+        evaluate_subset,
+        make_classifier,
+    )
     from stablefs.evaluation.cridd import cridd, cridd_summary
     from stablefs.evaluation.error_estimators import (
         bolstered_error,
@@ -83,6 +88,7 @@ __all__ = [
     "cridd_summary",
     "cv_error",
     "dietterich_5x2cv_ttest",
+    "evaluate_sizes",
     "evaluate_subset",
     "holm",
     "interval_kind",

@@ -313,11 +313,17 @@ def evaluate_sizes(X_train: np.ndarray, y_train: ArrayLike, X_test: np.ndarray,
     dict of int to dict
         ``{k: evaluate_subset(...)}``.
 
+    References
+    ----------
+    .. [1] Y. Han, "Stable Feature Selection: Theory and Algorithms", PhD dissertation,
+       Binghamton University, State University of New York, 2012, sec. 5.3.2 (the classifiers
+       trained on the top-k features of each training part, k = 10, 20, ..., 50).
+
     Examples
     --------
     >>> import numpy as np
     >>> from stablefs.datasets import make_han2012
-    >>> from stablefs.evaluation.classifiers import evaluate_sizes, evaluate_subset
+    >>> from stablefs.evaluation import evaluate_sizes, evaluate_subset
     >>> data = make_han2012(n_samples=60, n_features=30, n_blocks=3, n_relevant=10,
     ...                     random_state=0)
     >>> order = np.arange(30)[::-1]
