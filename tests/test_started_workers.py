@@ -98,6 +98,24 @@ def test_no_workers_to_start_in_one_process_or_on_dask():
                                 **kw) is None
 
 
+def test_in_a_dask_session_its_workers_run_the_pilot():
+    # compare enters its Dask session before the pilot: the cluster's workers then import the
+    # stack and time the pilot while the main process goes on, as loky's do
+    from stablefs.evaluation.runner import backend_session
+
+    X, y = _data()
+    resamples = _protocol_resamples(Protocol("split", 2), None, X, y, 0)[0]
+    with backend_session("dask", 2):
+        pool = _trust.start_workers(X, y, METHODS, resamples, workers=2, backend="dask",
+                                    scheduler=None, seed=0, prep=Preprocessing(),
+                                    sizes=SIZES, classifiers=["svm"], pilot=True,
+                                    protocol=Protocol("split", 2))
+        assert pool is not None
+        pool.wait()
+    assert set(pool.pilot) == set(METHODS) and pool.null_done
+    assert all(t.fit > 0 and t.evaluate > 0 for t in pool.pilot.values())
+
+
 def test_compare_draws_the_figures_of_the_fits_ahead_and_the_same_bytes(tmp_path, monkeypatch):
     """compare --n-jobs 2: the figures that depend on the fits alone are drawn while the
     permutation test runs and used by the report; only the trade-off is drawn at the end.

@@ -222,7 +222,7 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     from stablefs.comparison import _trust
     from stablefs.evaluation._checks import _protocol_resamples, check_n_jobs
     from stablefs.evaluation.preprocessing import Preprocessing
-    from stablefs.evaluation.runner import run_experiment
+    from stablefs.evaluation.runner import backend_session, run_experiment
 
     o, ds = plan.options, plan.dataset
     settings = o.trust_settings()
@@ -242,76 +242,75 @@ def execute(plan: Plan, *, progress=False, verbose: int = 0, announce: bool = Tr
     for line in stages.lines():
         log.warning(line)
     prep = Preprocessing(impute=impute, standardize=o.standardize, prefilter=o.prefilter)
-    # the worker processes start now and warm up (one runs the pilot) while this process
-    # goes on; every later phase reuses them
-    pool = _trust.start_workers(
-        ds.X, ds.y, o.methods, resamples, workers=workers, backend=o.backend,
-        scheduler=o.scheduler, seed=o.seed, prep=prep, sizes=plan.sizes,
-        classifiers=o.classifiers, pilot=announce,
-        protocol=o.protocol_ if announce and settings.permutations else None)
-    if pool is not None:  # what dispatching the fits imports (sklearn), while they start
-        import stablefs.selectors  # noqa: F401
-    estimate = None
-    if announce:
-        from stablefs.evaluation import budget
+    # one Dask client (a local cluster's worker processes) for the pilot, the comparison,
+    # the permutation test and every outer resample of the nested estimate, started first so
+    # that its workers import the stack and warm up while this process goes on
+    with backend_session(o.backend, o.n_jobs, o.scheduler):
+        # the worker processes start now and warm up (one runs the pilot) while this process
+        # goes on; every later phase reuses them
+        pool = _trust.start_workers(
+            ds.X, ds.y, o.methods, resamples, workers=workers, backend=o.backend,
+            scheduler=o.scheduler, seed=o.seed, prep=prep, sizes=plan.sizes,
+            classifiers=o.classifiers, pilot=announce,
+            protocol=o.protocol_ if announce and settings.permutations else None)
+        if pool is not None:  # what dispatching the fits imports (sklearn), while they start
+            import stablefs.selectors  # noqa: F401
+        estimate = None
+        if announce:
+            from stablefs.evaluation import budget
 
-        estimate = _trust.announce(
-            ds.X, ds.y, o.methods, resamples, seed=o.seed,
-            prep=prep, workers=workers, settings=settings, n_features=ds.n_features,
-            prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
-            progress=progress, report=bool(o.report) and plan.folder is not None,
-            started=pool, protocol=o.protocol_)
-        budget.check_wall_time(estimate["total"], "this comparison", "lower --repeats, "
-                               "--permutations or --nested, keep fewer features (--prefilter) "
-                               "or add workers (--n-jobs)", allow=o.allow_huge)
-    folder = plan.folder
-    cache = folder.partial if folder is not None else None
-    from stablefs.evaluation.runner import backend_session
-
-    # one Dask client (a local cluster's worker processes) for the comparison, the
-    # permutation test and every outer resample of the nested estimate
-    with backend_session(o.backend, o.n_jobs, o.scheduler), \
-            (folder if folder is not None else _nothing()):
-        clock = _trust.PhaseClock(cache)
-        if pool is not None:
-            pool.wait()
-        with clock.phase("fits"):
-            result = run_experiment(
-                ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
-                classifiers=o.classifiers, measures=o.measures,
-                feature_names=ds.feature_names, random_state=o.seed, n_jobs=o.n_jobs,
+            estimate = _trust.announce(
+                ds.X, ds.y, o.methods, resamples, seed=o.seed,
+                prep=prep, workers=workers, settings=settings, n_features=ds.n_features,
+                prefilter=o.prefilter, sizes=plan.sizes, classifiers=o.classifiers,
+                progress=progress, report=bool(o.report) and plan.folder is not None,
+                started=pool, protocol=o.protocol_)
+            budget.check_wall_time(estimate["total"], "this comparison", "lower --repeats, "
+                                   "--permutations or --nested, keep fewer features (--prefilter) "
+                                   "or add workers (--n-jobs)", allow=o.allow_huge)
+        folder = plan.folder
+        cache = folder.partial if folder is not None else None
+        with (folder if folder is not None else _nothing()):
+            clock = _trust.PhaseClock(cache)
+            if pool is not None:
+                pool.wait()
+            with clock.phase("fits"):
+                result = run_experiment(
+                    ds.X, ds.y, o.methods, plan.sizes, protocol=o.protocol_,
+                    classifiers=o.classifiers, measures=o.measures,
+                    feature_names=ds.feature_names, random_state=o.seed, n_jobs=o.n_jobs,
+                    backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
+                    standardize=o.standardize, prefilter=o.prefilter, progress=progress,
+                    sample_names=getattr(ds, "sample_names", None))
+            if verbose:
+                ft = result.results[result.results["metric"] == "fit_time"].groupby(
+                    "method", sort=False)["value"]
+                log.info("fit time per method: " + ", ".join(
+                    f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
+            ahead = _figures_ahead(plan, result, workers)
+            if estimate and not result.info["fits_reused"]:
+                estimate["after_fits"] = _trust.reannounce(
+                    estimate, result, fits_seconds=clock.this_run["fits"], settings=settings,
+                    n_classifiers=len(o.classifiers), workers=workers)
+            trust = _trust.assess(
+                result, ds.X, ds.y, o.methods, plan.sizes, resamples, protocol=o.protocol_,
+                settings=settings,
+                classifiers=o.classifiers, measures=o.measures, seed=o.seed, n_jobs=o.n_jobs,
                 backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
                 standardize=o.standardize, prefilter=o.prefilter, progress=progress,
-                sample_names=getattr(ds, "sample_names", None))
-        if verbose:
-            ft = result.results[result.results["metric"] == "fit_time"].groupby(
-                "method", sort=False)["value"]
-            log.info("fit time per method: " + ", ".join(
-                f"{m} {v.mean():.2f} s x {v.size} = {v.sum():.1f} s" for m, v in ft))
-        ahead = _figures_ahead(plan, result, workers)
-        if estimate and not result.info["fits_reused"]:
-            estimate["after_fits"] = _trust.reannounce(
-                estimate, result, fits_seconds=clock.this_run["fits"], settings=settings,
-                n_classifiers=len(o.classifiers), workers=workers)
-        trust = _trust.assess(
-            result, ds.X, ds.y, o.methods, plan.sizes, resamples, protocol=o.protocol_,
-            settings=settings,
-            classifiers=o.classifiers, measures=o.measures, seed=o.seed, n_jobs=o.n_jobs,
-            backend=o.backend, scheduler=o.scheduler, cache_dir=cache, impute=impute,
-            standardize=o.standardize, prefilter=o.prefilter, progress=progress,
-            stages=stages, clock=clock)
-        run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
-        run_info["phase_seconds"] = {k: round(v, 3) for k, v in clock.seconds.items()}
-        if estimate:
-            run_info["estimated_seconds"] = _estimate_record(estimate)
-        comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
-        if folder is not None:
-            assert plan.out is not None  # the run folder is plan.out
-            with heartbeat(progress, "report", "writing the tables, figures and report"):
-                comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg),
-                                  draw=_figure_drawer(o, workers, ahead))
-            folder.complete()
-            comparison.folder = plan.out
+                stages=stages, clock=clock)
+            run_info = _run_info(plan, result, trust, started, time.perf_counter() - t0)
+            run_info["phase_seconds"] = {k: round(v, 3) for k, v in clock.seconds.items()}
+            if estimate:
+                run_info["estimated_seconds"] = _estimate_record(estimate)
+            comparison = Comparison.from_run(result, trust, run_info, ds, plan.config)
+            if folder is not None:
+                assert plan.out is not None  # the run folder is plan.out
+                with heartbeat(progress, "report", "writing the tables, figures and report"):
+                    comparison._write(plan.out, report=bool(o.report), svg=bool(o.svg),
+                                      draw=_figure_drawer(o, workers, ahead))
+                folder.complete()
+                comparison.folder = plan.out
     comparison.wall_time = time.perf_counter() - t0  # with the files and the report
     return comparison
 

@@ -250,7 +250,8 @@ class StartedWorkers:
     the main process draws the pilot figure, one worker runs the pilot fits
     (:func:`worker_pilot`) and the others warm up (:func:`~stablefs.evaluation.runner.
     warm_worker`); the fits, the permutation test, the nested estimate and the report's
-    figures then reuse these processes (joblib's reusable loky executor)."""
+    figures then reuse these processes (joblib's reusable loky executor, or the workers of
+    the command's Dask session)."""
 
     def __init__(self, results) -> None:
         self._results = results
@@ -279,7 +280,8 @@ def start_workers(X, y, methods, resamples, *, workers: int, backend: str, sched
     start_workers`): with ``pilot`` the first task is the pilot of the time estimate, and
     with the ``protocol`` of a permutation test the second the pilot on permuted labels
     (:func:`worker_null_pilot`); the others warm the methods up on the first training part.
-    ``None`` when the work runs in this process or on a Dask cluster."""
+    ``None`` when the work runs in this process (or on Dask outside a session:
+    :func:`~stablefs.evaluation.runner.backend_session`)."""
     import os
 
     import joblib
@@ -287,7 +289,7 @@ def start_workers(X, y, methods, resamples, *, workers: int, backend: str, sched
     from stablefs.evaluation.runner import WARM_UP_FEATURES, warm_worker
     from stablefs.evaluation.runner import start_workers as start
 
-    if backend != "loky" or workers < 2:
+    if workers < 2:
         return None
     res = next((r for r in resamples if len(r.test)), resamples[0])
     part = np.ascontiguousarray(np.asarray(X)[res.train][:, :WARM_UP_FEATURES])

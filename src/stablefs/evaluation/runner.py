@@ -495,16 +495,16 @@ def _backend_context(backend: str, n_jobs: int, scheduler: str | None):
 def start_workers(backend: str, n_jobs: int, scheduler: str | None, tasks):
     """Start this command's worker processes now, running ``tasks`` (``joblib.delayed``
     calls, typically :func:`warm_worker`), and return the generator of their results (in
-    the order they finish); ``None`` when there is no process pool to start (``n_jobs`` 1,
-    or the Dask backend, whose cluster :func:`backend_session` starts).
+    the order they finish); ``None`` when there is no pool to start (``n_jobs`` 1, or the
+    Dask backend outside a :func:`backend_session`).
 
-    The pool is joblib's reusable loky executor with the initializer and arguments of
+    With loky the pool is joblib's reusable executor with the initializer and arguments of
     :func:`_backend_context`, so the later phases' ``joblib.Parallel`` calls reuse these
-    processes instead of starting others: the workers import the stack and load the
-    compiled kernels while the main process reads the data and runs the pilot (issue 36).
-    Exhaust the generator before the next parallel phase.
+    processes instead of starting others; with Dask the tasks go to the session's workers.
+    Either way the workers import the stack and load the compiled kernels while the main
+    process runs the pilot (issue 36). Exhaust the generator before the next parallel phase.
     """
-    if backend != "loky" or n_jobs < 2:
+    if n_jobs < 2 or (backend == "dask" and _SESSION.get() is None):
         return None
     check_backend(backend, scheduler)
     with _backend_context(backend, n_jobs, scheduler):
