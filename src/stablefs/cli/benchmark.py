@@ -314,12 +314,9 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     # --- the data: loaded and prepared before any fit
     sets = []
     loaded = _load_sets(sources, seed=seed)
+    from stablefs.comparison._stages import more_permutations_hint
     from stablefs.evaluation import budget
-    from stablefs.evaluation.permutation import (
-        DEFAULT_PERMUTATION_RESAMPLES,
-        p_value_floor,
-        permutations_needed,
-    )
+    from stablefs.evaluation.permutation import DEFAULT_PERMUTATION_RESAMPLES, p_value_floor
 
     # the counts bound the work and memory before a resample is drawn (--allow-huge)
     budget.check_budget([part for _, _, _, ds, _, _ in loaded if ds is not None
@@ -369,7 +366,7 @@ def benchmark(files, quick, sets_opt, methods, sizes, protocol, repeats, classif
     if floor:  # before any fit: no set's test can succeed
         logging.getLogger("stablefs").warning(
             f"{floor}, so no set's permutation test can show evidence of signal "
-            f"(--permutations {permutations_needed()} or more can; the default is 100).")
+            f"({more_permutations_hint()}).")
     workers = check_n_jobs(n_jobs)
     done = bm.finished_sets(sets, method_list, protocol=proto, classifiers=classifier_list,
                             seed=seed, cache_dir=folder.partial)

@@ -129,13 +129,23 @@ def _p_floor_note(permutations: int) -> str:
     """The sentence for a number of permutations whose smallest p-value, 1/(B + 1), is not
     below the level at which evidence of signal is decided (B < 20 at 0.05): such a run can
     never show evidence, nor recommend a signature ("" when B can)."""
-    from stablefs.evaluation.permutation import p_value_floor, permutations_needed
+    from stablefs.evaluation.permutation import p_value_floor
 
     floor = p_value_floor(permutations)
     if not floor:
         return ""
     return (f"{floor}, so this run cannot show evidence of signal nor recommend a signature "
-            f"(--permutations {permutations_needed()} or more can; the default is 100)")
+            f"({more_permutations_hint()})")
+
+
+def more_permutations_hint() -> str:
+    """What reaches the level: ``--permutations 20 or more can; the default is 100`` (at
+    0.05), said by ``compare`` and ``benchmark`` after :func:`~stablefs.evaluation.
+    permutation.p_value_floor`."""
+    from stablefs.evaluation.permutation import DEFAULT_PERMUTATIONS, permutations_needed
+
+    return (f"--permutations {permutations_needed()} or more can; the default is "
+            f"{DEFAULT_PERMUTATIONS}")
 
 
 def _plan_nested(plan: StagePlan, settings, y, with_test: list, seed: int) -> None:

@@ -280,7 +280,7 @@ def evaluate_subset(X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, y
     """
     if not isinstance(classifiers, dict):
         classifiers = check_classifiers(classifiers)
-    return _evaluate(X_train, y_train, X_test, y_test, classifiers, scaled=None)
+    return _evaluate(X_train, X_test, y_train, y_test, classifiers, scaled=None)
 
 
 def evaluate_sizes(X_train: np.ndarray, y_train: ArrayLike, X_test: np.ndarray,
@@ -341,18 +341,18 @@ def evaluate_sizes(X_train: np.ndarray, y_train: ArrayLike, X_test: np.ndarray,
     if not sizes:
         return {}
     widest = np.sort(order[:max(sizes)])
-    scaled = None
-    if any(isinstance(t, str) for t in classifiers.values()):
-        scaled = _minmax(X_train[:, widest], X_test[:, widest])
+    built_in = [isinstance(t, str) for t in classifiers.values()]
+    scaled = _minmax(X_train[:, widest], X_test[:, widest]) if any(built_in) else None
     out = {}
     for k in sizes:
         cols = np.sort(order[:k])
-        pair = None
+        pair = raw_train = raw_test = None
         if scaled is not None:
             at = np.searchsorted(widest, cols)
             pair = scaled[0][:, at], scaled[1][:, at]
-        out[k] = _evaluate(X_train[:, cols], y_train, X_test[:, cols], y_test, classifiers,
-                           scaled=pair)
+        if not all(built_in):  # a user's classifier takes the raw columns
+            raw_train, raw_test = X_train[:, cols], X_test[:, cols]
+        out[k] = _evaluate(raw_train, raw_test, y_train, y_test, classifiers, scaled=pair)
     return out
 
 
@@ -363,9 +363,10 @@ def _minmax(X_train, X_test) -> tuple[np.ndarray, np.ndarray]:
     return scaler.transform(X_train), scaler.transform(X_test)
 
 
-def _evaluate(X_train, y_train, X_test, y_test, classifiers: dict, *, scaled) -> dict:
+def _evaluate(X_train, X_test, y_train, y_test, classifiers: dict, *, scaled) -> dict:
     """:func:`evaluate_subset` with the built-in classifiers' scaled parts given (``scaled``)
-    or made here (``None``)."""
+    or made here (``None``); the raw parts (``X_train``, ``X_test``) are needed only for
+    that, and for a user's classifier."""
     from sklearn import config_context
 
     out = {}

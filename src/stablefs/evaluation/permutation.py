@@ -571,7 +571,7 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
               "prep": [impute, bool(standardize), prefilter]}
     cache = _UnitCache(cache_dir, config, methods=list(templates), sizes=sizes)
     values: dict[int, tuple] = {}
-    reused = computed = 0
+    reused = 0
     for b in range(n_permutations):
         hit = cache.load(b)
         if hit is not None:
@@ -591,6 +591,12 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
     workers = check_n_jobs(n_jobs, n_permutations)
     bar = make_progress(progress, total=n_permutations, initial=len(values),
                         desc="permutation test", unit="perm")
+
+    def record(b, stat, m_b, k_b, ft):  # a computed unit: stored at once, then shown
+        cache.save(b, stat, m_b, k_b, ft)
+        values[b] = (stat, m_b, k_b)
+        bar.update(1)
+
     # the observed procedure runs beside the first permutations on the workers
     # when there are workers and nothing to resume (a resumed test needs it first, to know
     # whether the stored permutations already decide it); its result is the same anywhere
@@ -605,12 +611,7 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
             for b in range(n_permutations):  # in order, one at a time, in this process
                 if b in values:
                     continue
-                _, stat, m_b, k_b, ft = _unit(b, X, y, protocol, methods, sizes,
-                                             n_resamples, options)
-                cache.save(b, stat, m_b, k_b, ft)
-                values[b] = (stat, m_b, k_b)
-                computed += 1
-                bar.update(1)
+                record(*_unit(b, X, y, protocol, methods, sizes, n_resamples, options))
                 finished, _ = decided()
                 if finished:
                     break
@@ -645,10 +646,7 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
                         observed, method, k, observed_values = stat, m_b, k_b, ft
                         have_observed = True
                     else:
-                        cache.save(b, stat, m_b, k_b, ft)
-                        values[b] = (stat, m_b, k_b)
-                        computed += 1
-                        bar.update(1)
+                        record(b, stat, m_b, k_b, ft)
                     if have_observed and not state["finished"]:
                         state["finished"], _ = decided()
     finally:
@@ -661,7 +659,8 @@ def permutation_test(X, y, methods, sizes, *, protocol, choose, classifier="svm"
         statistics=np.asarray(done[:n_used], dtype=float), n_permutations=n_permutations,
         n_resamples=n_resamples, resamples=[int(r.index) for r in used], alpha=float(alpha),
         stop_after=h, exceedances=e, p_value=float(p), stopped=stopped,
-        seconds=time.perf_counter() - t0, units_computed=computed, units_reused=reused,
+        seconds=time.perf_counter() - t0, units_computed=len(values) - reused,
+        units_reused=reused,
         observed_values=observed_values,
         choices=[values[b][1:] for b in range(n_used)],
         methods=list(templates), sizes=sizes)
