@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from stablefs._errors import StablefsError
+from stablefs._runtime.processes import worker_task
 
 if TYPE_CHECKING:
     from stablefs.evaluation.nested import NestedEstimate
@@ -221,6 +222,7 @@ def _time_task(name: str, template, X, y, res, *, seed: int, prep, sizes, classi
     return PilotTime(fit, time.perf_counter() - t0 - fit)
 
 
+@worker_task
 def worker_pilot(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers,
                  parent=None) -> dict[str, PilotTime]:
     """:func:`pilot_times` as a worker's first task (:func:`start_workers`): the worker is
@@ -233,6 +235,7 @@ def worker_pilot(X, y, methods, resamples, *, seed: int, prep, sizes, classifier
                        classifiers=classifiers)
 
 
+@worker_task
 def worker_null_pilot(X, y, methods, protocol, *, seed: int, prep, sizes, classifiers,
                       parent=None) -> tuple[str, dict[str, PilotTime] | None]:
     """:func:`null_pilot_times` as a worker's first task (:func:`start_workers`), beside

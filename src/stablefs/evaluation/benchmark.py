@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import stats
 
 from stablefs._errors import StablefsError
+from stablefs._runtime.processes import worker_task
 from stablefs._runtime.stored import read_json
 
 if TYPE_CHECKING:
@@ -291,6 +292,7 @@ def prepare_set(ds, name: str, label: str, *, sizes: Sequence[int], protocol, se
 # --------------------------------------------------------------------------- pilot and estimate
 
 
+@worker_task
 def _pilot_one(set_name, method, X, y, resample, sizes, classifiers, prefilter, seed):
     from stablefs.evaluation.preprocessing import Preprocessing
     from stablefs.evaluation.runner import _fit_task, task_seed, warm_up

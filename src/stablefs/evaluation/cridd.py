@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from stablefs._errors import StablefsError
+from stablefs._runtime.processes import worker_task
 from stablefs.evaluation.error_estimators import make_rule, stratified_folds
 
 if TYPE_CHECKING:
@@ -338,6 +339,7 @@ def _sample_fns(model: Literal["equal", "unequal", "bimodal"] | Dataset, n_sampl
     return subsample, None, F_b
 
 
+@worker_task
 def cridd_runs(model="equal", *, selector="sfs", classifier="lda", cv="cv10",
                n_samples: int = 50, runs: Sequence[int] = (0,), random_state: int = 0,
                n_features_to_select: int = 10, n_test: int = 5000, criterion=None, best=None,

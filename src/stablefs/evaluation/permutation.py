@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from stablefs._errors import StablefsError
+from stablefs._runtime.processes import worker_task
 
 if TYPE_CHECKING:  # pandas and joblib load when used: compare's stage plan imports this
     import pandas as pd  # module before its first line
@@ -365,6 +366,7 @@ def procedure_statistic(X, y, methods, sizes, resamples, *, choose, classifier, 
     return float(np.mean(values)), method, k, values, fit_time
 
 
+@worker_task
 def _unit(b, X, y, protocol, methods, sizes, n_resamples, options):
     """Permutation b: permuted labels, resamples stratified on them, the whole procedure."""
     from stablefs._runtime.threads import limit_threads
@@ -377,6 +379,7 @@ def _unit(b, X, y, protocol, methods, sizes, n_resamples, options):
     return b, stat, method, k, fit_time
 
 
+@worker_task
 def _observed_unit(X, y, methods, sizes, resamples, options):
     """The observed procedure (the real labels) as a task beside the permutations:
     ``(None, statistic, method, k, values)``."""

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from stablefs._errors import StablefsError
-from stablefs._runtime.processes import worker_setup
+from stablefs._runtime.processes import worker_setup, worker_task
 from stablefs._validation import check_sizes, dense_matrix, derive_seed
 from stablefs.evaluation._checks import (  # noqa: F401 (re-exported: the runner's checks)
     _MAX_HANDSHAKE_BYTES,
@@ -416,11 +416,15 @@ def _new_client(n_jobs: int, scheduler: str | None):
     # processes without Dask's MALLOC_TRIM_THRESHOLD_=65536, which hands freed memory back to
     # the system after small frees: the README's command with --backend dask spent 12 s of
     # system CPU with it, 6 s without (its wall time did not change beyond the host's noise);
-    # the one-thread caps (OMP_NUM_THREADS=1, ...) stay
+    # the one-thread caps (OMP_NUM_THREADS=1, ...) stay. Without a dashboard nothing reads the
+    # statistical profiler's samples, which every worker and the scheduler take every 10 ms
+    # (each sample walks the stacks under the GIL): the README's command took 2-3 s longer
+    # with it, the permutation test 19-23 s against 19-24 s (three pairs, 28 Nov 2026)
     environ = {key: value for key, value in
                dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()
                if key != "MALLOC_TRIM_THRESHOLD_"}
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ,
+                          "distributed.worker.profile.enabled": False}):
         return Client(processes=True, n_workers=max(1, n_jobs), threads_per_worker=1,
                       dashboard_address=None)
 
@@ -525,11 +529,13 @@ def map_in_workers(func, items, *, backend: str, n_jobs: int, scheduler: str | N
                                                    for x in items))
 
 
+@worker_task
 def _in_worker(func, item, parent):
     worker_setup(parent)  # parent watch, one-line warnings (stablefs._runtime.processes)
     return func(item)
 
 
+@worker_task
 def warm_worker(methods, X_train, y_train, *, seed: int, resample: int, sizes, classifiers,
                 parent=None) -> None:
     """A worker's first task (:func:`start_workers`): :func:`~stablefs._runtime.processes.
@@ -831,6 +837,7 @@ def run_experiment(
     return result
 
 
+@worker_task
 def _run_one(name, selector, X, y, res, sizes, classifiers, prep=None, parent=None):
     worker_setup(parent)  # parent watch, one-line warnings (stablefs._runtime.processes)
     return name, res.index, _fit_task(selector, X, y, res, sizes, classifiers, prep, name)

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from stablefs._runtime.processes import worker_task
+
 __all__ = ["TaskCache", "draw_state", "run_units", "stratified_fold_labels", "top_k_scores",
            "unit_seed", "units_backend"]
 
@@ -321,6 +323,7 @@ def run_units(
     return results  # type: ignore[return-value]
 
 
+@worker_task
 def _indexed(fn, i, key, common, parent=None):
     from stablefs._runtime.processes import worker_setup
 
