@@ -418,8 +418,9 @@ def _new_client(n_jobs: int, scheduler: str | None):
     # system CPU with it, 6 s without (its wall time did not change beyond the host's noise);
     # the one-thread caps (OMP_NUM_THREADS=1, ...) stay. Without a dashboard nothing reads the
     # statistical profiler's samples, which every worker and the scheduler take every 10 ms
-    # (each sample walks the stacks under the GIL): the README's command took 2-3 s longer
-    # with it, the permutation test 19-23 s against 19-24 s (three pairs, 28 Nov 2026)
+    # (each sample walks the stacks under the GIL): the README's command took 38.0-40.9 s
+    # with it against 34.0-37.5 s without, its permutation test 23.1-24.1 s against
+    # 19.2-23.4 s (three pairs, 28 Nov 2026)
     environ = {key: value for key, value in
                dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()
                if key != "MALLOC_TRIM_THRESHOLD_"}
