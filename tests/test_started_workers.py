@@ -116,11 +116,9 @@ def test_in_a_dask_session_its_workers_run_the_pilot():
     assert all(t.fit > 0 and t.evaluate > 0 for t in pool.pilot.values())
 
 
-def test_compare_draws_the_figures_of_the_fits_ahead_and_the_same_bytes(tmp_path, monkeypatch):
-    """compare --n-jobs 2: the figures that depend on the fits alone are drawn while the
-    permutation test runs and used by the report; only the trade-off is drawn at the end.
-    Every figure but the fit times (measured) is byte for byte that of --n-jobs 1."""
-    import stablefs
+def _figure_calls(monkeypatch) -> list:
+    """The figures the report of a compare draws at its end in the workers (a list per call of
+    :func:`~stablefs.evaluation.runner.map_in_workers`)."""
     from stablefs.evaluation import runner
 
     asked = []
@@ -132,6 +130,36 @@ def test_compare_draws_the_figures_of_the_fits_ahead_and_the_same_bytes(tmp_path
         return real(func, items, **kw)
 
     monkeypatch.setattr(runner, "map_in_workers", spy)
+    return asked
+
+
+def test_with_evidence_of_signal_every_figure_is_drawn_ahead(tmp_path, monkeypatch):
+    """compare --n-jobs 2 on data with signal: the trade-off, drawn ahead with the ring of the
+    fits' recommendation, is the report's own (the permutation test keeps the ring): the
+    report draws no figure at its end. The bytes are those of --n-jobs 1."""
+    import stablefs
+
+    asked = _figure_calls(monkeypatch)
+    data = "synthetic:han2012?n_samples=60&n_features=200&n_blocks=20"
+    kw = dict(methods="ttest", sizes=[5], repeats=3, permutations=20,
+              permutation_resamples=2, nested=0)
+    two = stablefs.compare(data, n_jobs=2, out=tmp_path / "two", **kw)
+    assert two.signal.evidence is True
+    assert asked == []
+    stablefs.compare(data, n_jobs=1, out=tmp_path / "one", **kw)
+    assert (tmp_path / "one/figures/tradeoff.png").read_bytes() == \
+        (tmp_path / "two/figures/tradeoff.png").read_bytes()
+
+
+def test_compare_draws_the_figures_of_the_fits_ahead_and_the_same_bytes(tmp_path, monkeypatch):
+    """compare --n-jobs 2: the figures that depend on the fits alone are drawn while the
+    permutation test runs and used by the report. The trade-off drawn ahead rings the fits'
+    recommendation; 4 permutations (p >= 0.2) withdraw it, so the report draws the trade-off
+    again, without the ring. Every figure but the fit times (measured) is byte for byte that
+    of --n-jobs 1."""
+    import stablefs
+
+    asked = _figure_calls(monkeypatch)
     data = "synthetic:han2012?n_samples=60&n_features=200&n_blocks=20"
     kw = dict(methods="relieff,ttest", sizes=[5, 10], repeats=4, permutations=4, nested=0)
     stablefs.compare(data, n_jobs=2, out=tmp_path / "two", **kw)

@@ -1,12 +1,15 @@
 """The report's figures drawn ahead, while the permutation test and the nested estimate run.
 
 With ``--n-jobs N`` the main process of ``compare`` only waits during those phases: its
-worker processes do the fits. Every figure of the report but the trade-off (which rings the
-recommendation the permutation test may withdraw) depends on the comparison's fits alone, so
-:class:`FiguresAhead` draws them then, in a thread of the main process, and the report
-(:func:`stablefs.report.write_report`, ``draw=``) uses each drawn job that is equal (same
-function, same arguments: :func:`joblib.hash`) to one of its own, and draws the others
-(issue 36). The bytes are those drawn at the end: the same function on the same arguments.
+worker processes do the fits. Every figure of the report depends on the comparison's fits
+alone, but the trade-off, which rings the recommendation unless the permutation test
+withdraws it; :class:`FiguresAhead` draws them all then, in a thread of the main process, the
+trade-off as the fits alone recommend (its ring shown when the recommendation beats the
+majority-class baseline). The report (:func:`stablefs.report.write_report`, ``draw=``) uses
+each drawn job that is equal (same function, same arguments: :func:`joblib.hash`) to one of
+its own, and draws the others: the trade-off again only when the permutation test took the
+ring away (issue 36). The bytes are those drawn at the end: the same function on the same
+arguments.
 """
 
 from __future__ import annotations
@@ -14,16 +17,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-#: the figure that depends on the checks of the recommendation, drawn with the report
-AFTER_CHECKS = frozenset({"tradeoff.png"})
-
-
 class FiguresAhead:
     """Draw ``jobs`` (:class:`stablefs.report.FigureJob`) in a background thread, now."""
 
     def __init__(self, jobs) -> None:
         self._drawn: dict[str, object] = {}
-        jobs = [j for j in jobs if j.name not in AFTER_CHECKS]
         self._thread = threading.Thread(target=self._draw_all, args=(jobs,), daemon=True,
                                         name="stablefs-figures")
         self._thread.start()
