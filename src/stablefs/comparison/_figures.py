@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+
 class FiguresAhead:
     """Draw ``jobs`` (:class:`stablefs.report.FigureJob`) in a background thread, now."""
 
