@@ -109,8 +109,9 @@ def test_fits_on_dask_never_hand_work_back_to_the_cluster(monkeypatch):
 
 def test_the_commands_own_cluster_has_no_profiler_and_no_trim_threshold():
     """The local cluster of --backend dask: no dashboard, so no statistical profiler (a
-    sample of every thread's stack each 10 ms, which nothing reads), and no
-    MALLOC_TRIM_THRESHOLD_ in its workers; the one-thread caps stay."""
+    sample of every thread's stack each 10 ms, which nothing reads), a tick each second
+    (not each 20 ms), and no MALLOC_TRIM_THRESHOLD_ in its workers; the one-thread caps
+    stay."""
     from stablefs.evaluation import runner
 
     def probe(dask_worker):
@@ -120,10 +121,11 @@ def test_the_commands_own_cluster_has_no_profiler_and_no_trim_threshold():
 
         return (dask.config.get("distributed.worker.profile.enabled"),
                 "profile" in dask_worker.periodic_callbacks,
-                os.environ.get("MALLOC_TRIM_THRESHOLD_"), os.environ.get("OMP_NUM_THREADS"))
+                os.environ.get("MALLOC_TRIM_THRESHOLD_"), os.environ.get("OMP_NUM_THREADS"),
+                dask.config.get("distributed.admin.tick.interval"))
 
     client = runner._new_client(1, None)
     try:
-        assert list(client.run(probe).values()) == [(False, False, None, "1")]
+        assert list(client.run(probe).values()) == [(False, False, None, "1", "1s")]
     finally:
         client.close()

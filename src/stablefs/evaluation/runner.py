@@ -420,12 +420,21 @@ def _new_client(n_jobs: int, scheduler: str | None):
     # statistical profiler's samples, which every worker and the scheduler take every 10 ms
     # (each sample walks the stacks under the GIL): the README's command took 38.0-40.9 s
     # with it against 34.0-37.5 s without, its permutation test 23.1-24.1 s against
-    # 19.2-23.4 s (three pairs, 28 Nov 2026)
+    # 19.2-23.4 s (three pairs, 28 Nov 2026). The event loops' periodic chores are spaced
+    # out: the 20 ms tick (it only times the loop, for warnings of a blocked loop), the
+    # system monitor (every 0.5 s; it feeds the dashboard) and the nannies' memory monitor
+    # (every 0.1 s; 0.5 s still ends a worker that outgrows its memory within a fit). An
+    # idle two-worker cluster took 5.3 % of a core in this process, 1.0 % so spaced; the
+    # scheduler's loop took 2.1 s of CPU during the permutation test of a Colon comparison,
+    # 1.2 s so spaced
     environ = {key: value for key, value in
                dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()
                if key != "MALLOC_TRIM_THRESHOLD_"}
     with dask.config.set({"distributed.nanny.pre-spawn-environ": environ,
-                          "distributed.worker.profile.enabled": False}):
+                          "distributed.worker.profile.enabled": False,
+                          "distributed.admin.tick.interval": "1s",
+                          "distributed.admin.system-monitor.interval": "2s",
+                          "distributed.worker.memory.monitor-interval": "500ms"}):
         return Client(processes=True, n_workers=max(1, n_jobs), threads_per_worker=1,
                       dashboard_address=None)
 
