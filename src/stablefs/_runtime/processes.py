@@ -30,9 +30,14 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
 
 __all__ = ["exit_with_parent", "kill_loky_workers", "nested_in_task", "worker_setup",
            "worker_task"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: seconds between two checks of the parent process in a worker
 PARENT_POLL_SECONDS = 1.0
@@ -108,7 +113,7 @@ def worker_setup(parent_pid: int | None) -> None:
 
 
 @contextlib.contextmanager
-def nested_in_task():
+def nested_in_task() -> Iterator[None]:
     """Inside a task on Dask: the joblib calls nested in it run in the task's thread.
 
     joblib's Dask backend runs every task under ``parallel_config(backend="dask")``, so a
@@ -132,7 +137,7 @@ def nested_in_task():
         yield
 
 
-def worker_task(function):
+def worker_task(function: Callable[_P, _R]) -> Callable[_P, _R]:
     """Decorator for a function that joblib runs as a task in the command's workers: the call
     runs under :func:`nested_in_task`.
 
@@ -147,7 +152,7 @@ def worker_task(function):
     [0, 1, 4, 9]
     """
     @functools.wraps(function)
-    def task(*args, **kwargs):
+    def task(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         with nested_in_task():
             return function(*args, **kwargs)
 
