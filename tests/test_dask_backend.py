@@ -107,12 +107,15 @@ def test_fits_on_dask_never_hand_work_back_to_the_cluster(monkeypatch):
     assert seceded == []
 
 
-def test_the_commands_own_cluster_has_no_profiler_and_no_trim_threshold():
+def test_the_commands_own_cluster_has_no_profiler_and_no_trim_threshold(monkeypatch):
     """The local cluster of --backend dask: no dashboard, so no statistical profiler (a
     sample of every thread's stack each 10 ms, which nothing reads), a tick each second
     (not each 20 ms), and no MALLOC_TRIM_THRESHOLD_ in its workers; the one-thread caps
-    stay."""
+    stay. (A default Dask cluster started earlier in this process leaves the variable in
+    os.environ, which every later worker inherits: the test starts without it.)"""
     from stablefs.evaluation import runner
+
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
 
     def probe(dask_worker):
         import os
@@ -122,10 +125,11 @@ def test_the_commands_own_cluster_has_no_profiler_and_no_trim_threshold():
         return (dask.config.get("distributed.worker.profile.enabled"),
                 "profile" in dask_worker.periodic_callbacks,
                 os.environ.get("MALLOC_TRIM_THRESHOLD_"), os.environ.get("OMP_NUM_THREADS"),
-                dask.config.get("distributed.admin.tick.interval"))
+                dask.config.get("distributed.admin.tick.interval"),
+                "MALLOC_TRIM_THRESHOLD_" in dask.config.get("distributed.nanny.pre-spawn-environ"))
 
     client = runner._new_client(1, None)
     try:
-        assert list(client.run(probe).values()) == [(False, False, None, "1", "1s")]
+        assert list(client.run(probe).values()) == [(False, False, None, "1", "1s", False)]
     finally:
         client.close()
