@@ -47,10 +47,10 @@ _lock = threading.Lock()
 
 
 def kill_loky_workers() -> None:
-    """Shut down joblib's reusable loky executor with ``kill_workers=True``, if one runs."""
-    try:
-        from joblib.externals.loky import reusable_executor
-    except ImportError:  # pragma: no cover - joblib always ships loky
+    """Shut down joblib's reusable loky executor with ``kill_workers=True``, if one runs
+    (without importing joblib when nothing did: a quick command's exit stays quick)."""
+    reusable_executor = sys.modules.get("joblib.externals.loky.reusable_executor")
+    if reusable_executor is None:
         return
     executor = getattr(reusable_executor, "_executor", None)
     if executor is None:
