@@ -126,14 +126,12 @@ def nested_in_task() -> Iterator[None]:
     in a loky worker (whose nested calls get one thread each). Elsewhere (loky, a task run in
     the main process without Dask) nothing changes. Results never depend on it.
     """
-    from joblib.parallel import get_active_backend
+    from joblib.parallel import get_active_backend, parallel_config
 
     if type(get_active_backend()[0]).__name__ != "DaskDistributedBackend":
         yield
         return
-    import joblib
-
-    with joblib.parallel_config(backend="sequential"):
+    with parallel_config(backend="sequential"):
         yield
 
 
