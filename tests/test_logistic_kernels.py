@@ -9,7 +9,7 @@ from numpy.testing import assert_allclose
 
 from logistic_helpers import reference_fista, reference_gradient, reference_kkt
 from stablefs.selectors import penalized_logistic as pl
-from stablefs.selectors._logistic_kernels import fista, kkt_residual, loss_gradient
+from stablefs.selectors._logistic_kernels import kkt_residual, loss_gradient, path
 
 
 def _problem(seed, n=30, m=40, classes=3):
@@ -37,60 +37,92 @@ def test_gradient_and_kkt_equal_the_numpy_reference(classes):
         reference_kkt(Z, Y, s, binary, 0.01, 0.002, W, b), rel=1e-12)
 
 
-@pytest.mark.parametrize("classes, l1_ratio", [(2, 1.0), (3, 1.0), (4, 0.5)])
-def test_fista_follows_the_numpy_loop(classes, l1_ratio):
-    """Same iterations, the same solution to round-off (the kernel sums the restart test and
-    the intercept gradient left to right, NumPy in pairs)."""
+def _lipschitz(Z, s, binary, l2):
+    """The smooth part's Lipschitz constant, for the reference FISTA's step."""
+    norm = np.linalg.norm(np.column_stack([Z * np.sqrt(s)[:, None], np.sqrt(s)]), 2) ** 2
+    return (0.25 if binary else 0.5) * norm + l2
+
+
+@pytest.mark.parametrize("classes, l1_ratio", [(2, 1.0), (3, 1.0), (4, 0.5), (5, 1.0)])
+def test_path_reaches_the_numpy_fista_optimum(classes, l1_ratio):
+    """The proximal Newton path and the NumPy FISTA loop (run to a tight tolerance from zero
+    on all features) find the same minimiser at every penalty of a decreasing grid, with the
+    same nonzero coefficients; the KKT residual is within the bound asked."""
     Z, Y, s, binary = _problem(10 + classes, classes=classes)
-    lam = 0.02
-    l1, l2 = lam * l1_ratio, lam * (1 - l1_ratio)
-    step = 1.0 / ((0.25 if binary else 0.5) * pl._lipschitz(Z, s) + l2)
-    W0 = np.zeros((Z.shape[1], Y.shape[1]))
-    b0 = np.zeros(Y.shape[1])
-    W, b, it = fista(Z, Y, s, binary, l1, l2, 1e-6 * lam, W0, b0, 3000, step)
-    rW, rb, rit = reference_fista(Z, Y, s, binary, l1, l2, lam, W0, b0, 1e-6, 3000, step)
-    assert it == rit
-    assert_allclose(W, rW, rtol=1e-9, atol=1e-12)
-    assert_allclose(b, rb, rtol=1e-9, atol=1e-12)
-    assert np.array_equal(W != 0, rW != 0)
+    K = Y.shape[1]
+    b0 = np.log(np.clip(s @ Y, 1e-12, None))
+    lams = np.array([0.08, 0.04, 0.02, 0.01])
+    l1s, l2s = lams * l1_ratio, lams * (1 - l1_ratio)
+    W = np.zeros((Z.shape[1], K))
+    selected, W_last, b_last, G, n_iter = path(np.ascontiguousarray(Z.T), Y, s, binary, l1s,
+                                              l2s,
+                                              1e-9 * lams, W, b0.copy(), 500, 3)
+    assert n_iter < 40 * lams.size
+    for q, lam in enumerate(lams):
+        step = 1.0 / _lipschitz(Z, s, binary, l2s[q])
+        rW, rb, _ = reference_fista(Z, Y, s, binary, l1s[q], l2s[q], lam,
+                                    np.zeros_like(W), np.zeros(K), 1e-10, 200000, step)
+        assert np.array_equal(selected[q], np.any(rW != 0, axis=1))
+        if q == lams.size - 1:
+            assert_allclose(W_last, rW, atol=1e-7)
+            assert kkt_residual(Z, Y, s, binary, l1s[q], l2s[q], W_last, b_last) <= 1e-9 * lam
+            gW, _ = reference_gradient(Z, Y, s, W_last, b_last, binary)
+            assert_allclose(G, gW, rtol=1e-9, atol=1e-14)
 
 
-@pytest.mark.parametrize("n, m", [(30, 8), (8, 30), (200, 50)])
-def test_lipschitz_constant_equals_the_svd_norm(n, m):
-    """The top eigenvalue of the smaller Gram matrix (row blocks) is the squared spectral norm
-    of ``[diag(sqrt s) Z, sqrt(s)]`` that the SVD gave before."""
-    rng = np.random.default_rng(n + m)
-    Z = rng.normal(size=(n, m))
-    s = rng.random(n)
-    s /= s.sum()
-    ref = np.linalg.norm(np.column_stack([Z * np.sqrt(s)[:, None], np.sqrt(s)]), 2) ** 2
-    assert pl._lipschitz(Z, s) == pytest.approx(ref, rel=1e-12)
-    old_budget = pl.BLOCK_BYTES
-    try:
-        pl.BLOCK_BYTES = 8 * (m + 1) * 7  # blocks of 7 rows
-        assert pl._lipschitz(Z, s) == pytest.approx(ref, rel=1e-12)
-    finally:
-        pl.BLOCK_BYTES = old_budget
+@pytest.mark.parametrize("classes", [2, 4])
+def test_the_working_set_and_the_warm_start_change_only_the_cost(classes):
+    """One feature added at a time, every feature at once, a warm start from another
+    penalty's solution, each penalty alone from zero, or coordinate descent alone instead of
+    the exact solve on the face (what a face too large for it gets): the same selected sets
+    and the same solution within the tolerance."""
+    Z, Y, s, binary = _problem(30 + classes, n=25, m=120, classes=classes)
+    Zt = np.ascontiguousarray(Z.T)
+    K = Y.shape[1]
+    b0 = np.log(np.clip(s @ Y, 1e-12, None))
+    lams = np.array([0.1, 0.05, 0.03])
+    runs = []
+    for grow in (1, 10, 120):
+        W = np.zeros((Z.shape[1], K))
+        runs.append(path(Zt, Y, s, binary, lams, 0 * lams, 1e-9 * lams, W, b0.copy(), 500,
+                         grow))
+    W = np.zeros((Zt.shape[0], K))
+    runs.append(path(Zt, Y, s, binary, lams, 0 * lams, 1e-9 * lams, W, b0.copy(), 5000, 10, 0))
+    alone = [path(Zt, Y, s, binary, lams[q:q + 1], 0 * lams[:1], 1e-9 * lams[q:q + 1],
+                  np.zeros((Z.shape[1], K)), b0.copy(), 500, 10)[0][0] for q in range(3)]
+    for selected, W, *_ in runs[1:]:
+        assert np.array_equal(selected, runs[0][0])
+        assert_allclose(W, runs[0][1], atol=1e-7)
+    assert np.array_equal(np.array(alone), runs[0][0])
 
 
-def test_standardize_in_blocks_equals_the_whole_matrix():
-    """Column blocks (multiples of 64 columns, one BLAS thread) give the numbers of the
-    whole-matrix computation."""
+def test_a_constant_feature_never_enters():
+    Z, Y, s, binary = _problem(5, classes=3)
+    Z[:, 4] = 0.0  # a constant feature, standardised
+    lams = np.array([0.01, 0.002])
+    selected, W, b, G, _ = path(np.ascontiguousarray(Z.T), Y, s, binary, lams, 0 * lams,
+                                1e-8 * lams, np.zeros((Z.shape[1], 3)), np.zeros(3), 500, 40)
+    assert not selected[:, 4].any() and np.all(np.isfinite(W))
+    assert np.all(G[4] == 0)
+
+
+def test_standardize_equals_the_numpy_formula_on_any_rows():
+    """The weighted mean and SD of the rows asked, constant features 0; the same numbers
+    for the same input (sums in a fixed order)."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(37, 1000)) * 5 + 2
     X[:, 7] = 4.0  # constant: 0
-    w = rng.random(37)
+    rows = np.sort(rng.choice(37, 20, replace=False))
+    w = rng.random(20)
     w /= w.sum()
-    mean = w @ X
-    Z = X - mean
+    part = X[rows]
+    mean = w @ part
+    Z = part - mean
     sd = np.sqrt(w @ (Z * Z))
     sd[sd <= 1e-12 * np.maximum(1.0, np.abs(mean))] = np.inf
     ref = Z / sd
-    old_budget = pl.BLOCK_BYTES
-    try:
-        for budget in (old_budget, 8 * 37 * 128):
-            pl.BLOCK_BYTES = budget
-            np.testing.assert_array_equal(pl._standardize(X, w), ref)
-    finally:
-        pl.BLOCK_BYTES = old_budget
-    assert np.all(pl._standardize(X, w)[:, 7] == 0)
+    got = pl._standardize(X, w, rows)
+    assert_allclose(got, ref, rtol=1e-12, atol=1e-13)
+    assert np.all(got[:, 7] == 0)
+    assert np.array_equal(got, pl._standardize(np.asfortranarray(X), w, rows))
+    assert np.array_equal(pl._standardize(part, w), got)

@@ -135,11 +135,12 @@ def test_ranking_breaks_probability_ties_by_mean_rank():
 
 
 def test_multiclass_probabilities_equal_the_numpy_solver_within_monte_carlo_error(monkeypatch):
-    """The compiled solver (shared standardisation per half-sample, half-samples on threads)
-    against the NumPy FISTA it replaced, on a small 4-class set: every selection probability
-    within 3 binomial standard errors of the reference's (plus one fit), most of them equal."""
+    """The compiled path (proximal Newton on working sets, warm starts, half-samples on
+    threads) against the NumPy FISTA loop on every feature, each penalty from zero, on a
+    small 4-class set: every selection probability within 3 binomial standard errors of the
+    reference's (plus one fit), most of them equal."""
     from logistic_helpers import reference_fista
-    from stablefs.selectors import penalized_logistic as pl
+    from stablefs.stabilizers import stability_selection as ss
 
     rng = np.random.default_rng(11)
     n, p = 48, 40
@@ -148,11 +149,21 @@ def test_multiclass_probabilities_equal_the_numpy_solver_within_monte_carlo_erro
     X[:, :6] += 0.9 * (y[:, None] == np.array([0, 1, 2, 3, 0, 1])[None, :])
     new = StabilitySelection(L1Logistic(), n_subsamples=8, random_state=4).fit(X, y)
 
-    def numpy_fista(Z, Y, s, binary, l1, l2, lam, W, b, tol, max_iter):
-        step = 1.0 / ((0.25 if binary else 0.5) * pl._lipschitz(Z, s) + l2)
-        return reference_fista(Z, Y, s, binary, l1, l2, lam, W, b, tol, max_iter, step)
+    def numpy_fit(selector, X, y, index, weights, Cs):
+        m = index.size
+        s = np.full(m, 1.0 / m)
+        Z = (X[index] - X[index].mean(0)) / X[index].std(0)
+        Y = (y[index][:, None] == np.arange(4)).astype(float)
+        L = 0.5 * np.linalg.norm(np.column_stack([Z * np.sqrt(s)[:, None], np.sqrt(s)]), 2) ** 2
+        chosen = []
+        for C in Cs:
+            lam = 1.0 / (C * m)
+            W, _, _ = reference_fista(Z, Y, s, False, lam, 0.0, lam, np.zeros((p, 4)),
+                                      np.zeros(4), selector.tol, 20000, 1.0 / L)
+            chosen.append(np.any(W != 0, axis=1))
+        return np.array(chosen), np.arange(1, p + 1)
 
-    monkeypatch.setattr(pl, "_fista", numpy_fista)
+    monkeypatch.setattr(ss, "_fit_penalized", numpy_fit)
     old = StabilitySelection(L1Logistic(), n_subsamples=8, n_jobs=1, random_state=4).fit(X, y)
     fits = len(new.subsamples_)
     P, Q = new.selection_probabilities_, old.selection_probabilities_

@@ -1,10 +1,10 @@
 """L1- and elastic-net-penalised logistic regression as feature selectors.
 
 The sparse linear models users expect beside the filters and Relief family: the lasso for
-logistic regression (Tibshirani 1996) and the elastic net (Zou and Hastie 2005), fitted by
-accelerated proximal gradient (FISTA, Beck and Teboulle 2009, with the adaptive restart of
-O'Donoghue and Candès 2015) on the standardised features. The objective, for standardised
-``z_i``, weights ``s_i`` summing to 1 (equal weights: ``1/n``), is
+logistic regression (Tibshirani 1996) and the elastic net (Zou and Hastie 2005), fitted on
+the standardised features by proximal Newton steps (Lee, Sun and Saunders 2014; Yuan, Ho and
+Lin 2012) on working sets of features. The objective, for standardised ``z_i``, weights
+``s_i`` summing to 1 (equal weights: ``1/n``), is
 
 ``F(W, b) = sum_i s_i l(y_i, W^T z_i + b) + lam (alpha ||W||_1 + (1 - alpha)/2 ||W||_F^2)``
 
@@ -42,30 +42,22 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-#: bytes of the temporaries of :func:`_standardize` and of the Gram matrix's row blocks
-BLOCK_BYTES = 8 * 2**20
+def _standardize(X: np.ndarray, w: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """``(X[rows] - mean) / sd`` with the weighted mean and SD (weights ``w`` of the rows,
+    summing to 1; all rows by default); constant features become 0. Compiled
+    (:func:`stablefs.selectors._logistic_kernels.standardize`): one new array, the same
+    numbers on any host; returned as the transpose of the one-row-per-feature array the
+    solver reads."""
+    return _standardized_features(X, w, rows).T
 
 
-def _standardize(X: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``(X - mean) / sd`` with the weighted mean and SD; constant features become 0.
+def _standardized_features(X, w, rows=None):
+    """:func:`_standardize`'s array, one row per feature (p x n, C order)."""
+    from stablefs.selectors._logistic_kernels import standardize  # Numba, on first use
 
-    One new array (the result, computed in place) and temporaries of a block of columns; the
-    blocks are multiples of 64 columns and BLAS runs on one thread, which gives the numbers
-    of the whole-matrix products (a product split over threads rounds some columns
-    differently).
-    """
-    X = np.asarray(X, dtype=np.float64)
-    n, p = X.shape
-    width = max(64, BLOCK_BYTES // (8 * max(n, 1)) // 64 * 64)
-    with limit_threads(1, user_api="blas"):
-        mean = w @ X
-        Z = np.subtract(X, mean, order="C")
-        sd = np.empty(p)
-        for start in range(0, p, width):
-            sd[start:start + width] = np.sqrt(w @ np.square(Z[:, start:start + width]))
-    sd[sd <= 1e-12 * np.maximum(1.0, np.abs(mean))] = np.inf
-    Z /= sd
-    return Z
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+    return standardize(X, rows, np.asarray(w, dtype=np.float64))
 
 
 def _targets(y, sample_weight, n):
@@ -86,52 +78,14 @@ def lambda_max(X, y, *, l1_ratio=1.0, sample_weight=None) -> float:
     """The smallest ``lam`` at which every coefficient is zero (the start of the
     regularisation path): ``max_j ||d loss / d w_j||_inf / alpha`` at the intercept-only
     model, on the standardised features."""
-    from stablefs.selectors._logistic_kernels import loss_gradient  # Numba, on first use
-
     X = np.asarray(X, dtype=np.float64)
     s, Y, binary, b = _targets(y, sample_weight, X.shape[0])
-    Z = _standardize(X, s)
+    Zt = _standardized_features(X, s)
+    # the intercept-only model's probabilities (the class priors) and the loss gradient there
+    P = 1.0 / (1.0 + np.exp(-b)) if binary else np.exp(b) / np.exp(b).sum()
     with limit_threads(1, user_api="blas"):
-        g0, _ = loss_gradient(Z, Y, s, np.zeros((X.shape[1], Y.shape[1])), b, binary)
+        g0 = Zt @ ((P - Y) * s[:, None])
     return float(np.abs(g0).max() / l1_ratio)
-
-
-def _lipschitz(Z: np.ndarray, s: np.ndarray) -> float:
-    """``||[Z_s  sqrt(s)]||_2^2`` with ``Z_s = diag(sqrt(s)) Z``: the largest eigenvalue of
-    ``[Z 1]^T diag(s) [Z 1]`` (or of ``diag(sqrt s) (Z Z^T + 1) diag(sqrt s)``, whichever
-    is smaller), accumulated over blocks of rows; no copy of ``Z``."""
-    from scipy.linalg import eigh
-
-    n, m = Z.shape
-    r = np.sqrt(s)
-    if m + 1 <= n:
-        G = np.zeros((m + 1, m + 1))
-        rows = max(1, BLOCK_BYTES // (8 * (m + 1)))
-        for start in range(0, n, rows):
-            B = np.empty((min(n, start + rows) - start, m + 1))
-            np.multiply(Z[start:start + rows], r[start:start + rows, None], out=B[:, :m])
-            B[:, m] = r[start:start + rows]
-            G += B.T @ B
-    else:
-        G = Z @ Z.T
-        G += 1.0
-        G *= r[:, None]
-        G *= r[None, :]
-    k = G.shape[0]
-    return float(eigh(G, eigvals_only=True, subset_by_index=[k - 1, k - 1])[0])
-
-
-def _fista(Z, Y, s, binary, l1, l2, lam, W, b, tol, max_iter):
-    """FISTA with gradient restart on the columns ``Z`` (compiled,
-    :func:`stablefs.selectors._logistic_kernels.fista`); returns ``(W, b, n_iter)``."""
-    from stablefs.selectors._logistic_kernels import fista  # Numba, on first use
-
-    # Lipschitz constant of the smooth part's gradient in (W, b): the loss Hessian is at most
-    # 1/4 (logistic) or 1/2 (multinomial) times [Z 1]^T diag(s) [Z 1]
-    step = 1.0 / ((0.25 if binary else 0.5) * _lipschitz(Z, s) + l2)
-    return fista(np.ascontiguousarray(Z), Y, s, binary, l1, l2, tol * lam,
-                 np.ascontiguousarray(W, dtype=np.float64), np.asarray(b, dtype=np.float64),
-                 int(max_iter), step)
 
 
 def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-3,
@@ -139,12 +93,13 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
                        weight_total=None):
     """Fit L1 / elastic-net logistic regression; return ``(W, b, gradient, n_iter)``.
 
-    The fit runs on a working set of features (Tibshirani et al. 2012's strategy): the
-    ``working_set`` features with the largest gradient at the null model (default
-    ``max(200, 2 n)``), then every zero feature outside it that violates the optimality
-    condition ``||d loss / d w_j||_inf <= lam alpha`` is added and the fit repeated (warm
-    started) until none does. The result is the minimiser over all features; only the cost
-    depends on the working set.
+    The fit runs on a working set of features: the ``working_set`` features of largest
+    gradient at the start that the strong rule of Tibshirani et al. (2012) keeps, and the
+    nonzero ones of a warm start; then every zero feature outside it that violates the
+    optimality condition ``||d loss / d w_j||_inf <= lam alpha`` is added, the most violating
+    first, and the fit repeated (warm started) until none does. The result is the minimiser
+    over all features; only the cost depends on the working set. The solver is proximal
+    Newton (:mod:`stablefs.selectors._logistic_kernels`).
 
     Parameters
     ----------
@@ -157,21 +112,23 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
     sample_weight : ndarray, optional
         Instance weights (normalised to sum to 1 in the loss).
     tol : float
-        Stop when the largest violation of the optimality (KKT) conditions, checked every
-        10 iterations, is below ``tol * lam``.
+        Stop when the largest violation of the optimality (KKT) conditions is below
+        ``tol * lam``.
     max_iter : int
-        FISTA iterations per working set.
+        Newton steps per working set at most.
     standardize : bool
         Centre and scale every feature (weighted mean and SD) before fitting (default); the
         coefficients are then on the standardised scale.
     working_set : int, optional
+        Features added to the working set at a time (default 10; at least as many as it
+        already holds).
+    init : tuple (W, b), optional
+        A warm start (a neighbouring solution along a path); its nonzero features join the
+        working set. The solution does not depend on it, only the cost.
     weight_total : float, optional
         The ``n`` of ``lam = 1/(C n)``: the sum of the instance weights as given (default:
         the number of samples), so that integer weights equal repeated rows, as
         scikit-learn's ``C sum_i w_i l_i`` has it.
-    init : tuple (W, b), optional
-        A warm start (a neighbouring solution along a path); its nonzero features join the
-        working set. The solution does not depend on it, only the cost.
 
     Returns
     -------
@@ -180,50 +137,67 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
     gradient : ndarray (n_features,)
         ``||d loss / d w_j||_1`` at the solution (without the penalty).
     n_iter : int
-        FISTA iterations in all.
+        Newton steps in all.
+    """
+    _, W, b, gradient, n_iter = penalized_logistic_path(
+        X, y, [C], l1_ratio=l1_ratio, sample_weight=sample_weight, tol=tol,
+        max_iter=max_iter, standardize=standardize, working_set=working_set, init=init,
+        weight_total=weight_total)
+    return W, b, gradient, n_iter
+
+
+def penalized_logistic_path(X, y, Cs, *, l1_ratio=1.0, sample_weight=None, tol=1e-3,
+                            max_iter=5000, standardize=True, working_set=None, init=None,
+                            weight_total=None):
+    """Fit at every ``C`` of ``Cs``, from the largest penalty (smallest ``C``) down, each fit
+    warm-started from the previous; return ``(selected, W, b, gradient, n_iter)``.
+
+    ``selected[i]`` marks the features with a nonzero coefficient at ``Cs[i]``; ``W``, ``b``,
+    ``gradient`` are :func:`penalized_logistic`'s at the largest ``C``, ``n_iter`` the Newton
+    steps of the whole path. The arguments are :func:`penalized_logistic`'s; stability
+    selection fits each half-sample this way (standardised once).
     """
     with limit_threads(1, user_api="blas"):  # small products; the same numbers everywhere
-        return _penalized_logistic(X, y, C, l1_ratio, sample_weight, tol, max_iter,
-                                   standardize, working_set, init, weight_total)
+        return _fit_path(X, y, Cs, l1_ratio, sample_weight, tol, max_iter, standardize,
+                         working_set, init, weight_total)
 
 
-def _penalized_logistic(X, y, C, l1_ratio, sample_weight, tol, max_iter, standardize,
-                        working_set, init, weight_total):
-    """:func:`penalized_logistic` (arguments as there) with BLAS limited by the caller."""
-    from stablefs.selectors._logistic_kernels import loss_gradient  # Numba, on first use
+def _fit_path(X, y, Cs, l1_ratio, sample_weight, tol, max_iter, standardize, working_set,
+              init, weight_total, rows=None):
+    """:func:`penalized_logistic_path` (arguments as there) with BLAS limited by the caller,
+    on the rows ``rows`` of ``X`` (all by default; ``y`` and ``sample_weight`` are theirs)."""
+    from stablefs.selectors._logistic_kernels import path  # Numba, on first use
 
+    Cs = np.asarray(Cs, dtype=float).ravel()
+    order = np.argsort(Cs, kind="stable")  # penalties from the largest down
     X = np.asarray(X, dtype=np.float64)
-    n, p = X.shape
+    n = X.shape[0] if rows is None else len(rows)
+    p = X.shape[1]
     s, Y, binary, b = _targets(y, sample_weight, n)
-    Z = _standardize(X, s) if standardize else np.ascontiguousarray(X)
-    lam = 1.0 / (C * (n if weight_total is None else float(weight_total)))
-    l1, l2 = lam * l1_ratio, lam * (1.0 - l1_ratio)
+    if standardize:
+        Zt = _standardized_features(X, s, rows)
+    else:
+        Zt = np.ascontiguousarray((X if rows is None else X[rows]).T)
+    lam = 1.0 / (Cs[order] * (n if weight_total is None else float(weight_total)))
     K = Y.shape[1]
     W = np.zeros((p, K))
-    g0, _ = loss_gradient(Z, Y, s, W, b, binary)
-    m = min(p, working_set or max(200, 2 * n))
-    active = np.zeros(p, dtype=bool)
-    active[np.argsort(-np.abs(g0).max(axis=1), kind="stable")[:m]] = True
     if init is not None:
         W, b = np.array(init[0], dtype=float).reshape(p, K), np.array(init[1], dtype=float)
-        active |= np.any(W != 0, axis=1)
-    total = 0
-    while True:
-        cols = np.flatnonzero(active)
-        every = cols.size == p  # the working set is every feature: Z itself, no copy
-        Wa, b, n_iter = _fista(Z if every else Z[:, cols], Y, s, binary, l1, l2, lam,
-                               W if every else W[cols], b, tol, max_iter)
-        total += n_iter
-        W[:] = 0.0
-        W[cols] = Wa
-        gW, _ = loss_gradient(Z, Y, s, W, b, binary)
-        violation = (np.abs(gW).max(axis=1) > l1 * (1 + 1e-6) + 1e-12) & ~active
-        if not violation.any():
-            break
-        worst = np.flatnonzero(violation)
-        worst = worst[np.argsort(-np.abs(gW[worst]).max(axis=1), kind="stable")[:m]]
-        active[worst] = True
-    return W, b, np.abs(gW).sum(axis=1), total
+    chosen, W, b, G, n_iter = path(Zt, Y, s, binary, lam * l1_ratio, lam * (1.0 - l1_ratio),
+                                   tol * lam, W, b, int(max_iter), int(working_set or 10))
+    selected = np.empty_like(chosen)
+    selected[order] = chosen
+    return selected, W, b, np.abs(G).sum(axis=1), int(n_iter)
+
+
+def coefficient_order(scores: np.ndarray, gradient: np.ndarray) -> np.ndarray:
+    """The features by decreasing ``scores``, then decreasing ``gradient``, then index (the
+    module docstring): ``np.lexsort((index, -gradient, -scores))``, with the zero scores
+    (most of them) ordered by one stable sort."""
+    nonzero = np.flatnonzero(scores)
+    zero = np.flatnonzero(scores == 0)
+    head = nonzero[np.lexsort((nonzero, -gradient[nonzero], -scores[nonzero]))]
+    return np.concatenate([head, zero[np.argsort(-gradient[zero], kind="stable")]])
 
 
 class _PenalizedLogistic(BaseSelector):
@@ -257,8 +231,7 @@ class _PenalizedLogistic(BaseSelector):
         self.gradient_ = grad
         self.n_nonzero_ = int(np.count_nonzero(scores))
         self.n_iter_ = n_iter
-        order = np.lexsort((np.arange(scores.size), -grad, -scores))
-        return scores, ranking_from_order(order)
+        return scores, ranking_from_order(coefficient_order(scores, grad))
 
 
 class L1Logistic(_PenalizedLogistic):
@@ -275,7 +248,7 @@ class L1Logistic(_PenalizedLogistic):
     tol : float, default=1e-3
         Stop when the largest violation of the optimality conditions is below ``tol * lam``.
     max_iter : int, default=5000
-        FISTA iterations per working set.
+        Newton steps per working set at most.
     n_features_to_select : int, float or None
         Size of ``support_`` (``None``: half of the features; a float: a fraction).
 
@@ -290,7 +263,7 @@ class L1Logistic(_PenalizedLogistic):
     n_nonzero_ : int
         Number of features with a nonzero coefficient.
     n_iter_ : int
-        FISTA iterations run.
+        Newton steps run.
     scores_, ranking_, support_
         ``scores_ = |coef|`` summed over classes; ``ranking_`` breaks ties by
         ``gradient_``, then the feature index (the module docstring says why).
@@ -308,9 +281,9 @@ class L1Logistic(_PenalizedLogistic):
     .. [2] R. Tibshirani, J. Bien, J. Friedman, T. Hastie, N. Simon, J. Taylor and
        R. J. Tibshirani, "Strong rules for discarding predictors in lasso-type problems",
        Journal of the Royal Statistical Society B 74(2), 245–266, 2012 (the working set).
-    .. [3] A. Beck and M. Teboulle, "A fast iterative shrinkage-thresholding algorithm for
-       linear inverse problems", SIAM Journal on Imaging Sciences 2(1), 183–202, 2009 (the
-       solver).
+    .. [3] J. D. Lee, Y. Sun and M. A. Saunders, "Proximal Newton-type methods for
+       minimizing composite functions", SIAM Journal on Optimization 24(3), 1420–1443, 2014
+       (the solver).
     .. [4] J. Friedman, T. Hastie and R. Tibshirani, "Regularization paths for generalized
        linear models via coordinate descent", Journal of Statistical Software 33(1), 1–22,
        2010, sec. 2.1 (the order of the zero coefficients).
@@ -356,7 +329,7 @@ class ElasticNetLogistic(_PenalizedLogistic):
     tol : float, default=1e-3
         Stop when the largest violation of the optimality conditions is below ``tol * lam``.
     max_iter : int, default=5000
-        FISTA iterations per working set.
+        Newton steps per working set at most.
     n_features_to_select : int, float or None
         Size of ``support_`` (``None``: half of the features; a float: a fraction).
 
@@ -371,7 +344,7 @@ class ElasticNetLogistic(_PenalizedLogistic):
     n_nonzero_ : int
         Number of features with a nonzero coefficient.
     n_iter_ : int
-        FISTA iterations run.
+        Newton steps run.
     scores_, ranking_, support_
         ``scores_ = |coef|`` summed over classes; ``ranking_`` breaks ties by
         ``gradient_``, then the feature index (the module docstring says why).
@@ -388,9 +361,9 @@ class ElasticNetLogistic(_PenalizedLogistic):
        net", Journal of the Royal Statistical Society B 67(2), 301–320, 2005.
     .. [2] R. Tibshirani, "Regression shrinkage and selection via the lasso", Journal of the
        Royal Statistical Society B 58(1), 267–288, 1996.
-    .. [3] A. Beck and M. Teboulle, "A fast iterative shrinkage-thresholding algorithm for
-       linear inverse problems", SIAM Journal on Imaging Sciences 2(1), 183–202, 2009 (the
-       solver).
+    .. [3] J. D. Lee, Y. Sun and M. A. Saunders, "Proximal Newton-type methods for
+       minimizing composite functions", SIAM Journal on Optimization 24(3), 1420–1443, 2014
+       (the solver).
     .. [4] J. Friedman, T. Hastie and R. Tibshirani, "Regularization paths for generalized
        linear models via coordinate descent", Journal of Statistical Software 33(1), 1–22,
        2010, sec. 2.1 (the order of the zero coefficients).

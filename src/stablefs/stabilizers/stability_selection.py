@@ -55,15 +55,15 @@ from sklearn.base import clone
 from sklearn.utils.validation import has_fit_parameter
 
 from stablefs._errors import StablefsError
-from stablefs._runtime.threads import kernel_threads
+from stablefs._runtime.threads import kernel_threads, limit_threads
 from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods, n_jobs_constraint, number, whole
 from stablefs.selectors.penalized_logistic import (
+    _fit_path,
     _PenalizedLogistic,
-    _standardize,
+    coefficient_order,
     lambda_max,
-    penalized_logistic,
 )
 from stablefs.stabilizers.ensemble import _seed_sequence, draw_resample
 from stablefs.stabilizers.margin import _scores_and_ranking
@@ -139,24 +139,14 @@ def _half_samples(codes, n_subsamples, complementary_pairs, random_state):
 
 def _fit_penalized(selector, X, y, index, weights, Cs):
     """Selected sets (nonzero coefficients) of a penalised logistic base at every ``C`` of
-    ``Cs`` (fitted from the largest penalty down, each warm-started from the previous, on the
-    half-sample standardised once), and the ranking at the last (smallest) penalty."""
-    order = np.argsort(Cs)
-    sw = None if weights is None else weights[index]
-    s = np.full(index.size, 1.0 / index.size) if sw is None else sw / sw.sum()
-    Z = _standardize(X[index], s)  # what penalized_logistic would compute at every C
-    selected = np.zeros((len(Cs), X.shape[1]), dtype=bool)
-    init = None
-    for i in order:
-        W, b, grad, _ = penalized_logistic(
-            Z, y[index], C=float(Cs[i]), l1_ratio=selector._l1_ratio(),
-            sample_weight=sw, tol=selector.tol, max_iter=selector.max_iter, init=init,
-            standardize=False)
-        init = (W, b)
-        selected[i] = np.abs(W).sum(axis=1) > 0
-    scores = np.abs(init[0]).sum(axis=1)
-    order = np.lexsort((np.arange(scores.size), -grad, -scores))
-    return selected, ranking_from_order(order)
+    ``Cs`` (one path from the largest penalty down, each fit warm-started from the previous;
+    BLAS on one thread), and the ranking at the last (smallest) penalty."""
+    with limit_threads(1, user_api="blas"):  # in a process worker too
+        selected, W, _, grad, _ = _fit_path(
+            X, y[index], Cs, selector._l1_ratio(), None if weights is None else weights[index],
+            selector.tol, selector.max_iter, True, None, None, None, rows=index)
+    scores = np.abs(W).sum(axis=1)
+    return selected, ranking_from_order(coefficient_order(scores, grad))
 
 
 def _fit_generic(selector, X, y, index, weights, seed, qs):
@@ -345,8 +335,10 @@ class StabilitySelection(BaseSelector):
                     for idx, seed in zip(sets, seeds))
         if self.n_jobs is None and isinstance(self.selector, _PenalizedLogistic):
             # the compiled solver releases the GIL: the half-samples on the free cores' threads
-            # (one thread inside joblib's and Dask's workers, stablefs._runtime.threads)
-            out = Parallel(n_jobs=kernel_threads(), prefer="threads")(jobs)
+            # (one thread inside joblib's and Dask's workers, stablefs._runtime.threads), BLAS
+            # on one thread throughout (small products; the same numbers everywhere)
+            with limit_threads(1, user_api="blas"):
+                out = Parallel(n_jobs=kernel_threads(), prefer="threads")(jobs)
         else:
             out = Parallel(n_jobs=self.n_jobs)(jobs)
         selected = np.stack([o[0] for o in out])  # fits x grid x p
