@@ -66,10 +66,12 @@ def standardize(X, rows, w):  # pragma: no cover - compiled
         sd = np.sqrt(var[j])
         inverse[j] = 0.0 if sd <= 1e-12 * max(1.0, abs(mean[j])) else 1.0 / sd
     Zt = np.empty((p, n))
-    for a in range(n):
-        row = X[rows[a]]
-        for j in range(p):
-            Zt[j, a] = (row[j] - mean[j]) * inverse[j]
+    for start in range(0, p, 64):  # tiles of 64 features: reads along rows, writes in cache
+        stop = min(p, start + 64)
+        for a in range(n):
+            row = X[rows[a]]
+            for j in range(start, stop):
+                Zt[j, a] = (row[j] - mean[j]) * inverse[j]
     return Zt
 
 
@@ -245,6 +247,38 @@ def _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t):  # pr
 
 
 @njit(cache=True, nogil=True)
+def _solve(H, rhs, ridge):  # pragma: no cover - compiled
+    # solve (H + ridge I) d = rhs by Gaussian elimination with partial pivoting, in place of
+    # H (LAPACK's gesv, written out: numba's np.linalg.solve takes seconds to compile)
+    f = H.shape[0]
+    d = rhs.copy()
+    for a in range(f):
+        H[a, a] += ridge
+    for a in range(f):
+        pivot = a
+        for r in range(a + 1, f):
+            if abs(H[r, a]) > abs(H[pivot, a]):
+                pivot = r
+        if pivot != a:
+            for c in range(f):
+                H[a, c], H[pivot, c] = H[pivot, c], H[a, c]
+            d[a], d[pivot] = d[pivot], d[a]
+        if H[a, a] == 0.0:
+            H[a, a] = ridge if ridge > 0.0 else 1e-300
+        for r in range(a + 1, f):
+            factor = H[r, a] / H[a, a]
+            if factor != 0.0:
+                for c in range(a + 1, f):
+                    H[r, c] -= factor * H[a, c]
+                d[r] -= factor * d[a]
+    for a in range(f - 1, -1, -1):
+        for c in range(a + 1, f):
+            d[a] -= H[a, c] * d[c]
+        d[a] /= H[a, a]
+    return d
+
+
+@njit(cache=True, nogil=True)
 def _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb,
                     face_max):  # pragma: no cover
     # move (X, xb) to the quadratic model's minimiser on the face of X (its nonzero
@@ -264,6 +298,8 @@ def _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb,
                 f += 1
     if f > face_max or f * n > FACE_CELLS_MAX:
         return False
+    root = np.sqrt(SP)
+    root_p = np.sqrt(Pk)
     if not binary:  # the same point of the model, with the last intercept's step zero
         xb -= xb[K - 1]
     rows = np.empty(f, dtype=np.int64)
@@ -306,7 +342,7 @@ def _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb,
                 r = G[rows[a], k] + l1 * np.sign(X[rows[a], k]) + l2 * W[rows[a], k]
             for i in range(n):
                 z = 1.0 if rows[a] < 0 else Zt[cols[rows[a]], i]
-                B[a, i] = z * np.sqrt(SP[k, i])
+                B[a, i] = z * root[k, i]
                 r += z * SP[k, i] * (U0[k, i] - t0[i])
             rhs[a] = -r
         H = np.dot(B, B.T)
@@ -317,7 +353,7 @@ def _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb,
                         H[a, c] = 0.0
             for a in range(f):
                 for i in range(n):
-                    B[a, i] *= np.sqrt(Pk[cls[a], i])  # z sqrt(s P) sqrt(P) = z sqrt(s) P
+                    B[a, i] *= root_p[cls[a], i]  # z sqrt(s P) sqrt(P) = z sqrt(s) P
             H -= np.dot(B, B.T)
         top = 0.0
         for a in range(f):
@@ -326,9 +362,7 @@ def _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb,
             top = max(top, H[a, a])
         if top <= 0.0:
             return True  # no curvature left (every probability 0 or 1): keep the sweep's point
-        for a in range(f):
-            H[a, a] += 1e-12 * top
-        d = np.linalg.solve(H, rhs)
+        d = _solve(H, rhs, 1e-12 * top)
         # the first face coordinate to reach zero on the way from X to W + d
         frac = 1.0
         drop = -1
@@ -362,6 +396,15 @@ def _working_gradient(Zt, cols, R, G):  # pragma: no cover - compiled
             for i in range(n):
                 v += z[i] * R[i, k]
             G[c, k] = v
+
+
+@njit(cache=True, nogil=True)
+def _column_sums(R, out):  # pragma: no cover - compiled
+    for k in range(R.shape[1]):
+        out[k] = 0.0
+    for i in range(R.shape[0]):
+        for k in range(R.shape[1]):
+            out[k] += R[i, k]
 
 
 @njit(cache=True, nogil=True)
@@ -405,10 +448,12 @@ def newton(Zt, cols, Y, s, binary, l1, l2, stop, W, b, eta, max_iter,
     W_try = np.empty((m, K))
     b_try = np.empty(K)
     G = np.empty((m, K))
+    gb = np.empty(K)
     loss = _fitted(eta, b, Y, s, binary, P, R)
     _working_gradient(Zt, cols, R, G)
-    gb = R.sum(axis=0)
+    _column_sums(R, gb)
     n_iter = 0
+    unresolved = 0
     while n_iter < max_iter:
         worst = _worst_violation(G, gb, W, l1, l2)
         if worst <= stop:
@@ -418,11 +463,12 @@ def newton(Zt, cols, Y, s, binary, l1, l2, stop, W, b, eta, max_iter,
         xb = np.zeros(K)
         U = np.zeros((K, n))
         t = np.zeros(n)
-        Pk = np.ascontiguousarray(P.T)
+        Pk = np.empty((K, n))
         SP = np.empty((K, n))
         floored = np.empty((K, n))
         for k in range(K):
             for i in range(n):
+                Pk[k, i] = P[i, k]
                 v = Pk[k, i] * (1.0 - Pk[k, i])
                 SP[k, i] = s[i] * (v if binary else Pk[k, i])
                 floored[k, i] = s[i] * max(v, 1e-5)
@@ -451,6 +497,7 @@ def newton(Zt, cols, Y, s, binary, l1, l2, stop, W, b, eta, max_iter,
         objective = loss + _penalty(W, l1, l2)
         step = 1.0
         accepted = False
+        resolved = unresolved
         for _ in range(50):  # backtracking: sufficient decrease (Armijo, 1/4)
             for i in range(n):
                 for k in range(K):
@@ -464,9 +511,17 @@ def newton(Zt, cols, Y, s, binary, l1, l2, stop, W, b, eta, max_iter,
             if loss_try + _penalty(W_try, l1, l2) <= objective + 0.25 * step * decrease:
                 accepted = True
                 break
+            if decrease > -1e-13 * max(1.0, abs(objective)):
+                # a change below what F resolves: near the optimum, where the model is
+                # exact, the full step (the KKT residual decides; five in a row end it)
+                accepted = True
+                unresolved += 1
+                break
             step *= 0.5
-        if not accepted:
+        if not accepted or unresolved > 5:
             break  # no descent left at this precision
+        if unresolved == resolved:
+            unresolved = 0
         W[:] = W_try
         b[:] = b_try
         eta[:] = eta_try
@@ -474,7 +529,7 @@ def newton(Zt, cols, Y, s, binary, l1, l2, stop, W, b, eta, max_iter,
         R[:] = R_try
         loss = loss_try
         _working_gradient(Zt, cols, R, G)
-        gb = R.sum(axis=0)
+        _column_sums(R, gb)
     return n_iter, R
 
 
@@ -489,11 +544,41 @@ def _largest_per_row(G, out):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _nonzero_rows(W, out):  # pragma: no cover - compiled
+    # out[j]: row j of W is nonzero; returns their number
+    count = 0
     for j in range(W.shape[0]):
         out[j] = False
         for k in range(W.shape[1]):
             if W[j, k] != 0.0:
                 out[j] = True
+        count += out[j]
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _kth_largest(values, k):  # pragma: no cover - compiled
+    # the k-th largest of values (k >= 1), by quickselect on a copy (middle pivots)
+    v = values.copy()
+    lo, hi, target = 0, v.size - 1, k - 1
+    while lo < hi:
+        pivot = v[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while v[i] > pivot:
+                i += 1
+            while v[j] < pivot:
+                j -= 1
+            if i <= j:
+                v[i], v[j] = v[j], v[i]
+                i += 1
+                j -= 1
+        if target <= j:
+            hi = j
+        elif target >= i:
+            lo = i
+        else:
+            break
+    return v[target]
 
 
 @njit(cache=True, nogil=True)
@@ -502,17 +587,16 @@ def _strongest(score, chosen, floor, count):  # pragma: no cover - compiled
     # to the lower index)
     candidates = np.flatnonzero((score > floor) & ~chosen)
     if candidates.size > count:
-        values = -score[candidates]
-        kth = np.partition(values, count - 1)[count - 1]
+        kth = _kth_largest(score[candidates], count)
         taken = 0
         for j in candidates:  # strictly larger first, then the ties in index order
-            if -score[j] < kth:
+            if score[j] > kth:
                 chosen[j] = True
                 taken += 1
         for j in candidates:
             if taken == count:
                 break
-            if -score[j] == kth:
+            if score[j] == kth:
                 chosen[j] = True
                 taken += 1
     else:
@@ -570,15 +654,17 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
     G = np.dot(Zt, R)
     score = np.empty(p)  # max_k |G_jk|: a zero feature violates the KKT conditions above l1
     _largest_per_row(G, score)
-    previous = max(score.max(), l1s[0])
+    previous = l1s[0]
+    for j in range(p):
+        previous = max(previous, score[j])
     chosen = np.zeros(p, dtype=np.bool_)
     total = 0
     for q in range(l1s.size):
         l1 = l1s[q]
         # the working set: the nonzero features, then the sequential strong rule's survivors
         # |g_j| >= 2 l1 - l1_previous (Tibshirani et al. 2012), largest first
-        _nonzero_rows(W, chosen)
-        _strongest(score, chosen, 2.0 * l1 - previous, max(grow, chosen.sum()))
+        held = _nonzero_rows(W, chosen)
+        _strongest(score, chosen, 2.0 * l1 - previous, max(grow, held))
         while True:
             cols = np.flatnonzero(chosen)
             Wc = np.empty((cols.size, K))
