@@ -1,5 +1,5 @@
-"""Benchmark: stability selection (``stabsel``, L1 logistic) on multi-class data, against the
-NumPy solver it replaced and against ReliefF on the same set (issue 36).
+"""Benchmark: stability selection (``stabsel``, L1 logistic) on multi-class data, against a
+first-order solver and against ReliefF on the same set (issue 36).
 
 Run from the project root::
 
@@ -10,9 +10,10 @@ In one run, per data set (CPU and wall seconds, one fit each):
 
 - ``stabsel`` as the method string builds it (50 complementary pairs, the default grid),
   default ``n_jobs`` (the half-samples on the free cores' threads) and ``n_jobs=1``;
-- the peer: the same fit with the NumPy/SciPy FISTA the compiled solver replaced
-  (``tests/logistic_helpers.py``, the tests' reference), ``n_jobs=1``; the largest difference
-  of the selection probabilities between the two is printed (same half-samples);
+- the peer: the same half-samples and penalties fitted by the NumPy FISTA loop of the tests'
+  reference (``tests/logistic_helpers.py``; the solver before issue 36, on every feature,
+  each penalty from zero; ``--peer-pairs`` pairs, default 5, scaled to the full count); the
+  selection probabilities on those pairs are compared (largest difference);
 - ``relieff`` and ``stabsel-relieff`` (ReliefF's top 20 on the same 100 half-samples) on the
   same data, for scale.
 
@@ -41,31 +42,36 @@ def cpu_and_wall(fn):
     return time.process_time() - cpu, time.perf_counter() - wall, out
 
 
-def numpy_solver():
-    """A context in which penalized_logistic runs the NumPy FISTA of the tests' reference."""
-    import contextlib
-
+def numpy_fits(X, y, selector, sets, grid):
+    """Selected sets of the NumPy FISTA reference at every C of ``grid`` on each half-sample
+    (standardised, every feature, each penalty from zero)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from logistic_helpers import reference_fista
-    from stablefs.selectors import penalized_logistic as pl
 
-    def fista(Z, Y, s, binary, l1, l2, lam, W, b, tol, max_iter):
-        step = 1.0 / ((0.25 if binary else 0.5) * pl._lipschitz(Z, s) + l2)
-        return reference_fista(Z, Y, s, binary, l1, l2, lam, W, b, tol, max_iter, step)
+    classes = np.unique(y)
+    chosen = []
+    for index in sets:
+        m = index.size
+        s = np.full(m, 1.0 / m)
+        part = X[index]
+        sd = part.std(0)
+        Z = (part - part.mean(0)) / np.where(sd > 0, sd, np.inf)
+        binary = classes.size == 2
+        Y = (y[index][:, None] == (classes[1:] if binary else classes)[None, :]).astype(float)
+        norm = np.linalg.norm(np.column_stack([Z * np.sqrt(s)[:, None], np.sqrt(s)]), 2) ** 2
+        step = 1.0 / ((0.25 if binary else 0.5) * norm)
+        rows = []
+        for C in grid:
+            lam = 1.0 / (C * m)
+            W, _, _ = reference_fista(Z, Y, s, binary, lam, 0.0, lam, np.zeros((X.shape[1],
+                                      Y.shape[1])), np.zeros(Y.shape[1]), selector.tol,
+                                      selector.max_iter, step)
+            rows.append(np.any(W != 0, axis=1))
+        chosen.append(rows)
+    return np.array(chosen)
 
-    @contextlib.contextmanager
-    def patched():
-        original = pl._fista
-        pl._fista = fista
-        try:
-            yield
-        finally:
-            pl._fista = original
 
-    return patched()
-
-
-def bench(name: str, pairs: int) -> None:
+def bench(name: str, pairs: int, peer_pairs: int) -> None:
     from stablefs.datasets import load
 
     data = load(name)
@@ -79,37 +85,43 @@ def bench(name: str, pairs: int) -> None:
     rows["stabsel n_jobs=1"] = cpu_and_wall(
         lambda: make_selector("stabsel", n_subsamples=pairs, random_state=0,
                               n_jobs=1).fit(X, y))
-    with numpy_solver():
-        rows["stabsel, NumPy solver (peer)"] = cpu_and_wall(
-            lambda: make_selector("stabsel", n_subsamples=pairs, random_state=0,
-                                  n_jobs=1).fit(X, y))
-    rows["relieff"] = cpu_and_wall(lambda: make_selector("relieff").fit(X, y))
+    fit = rows["stabsel n_jobs=1"][2]
+    few = fit.subsamples_[: 2 * peer_pairs]
+    cpu, wall, chosen = cpu_and_wall(lambda: numpy_fits(X, y, fit.selector, few, fit.grid_))
+    scale = len(fit.subsamples_) / len(few)
+    rows[f"NumPy FISTA (peer, x{scale:g})"] = (cpu * scale, wall * scale, None)
+    relieff = [cpu_and_wall(lambda: make_selector("relieff").fit(X, y)) for _ in range(7)]
+    rows["relieff (median of 7)"] = sorted(relieff, key=lambda r: r[0])[3]
     rows["stabsel-relieff"] = cpu_and_wall(
         lambda: make_selector("stabsel-relieff", n_subsamples=pairs, random_state=0,
                               n_jobs=1).fit(X, y))
     classes = np.unique(y).size
     print(f"\n{name} {X.shape[0]} x {X.shape[1]}, {classes} classes, {pairs} pairs, load "
           f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} cpus")
-    relieff_cpu = rows["relieff"][0]
+    relieff_cpu = rows["relieff (median of 7)"][0]
     for key, (cpu, wall, _) in rows.items():
         print(f"  {key:30} CPU {cpu:8.3f} s  wall {wall:8.3f} s  CPU / ReliefF fit "
               f"{cpu / relieff_cpu:8.1f}")
-    new = rows["stabsel n_jobs=1"][2].selection_probabilities_
-    old = rows["stabsel, NumPy solver (peer)"][2].selection_probabilities_
-    same = np.array_equal(rows["stabsel (default n_jobs)"][2].selection_probabilities_, new)
-    print(f"  peer / compiled (CPU, n_jobs=1): "
-          f"{rows['stabsel, NumPy solver (peer)'][0] / rows['stabsel n_jobs=1'][0]:.1f}x; "
-          f"probabilities: max |difference| {np.abs(new - old).max():.3g}, identical for "
-          f"both n_jobs: {same}")
+    ours = fit.selection_probabilities_
+    again = make_selector("stabsel", n_subsamples=peer_pairs, random_state=0,
+                          n_jobs=1).fit(X, y).selection_probabilities_
+    same = np.array_equal(rows["stabsel (default n_jobs)"][2].selection_probabilities_, ours)
+    peer = chosen.mean(axis=0)
+    print(f"  peer / ours (CPU, n_jobs=1): "
+          f"{rows[f'NumPy FISTA (peer, x{scale:g})'][0] / rows['stabsel n_jobs=1'][0]:.1f}x; "
+          f"probabilities on the peer's {len(few)} half-samples: max |difference| "
+          f"{np.abs(again - peer).max():.3g}, {np.mean(again != peer):.4f} of them differ; "
+          f"identical for both n_jobs: {same}")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="srbct,su")
     parser.add_argument("--pairs", type=int, default=50)
+    parser.add_argument("--peer-pairs", type=int, default=5)
     args = parser.parse_args(argv)
     for name in args.datasets.split(","):
-        bench(name.strip(), args.pairs)
+        bench(name.strip(), args.pairs, args.peer_pairs)
     return 0
 
 
