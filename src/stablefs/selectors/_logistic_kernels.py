@@ -1,4 +1,4 @@
-"""Compiled (Numba) kernels of penalised logistic regression: the loss gradient and the
+"""Compiled (Numba) kernels of penalised logistic regression: standardisation and the
 path solver.
 
 :func:`stablefs.selectors.penalized_logistic.penalized_logistic` minimises, on standardised
@@ -7,10 +7,12 @@ features ``Z``, ``F(W, b) = sum_i s_i l(y_i, W^T z_i + b) + lam (alpha ||W||_1 +
 tens of samples, along a grid of penalties, where each step is a few microseconds of
 arithmetic; here a whole path is one compiled call:
 
-- :func:`loss_gradient` -- ``R = (P - Y) * s`` with ``P`` the fitted probabilities (the
+- :func:`standardize` -- a half-sample's rows of ``X``, centred and scaled, one row per
+  feature;
+- the loss and its gradient -- ``R = (P - Y) * s`` with ``P`` the fitted probabilities (the
   logistic function for two classes, the softmax ``exp(eta - max) / sum exp(eta - max)`` for
   more, as :func:`scipy.special.expit` and :func:`scipy.special.softmax` compute them), then
-  ``Z^T R`` and ``sum_i R_i`` (the products by BLAS);
+  ``Z^T R`` and ``sum_i R_i``;
 - :func:`path` -- the penalties from the largest down, each warm-started from the previous
   solution, on a working set of features (the nonzero ones and those the sequential strong
   rule of Tibshirani et al. 2012 keeps, largest gradient first; every feature outside it that
@@ -76,60 +78,9 @@ def standardize(X, rows, w):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _residuals(Z, Y, s, W, b, binary):  # pragma: no cover - compiled
-    # R = (P - Y) * s at eta = Z W + b (n x K), computed in place of eta
-    R = np.dot(Z, W)
-    n, K = R.shape
-    for i in range(n):
-        if binary:
-            e = R[i, 0] + b[0]
-            R[i, 0] = (1.0 / (1.0 + np.exp(-e)) - Y[i, 0]) * s[i]
-        else:
-            top = -np.inf
-            for k in range(K):
-                R[i, k] += b[k]
-                if R[i, k] > top:
-                    top = R[i, k]
-            total = 0.0
-            for k in range(K):
-                R[i, k] = np.exp(R[i, k] - top)
-                total += R[i, k]
-            for k in range(K):
-                R[i, k] = (R[i, k] / total - Y[i, k]) * s[i]
-    return R
-
-
-@njit(cache=True, nogil=True)
-def loss_gradient(Z, Y, s, W, b, binary):  # pragma: no cover - compiled
-    """Gradient of the weighted loss ``sum_i s_i l(y_i, W^T z_i + b)`` in ``W`` and in ``b``.
-
-    Parameters
-    ----------
-    Z : ndarray (n, m), C order
-    Y : ndarray (n, K)
-        Indicators of the classes (two classes: one column, of the second class).
-    s : ndarray (n,)
-        Weights summing to 1.
-    W : ndarray (m, K), C order
-    b : ndarray (K,)
-    binary : bool
-
-    Returns
-    -------
-    gW : ndarray (m, K)
-    gb : ndarray (K,)
-    """
-    R = _residuals(Z, Y, s, W, b, binary)
-    gb = np.zeros(R.shape[1])
-    for i in range(R.shape[0]):
-        for k in range(R.shape[1]):
-            gb[k] += R[i, k]
-    return np.dot(Z.T, R), gb
-
-
-@njit(cache=True, nogil=True)
 def _worst_violation(G, gb, W, l1, l2):  # pragma: no cover - compiled
-    # the KKT residual of (W, b) from the loss gradient (G, gb) there
+    # the KKT residual of (W, b) from the loss gradient (G, gb) there: |g_b|; for a nonzero
+    # w, |g + l2 w + l1 sign(w)|; for a zero one, max(|g| - l1, 0)
     worst = 0.0
     m, K = W.shape
     for j in range(m):
@@ -141,14 +92,6 @@ def _worst_violation(G, gb, W, l1, l2):  # pragma: no cover - compiled
     for k in range(K):
         worst = max(worst, abs(gb[k]))
     return worst
-
-
-@njit(cache=True, nogil=True)
-def kkt_residual(Z, Y, s, binary, l1, l2, W, b):  # pragma: no cover - compiled
-    """Largest violation of the optimality conditions of ``(W, b)``: ``|g_b|``; for a nonzero
-    ``w``, ``|g + l2 w + l1 sign(w)|``; for a zero one, ``max(|g| - l1, 0)``."""
-    gW, gb = loss_gradient(Z, Y, s, W, b, binary)
-    return _worst_violation(gW, gb, W, l1, l2)
 
 
 @njit(cache=True, nogil=True)
@@ -419,7 +362,8 @@ def newton(Zt, cols, Y, s, binary, l1, l2, stop, W, b, eta, max_iter,
     cols : ndarray of int (m,)
         The working set (rows of ``Zt``).
     Y, s, binary
-        As in :func:`loss_gradient`.
+        Class indicators (n, K; two classes: one column, of the second class) and weights
+        summing to 1 (n,); whether there are two classes.
     l1, l2 : float
         ``lam alpha`` and ``lam (1 - alpha)``.
     stop : float
@@ -613,7 +557,8 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
     Zt : ndarray (p, n), C order
         Standardised features, one row per feature.
     Y, s, binary
-        As in :func:`loss_gradient`.
+        Class indicators (n, K; two classes: one column, of the second class) and weights
+        summing to 1 (n,); whether there are two classes.
     l1s, l2s, stops : ndarray (n_penalties,)
         ``lam alpha``, ``lam (1 - alpha)`` and the KKT bound at each penalty, ``lam``
         decreasing.
