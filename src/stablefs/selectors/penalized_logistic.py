@@ -152,10 +152,38 @@ def penalized_logistic_path(X, y, Cs, *, l1_ratio=1.0, sample_weight=None, tol=1
     """Fit at every ``C`` of ``Cs``, from the largest penalty (smallest ``C``) down, each fit
     warm-started from the previous; return ``(selected, W, b, gradient, n_iter)``.
 
-    ``selected[i]`` marks the features with a nonzero coefficient at ``Cs[i]``; ``W``, ``b``,
-    ``gradient`` are :func:`penalized_logistic`'s at the largest ``C``, ``n_iter`` the Newton
-    steps of the whole path. The arguments are :func:`penalized_logistic`'s; stability
-    selection fits each half-sample this way (standardised once).
+    Stability selection fits each half-sample this way (standardised once). The solution at
+    each ``C`` is :func:`penalized_logistic`'s; only the cost depends on the path.
+
+    Parameters
+    ----------
+    X, y
+        As in :func:`penalized_logistic`.
+    Cs : sequence of float > 0
+        Inverse penalty strengths, in any order.
+    l1_ratio, sample_weight, tol, max_iter, standardize, working_set, init, weight_total
+        As in :func:`penalized_logistic`.
+
+    Returns
+    -------
+    selected : ndarray of bool (len(Cs), n_features)
+        ``selected[i]``: the features with a nonzero coefficient at ``Cs[i]``.
+    W, b, gradient
+        :func:`penalized_logistic`'s at the largest ``C``.
+    n_iter : int
+        Newton steps of the whole path.
+
+    Examples
+    --------
+    More features enter as the penalty falls:
+
+    >>> from stablefs.datasets import make_han2012
+    >>> from stablefs.selectors.penalized_logistic import penalized_logistic_path
+    >>> data = make_han2012(n_samples=40, n_features=60, n_blocks=6, n_relevant=10,
+    ...                     random_state=0)
+    >>> selected, *_ = penalized_logistic_path(data.X, data.y, [0.05, 0.1, 0.5])
+    >>> print(*selected.sum(axis=1))
+    0 3 6
     """
     with limit_threads(1, user_api="blas"):  # small products; the same numbers everywhere
         return _fit_path(X, y, Cs, l1_ratio, sample_weight, tol, max_iter, standardize,
