@@ -136,10 +136,11 @@ def _penalty(W, l1, l2):  # pragma: no cover - compiled
 
 
 #: the largest face (coordinates) solved exactly (:func:`path`'s default), and the largest
-#: face x samples product (its weighted columns' bytes / 8); beyond, the model is minimised
-#: by coordinate descent alone
-FACE_MAX = 512
-FACE_CELLS_MAX = 2**21
+#: face x samples product (its weighted columns' bytes / 8; the Hessian's cost is this times
+#: the face); beyond, the model is minimised by coordinate descent alone, which is cheaper
+#: there (the exact solve pays off on the small faces of wide, few-sample data)
+FACE_MAX = 256
+FACE_CELLS_MAX = 2**15
 
 
 @njit(cache=True, nogil=True)
