@@ -36,7 +36,7 @@ def test_same_optimum_as_scikit_learn_saga(classes, l1_ratio):
     """lam = 1/(C n) gives scikit-learn's C: the same coefficients on standardised data."""
     X, y = _data(classes=classes)
     W, b, _, _ = penalized_logistic(X, y, C=0.5, l1_ratio=l1_ratio, tol=1e-9)
-    ref = _saga(_standardize(X, np.full(len(y), 1 / len(y))), y, 0.5, l1_ratio)
+    ref = _saga(_standardize(X, np.full(len(y), 1 / len(y))).T, y, 0.5, l1_ratio)
     np.testing.assert_allclose(W.T, ref.coef_, atol=2e-4)
     assert np.array_equal(W.T != 0, np.abs(ref.coef_) > 1e-8)
 
@@ -53,7 +53,7 @@ def test_kkt_conditions_hold_and_working_set_changes_nothing(classes):
     zero = np.all(W == 0, axis=1)
     assert zero.sum() > 200  # a sparse solution
     s = np.full(len(y), 1 / len(y))
-    Z = _standardize(X, s)
+    Z = _standardize(X, s).T
     K = W.shape[1]
     Y = (y[:, None] == (np.arange(1, 2) if K == 1 else np.arange(K))).astype(float)
     eta = Z @ W + b

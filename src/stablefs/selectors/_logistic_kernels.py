@@ -223,6 +223,36 @@ def _solve(H, rhs, ridge):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _face(X, nb, rows, cls):  # pragma: no cover - compiled
+    # the face of X: the first nb intercepts (row -1), then the nonzero (row, class)
+    # coordinates, written to rows and cls; returns their number
+    f = 0
+    for k in range(nb):
+        rows[f] = -1
+        cls[f] = k
+        f += 1
+    for c in range(X.shape[0]):
+        for k in range(X.shape[1]):
+            if X[c, k] != 0.0:
+                rows[f] = c
+                cls[f] = k
+                f += 1
+    return f
+
+
+@njit(cache=True, nogil=True)
+def _add_product(Zt, cols, W, eta):  # pragma: no cover - compiled
+    # eta += Z[:, cols] W, over W's nonzero entries
+    for c in range(cols.size):
+        z = Zt[cols[c]]
+        for k in range(W.shape[1]):
+            w = W[c, k]
+            if w != 0.0:
+                for i in range(eta.shape[0]):
+                    eta[i, k] += z[i] * w
+
+
+@njit(cache=True, nogil=True)
 def _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb,
                     face_max):  # pragma: no cover
     # move (X, xb) to the quadratic model's minimiser on the face of X (its nonzero
@@ -235,31 +265,17 @@ def _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb,
     n = Zt.shape[1]
     K = W.shape[1]
     nb = 1 if binary else K - 1
-    f = nb
-    for c in range(m):
-        for k in range(K):
-            if X[c, k] != 0.0:
-                f += 1
+    rows = np.empty(m * K + nb, dtype=np.int64)
+    cls = np.empty(m * K + nb, dtype=np.int64)
+    f = _face(X, nb, rows, cls)
     if f > face_max or f * n > FACE_CELLS_MAX:
         return False
     root = np.sqrt(SP)
     root_p = np.sqrt(Pk)
     if not binary:  # the same point of the model, with the last intercept's step zero
         xb -= xb[K - 1]
-    rows = np.empty(f, dtype=np.int64)
-    cls = np.empty(f, dtype=np.int64)
-    for _ in range(f):
-        f = 0
-        for k in range(nb):
-            rows[f] = -1
-            cls[f] = k
-            f += 1
-        for c in range(m):
-            for k in range(K):
-                if X[c, k] != 0.0:
-                    rows[f] = c
-                    cls[f] = k
-                    f += 1
+    for _ in range(f):  # each pass drops a coordinate or ends
+        f = _face(X, nb, rows, cls)
         # the effect on eta of zeroing the coordinates off the face (U0, t0 as in the sweep)
         U0 = np.zeros((K, n))
         for c in range(m):
@@ -431,14 +447,11 @@ def newton(Zt, cols, Y, s, binary, l1, l2, stop, W, b, eta, max_iter,
         decrease = _penalty(X, l1, l2) - _penalty(W, l1, l2)
         for k in range(K):
             decrease += gb[k] * xb[k]
+        D = X - W
         for c in range(m):
-            z = Zt[cols[c]]
             for k in range(K):
-                d = X[c, k] - W[c, k]
-                if d != 0.0:
-                    decrease += G[c, k] * d
-                    for i in range(n):
-                        moved[i, k] += d * z[i]
+                decrease += G[c, k] * D[c, k]
+        _add_product(Zt, cols, D, moved)
         objective = loss + _penalty(W, l1, l2)
         step = 1.0
         accepted = False
@@ -589,11 +602,7 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
     K = Y.shape[1]
     selected = np.zeros((l1s.size, p), dtype=np.bool_)
     eta = np.zeros((n, K))
-    for j in range(p):
-        for k in range(K):
-            if W[j, k] != 0.0:
-                for i in range(n):
-                    eta[i, k] += Zt[j, i] * W[j, k]
+    _add_product(Zt, np.arange(p), W, eta)
     P = np.empty((n, K))
     R = np.empty((n, K))
     _fitted(eta, b, Y, s, binary, P, R)
@@ -614,13 +623,10 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
         while True:
             cols = np.flatnonzero(chosen)
             Wc = np.empty((cols.size, K))
-            eta[:] = 0.0
             for c in range(cols.size):
                 Wc[c] = W[cols[c]]
-                for k in range(K):
-                    if Wc[c, k] != 0.0:
-                        for i in range(n):
-                            eta[i, k] += Zt[cols[c], i] * Wc[c, k]
+            eta[:] = 0.0
+            _add_product(Zt, cols, Wc, eta)
             it, R = newton(Zt, cols, Y, s, binary, l1, l2s[q], stops[q], Wc, b, eta, max_iter,
                            face_max)
             total += it

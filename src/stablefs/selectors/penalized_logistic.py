@@ -43,16 +43,11 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 def _standardize(X: np.ndarray, w: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    """``(X[rows] - mean) / sd`` with the weighted mean and SD (weights ``w`` of the rows,
-    summing to 1; all rows by default); constant features become 0. Compiled
+    """``((X[rows] - mean) / sd)^T`` with the weighted mean and SD (weights ``w`` of the rows,
+    summing to 1; all rows by default), one row per feature (p x n, C order, as the solver
+    reads them); constant features become 0. Compiled
     (:func:`stablefs.selectors._logistic_kernels.standardize`): one new array, the same
-    numbers on any host; returned as the transpose of the one-row-per-feature array the
-    solver reads."""
-    return _standardized_features(X, w, rows).T
-
-
-def _standardized_features(X, w, rows=None):
-    """:func:`_standardize`'s array, one row per feature (p x n, C order)."""
+    numbers on any host."""
     from stablefs.selectors._logistic_kernels import standardize  # Numba, on first use
 
     X = np.ascontiguousarray(X, dtype=np.float64)
@@ -80,7 +75,7 @@ def lambda_max(X, y, *, l1_ratio=1.0, sample_weight=None) -> float:
     model, on the standardised features."""
     X = np.asarray(X, dtype=np.float64)
     s, Y, binary, b = _targets(y, sample_weight, X.shape[0])
-    Zt = _standardized_features(X, s)
+    Zt = _standardize(X, s)
     # the intercept-only model's probabilities (the class priors) and the loss gradient there
     P = 1.0 / (1.0 + np.exp(-b)) if binary else np.exp(b) / np.exp(b).sum()
     with limit_threads(1, user_api="blas"):
@@ -148,7 +143,7 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
 
 def penalized_logistic_path(X, y, Cs, *, l1_ratio=1.0, sample_weight=None, tol=1e-3,
                             max_iter=5000, standardize=True, working_set=None, init=None,
-                            weight_total=None):
+                            weight_total=None, rows=None):
     """Fit at every ``C`` of ``Cs``, from the largest penalty (smallest ``C``) down, each fit
     warm-started from the previous; return ``(selected, W, b, gradient, n_iter)``.
 
@@ -163,6 +158,9 @@ def penalized_logistic_path(X, y, Cs, *, l1_ratio=1.0, sample_weight=None, tol=1
         Inverse penalty strengths, in any order.
     l1_ratio, sample_weight, tol, max_iter, standardize, working_set, init, weight_total
         As in :func:`penalized_logistic`.
+    rows : array of int, optional
+        Fit on these rows of ``X`` (``y`` and ``sample_weight`` are theirs), read in place:
+        stability selection's half-samples, without a copy of them.
 
     Returns
     -------
@@ -185,15 +183,6 @@ def penalized_logistic_path(X, y, Cs, *, l1_ratio=1.0, sample_weight=None, tol=1
     >>> print(*selected.sum(axis=1))
     0 3 6
     """
-    with limit_threads(1, user_api="blas"):  # small products; the same numbers everywhere
-        return _fit_path(X, y, Cs, l1_ratio, sample_weight, tol, max_iter, standardize,
-                         working_set, init, weight_total)
-
-
-def _fit_path(X, y, Cs, l1_ratio, sample_weight, tol, max_iter, standardize, working_set,
-              init, weight_total, rows=None):
-    """:func:`penalized_logistic_path` (arguments as there) with BLAS limited by the caller,
-    on the rows ``rows`` of ``X`` (all by default; ``y`` and ``sample_weight`` are theirs)."""
     from stablefs.selectors._logistic_kernels import path  # Numba, on first use
 
     Cs = np.asarray(Cs, dtype=float).ravel()
@@ -202,17 +191,19 @@ def _fit_path(X, y, Cs, l1_ratio, sample_weight, tol, max_iter, standardize, wor
     n = X.shape[0] if rows is None else len(rows)
     p = X.shape[1]
     s, Y, binary, b = _targets(y, sample_weight, n)
-    if standardize:
-        Zt = _standardized_features(X, s, rows)
-    else:
-        Zt = np.ascontiguousarray((X if rows is None else X[rows]).T)
     lam = 1.0 / (Cs[order] * (n if weight_total is None else float(weight_total)))
     K = Y.shape[1]
     W = np.zeros((p, K))
     if init is not None:
         W, b = np.array(init[0], dtype=float).reshape(p, K), np.array(init[1], dtype=float)
-    chosen, W, b, G, n_iter = path(Zt, Y, s, binary, lam * l1_ratio, lam * (1.0 - l1_ratio),
-                                   tol * lam, W, b, int(max_iter), int(working_set or 10))
+    with limit_threads(1, user_api="blas"):  # small products; the same numbers everywhere
+        if standardize:
+            Zt = _standardize(X, s, rows)
+        else:
+            Zt = np.ascontiguousarray((X if rows is None else X[rows]).T)
+        chosen, W, b, G, n_iter = path(Zt, Y, s, binary, lam * l1_ratio,
+                                       lam * (1.0 - l1_ratio), tol * lam, W, b,
+                                       int(max_iter), int(working_set or 10))
     selected = np.empty_like(chosen)
     selected[order] = chosen
     return selected, W, b, np.abs(G).sum(axis=1), int(n_iter)

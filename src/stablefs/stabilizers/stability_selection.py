@@ -60,10 +60,10 @@ from stablefs._validation import ranking_from_order
 from stablefs.selectors._base import BaseSelector
 from stablefs.selectors._constraints import HasMethods, n_jobs_constraint, number, whole
 from stablefs.selectors.penalized_logistic import (
-    _fit_path,
     _PenalizedLogistic,
     coefficient_order,
     lambda_max,
+    penalized_logistic_path,
 )
 from stablefs.stabilizers.ensemble import _seed_sequence, draw_resample
 from stablefs.stabilizers.margin import _scores_and_ranking
@@ -139,12 +139,12 @@ def _half_samples(codes, n_subsamples, complementary_pairs, random_state):
 
 def _fit_penalized(selector, X, y, index, weights, Cs):
     """Selected sets (nonzero coefficients) of a penalised logistic base at every ``C`` of
-    ``Cs`` (one path from the largest penalty down, each fit warm-started from the previous;
-    BLAS on one thread), and the ranking at the last (smallest) penalty."""
-    with limit_threads(1, user_api="blas"):  # in a process worker too
-        selected, W, _, grad, _ = _fit_path(
-            X, y[index], Cs, selector._l1_ratio(), None if weights is None else weights[index],
-            selector.tol, selector.max_iter, True, None, None, None, rows=index)
+    ``Cs`` (one path from the largest penalty down, each fit warm-started from the previous),
+    and the ranking at the last (smallest) penalty."""
+    selected, W, _, grad, _ = penalized_logistic_path(
+        X, y[index], Cs, l1_ratio=selector._l1_ratio(),
+        sample_weight=None if weights is None else weights[index], tol=selector.tol,
+        max_iter=selector.max_iter, rows=index)
     scores = np.abs(W).sum(axis=1)
     return selected, ranking_from_order(coefficient_order(scores, grad))
 
