@@ -83,9 +83,10 @@ def test_path_reaches_the_numpy_fista_optimum(classes, l1_ratio):
 @pytest.mark.parametrize("classes", [2, 4])
 def test_the_working_set_and_the_warm_start_change_only_the_cost(classes):
     """One feature added at a time, every feature at once, a warm start from another
-    penalty's solution, each penalty alone from zero, or coordinate descent alone instead of
-    the exact solve on the face (what a face too large for it gets): the same selected sets
-    and the same solution within the tolerance."""
+    penalty's solution, each penalty alone from zero, coordinate descent alone instead of
+    the exact solve on the face (what a face too large for it gets), or the exact solve until
+    the face outgrows it and then every KKT violator at once: the same selected sets and the
+    same solution within the tolerance."""
     Z, Y, s, binary = _problem(30 + classes, n=25, m=120, classes=classes)
     Zt = np.ascontiguousarray(Z.T)
     K = Y.shape[1]
@@ -98,6 +99,8 @@ def test_the_working_set_and_the_warm_start_change_only_the_cost(classes):
                          grow))
     W = np.zeros((Zt.shape[0], K))
     runs.append(path(Zt, Y, s, binary, lams, 0 * lams, 1e-9 * lams, W, b0.copy(), 5000, 10, 0))
+    W = np.zeros((Zt.shape[0], K))  # exact solves on small faces, then every violator at once
+    runs.append(path(Zt, Y, s, binary, lams, 0 * lams, 1e-9 * lams, W, b0.copy(), 5000, 1, 6))
     alone = [path(Zt, Y, s, binary, lams[q:q + 1], 0 * lams[:1], 1e-9 * lams[q:q + 1],
                   np.zeros((Z.shape[1], K)), b0.copy(), 500, 10)[0][0] for q in range(3)]
     for selected, W, *_ in runs[1:]:

@@ -144,37 +144,51 @@ FACE_CELLS_MAX = 2**15
 
 
 @njit(cache=True, nogil=True)
-def _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t):  # pragma: no cover
+def _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t, curv,
+           curv_b):  # pragma: no cover
     # one sweep of coordinate descent on the quadratic model of the loss (X, xb, U, t updated;
     # from X = W, xb = 0, U = 0, t = 0): the model's gradient at the step is G + (Hessian .
     # step); the step's effect on eta is U (K, n), t_i = sum_k P_ik U_ki (0 for two classes);
     # the Hessian's row of (j, k) times the step is sum_i z_ij SP_ki (U_ki - t_i), SP = s P
     # (two classes: s P (1 - P)); the coordinate's curvature sum_i z_ij^2 floored_ki, floored
-    # = s max(P (1 - P), 1e-5). Returns the largest change of a coordinate times its curvature.
+    # = s max(P (1 - P), 1e-5), is the same in every sweep of a model: computed in the first
+    # (curv, curv_b negative) and kept. Returns the largest change of a coordinate times its
+    # curvature.
     n = Zt.shape[1]
     K = X.shape[1]
     largest = 0.0
     for k in range(K):
         g = gb[k]
-        curvature = 0.0
-        for i in range(n):
-            g += SP[k, i] * (U[k, i] - t[i])
-            curvature += floored[k, i]
-        d = -g / curvature
+        if curv_b[k] < 0.0:
+            curvature = 0.0
+            for i in range(n):
+                g += SP[k, i] * (U[k, i] - t[i])
+                curvature += floored[k, i]
+            curv_b[k] = curvature
+        else:
+            for i in range(n):
+                g += SP[k, i] * (U[k, i] - t[i])
+        d = -g / curv_b[k]
         xb[k] += d
         largest = max(largest, abs(g))
-        for i in range(n):
-            U[k, i] += d
-            if not binary:
-                t[i] += Pk[k, i] * d
+        _move(U[k], t, Pk[k], d, np.ones(n), binary)
     for c in range(cols.size):
         z = Zt[cols[c]]
         for k in range(K):
             g = G[c, k]
-            curvature = 0.0
-            for i in range(n):
-                g += z[i] * SP[k, i] * (U[k, i] - t[i])
-                curvature += z[i] * z[i] * floored[k, i]
+            if curv[c, k] < 0.0:
+                curvature = 0.0
+                for i in range(n):
+                    g += z[i] * SP[k, i] * (U[k, i] - t[i])
+                    curvature += z[i] * z[i] * floored[k, i]
+                curv[c, k] = curvature
+            elif binary:  # t is zero: U - t is U
+                for i in range(n):
+                    g += z[i] * SP[k, i] * U[k, i]
+            else:
+                for i in range(n):
+                    g += z[i] * SP[k, i] * (U[k, i] - t[i])
+            curvature = curv[c, k]
             if curvature + l2 <= 0.0:
                 continue  # a constant feature (standardised to zeros) stays at zero
             u = curvature * X[c, k] - g
@@ -183,11 +197,20 @@ def _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t):  # pr
             if d != 0.0:
                 X[c, k] = new
                 largest = max(largest, curvature * abs(d))
-                for i in range(n):
-                    U[k, i] += d * z[i]
-                    if not binary:
-                        t[i] += Pk[k, i] * d * z[i]
+                _move(U[k], t, Pk[k], d, z, binary)
     return largest
+
+
+@njit(cache=True, nogil=True)
+def _move(u, t, pk, d, z, binary):  # pragma: no cover - compiled
+    # a coordinate's step d along z: its effect on eta (u) and, for several classes, on t
+    if binary:
+        for i in range(u.size):
+            u[i] += d * z[i]
+    else:
+        for i in range(u.size):
+            u[i] += d * z[i]
+            t[i] += pk[i] * d * z[i]
 
 
 @njit(cache=True, nogil=True)
@@ -433,14 +456,17 @@ def newton(Zt, cols, Y, s, binary, l1, l2, stop, W, b, eta, max_iter,
                 v = Pk[k, i] * (1.0 - Pk[k, i])
                 SP[k, i] = s[i] * (v if binary else Pk[k, i])
                 floored[k, i] = s[i] * max(v, 1e-5)
-        largest = _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t)
+        curv = np.full((m, K), -1.0)
+        curv_b = np.full(K, -1.0)
+        largest = _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t, curv,
+                         curv_b)
         if not _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb, face_max):
             # a large face: more sweeps, until the changes are small against the residual
             for _ in range(100):
                 if largest <= 0.1 * max(worst, stop):
                     break
                 largest = _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb,
-                                 U, t)
+                                 U, t, curv, curv_b)
         # the step D = X - W, its effect on eta (Z D; the intercepts' step xb is b's), and
         # the model's first-order decrease
         moved = np.zeros((n, K))
@@ -514,6 +540,15 @@ def _nonzero_rows(W, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _count_nonzero(W):  # pragma: no cover - compiled
+    count = 0
+    for v in W.ravel():
+        if v != 0.0:
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
 def _kth_largest(values, k):  # pragma: no cover - compiled
     # the k-th largest of values (k >= 1), by quickselect on a copy (middle pivots)
     v = values.copy()
@@ -583,7 +618,9 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
         Newton steps per working set at most.
     grow : int
         Features added to the working set at a time (at least; as many as it holds when
-        that is more).
+        that is more). Once the working set's solution has more nonzero coordinates than the
+        exact face solve takes (``face_max``, ``FACE_CELLS_MAX``), every feature that
+        violates the KKT conditions is added at once.
     face_max : int
         As in :func:`newton`.
 
@@ -613,6 +650,8 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
     for j in range(p):
         previous = max(previous, score[j])
     chosen = np.zeros(p, dtype=np.bool_)
+    nb = 1 if binary else K - 1
+    exact = min(face_max, FACE_CELLS_MAX // n)  # the largest face solved exactly
     total = 0
     for q in range(l1s.size):
         l1 = l1s[q]
@@ -642,7 +681,13 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
                     break
             if not violated:
                 break
-            _strongest(score, chosen, bound, max(grow, cols.size))
+            # past the exact face solve, coordinate descent does the work whatever the
+            # working set's size: take every violator at once (as glmnet does); before it,
+            # double the working set, so that a face stays small enough to solve exactly
+            if _count_nonzero(Wc) + nb > exact:
+                _strongest(score, chosen, bound, p)
+            else:
+                _strongest(score, chosen, bound, max(grow, cols.size))
         _nonzero_rows(W, selected[q])
         previous = l1
     return selected, W, b, G, total
