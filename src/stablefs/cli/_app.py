@@ -16,6 +16,7 @@ import sys
 import click
 
 from stablefs._errors import EXIT_INTERRUPTED, EXIT_RESOURCE, EXIT_USAGE, StablefsError
+from stablefs._runtime.compilation import announce_compilation
 from stablefs._runtime.escape import printable
 from stablefs.cli._common import _stablefs_version, json_mode, set_command_args
 
@@ -86,6 +87,13 @@ def _setup_logging() -> logging.Handler:
     return handler
 
 
+def _say_compiling(line: str) -> None:
+    """Print a first-use compilation's line (:mod:`stablefs._runtime.compilation`) unless
+    the command is quiet: a wait of up to a minute does not pass in silence."""
+    if logging.getLogger("stablefs").isEnabledFor(logging.WARNING):
+        click.echo(f"stablefs: {line}", err=True)
+
+
 def main(argv=None) -> int:
     """Entry point: run the command; bad input gives one line and the exit status of its kind
     (:data:`EXIT_CODES_HELP`). As the program (``argv`` None: the command line of this
@@ -101,7 +109,8 @@ def main(argv=None) -> int:
     saved_xfsz = _ignore_file_size_signal()
     previous_sigterm = _sigterm_as_interrupt()
     try:
-        cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
+        with announce_compilation(_say_compiling):
+            cli.main(args=argv, prog_name="stablefs", standalone_mode=False)
     except StablefsError as exc:
         from stablefs.cli._terms import cli_terms
 

@@ -29,6 +29,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from stablefs._runtime.compilation import watch_compilation
+
+watch_compilation()  # first-use compilation is announced
+
 
 @njit(cache=True, nogil=True)
 def _top_k_desc(G, k, out):  # pragma: no cover - compiled

@@ -51,7 +51,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from stablefs._runtime.compilation import watch_compilation
 from stablefs._runtime.threads import kernel_threads, run_tasks
+
+watch_compilation()  # first-use compilation is announced
 
 #: features per block of the distance kernel (its transposed scaled copy, ``FEATURE_BLOCK x n``
 #: float64, stays in L2)

@@ -30,6 +30,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from stablefs._runtime.compilation import watch_compilation
+
+watch_compilation()  # first-use compilation is announced
+
 
 @njit(cache=True, nogil=True)
 def move_out(A, feature, row, out, m_next):  # pragma: no cover - compiled

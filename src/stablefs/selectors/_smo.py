@@ -24,6 +24,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from stablefs._runtime.compilation import watch_compilation
+
+watch_compilation()  # first-use compilation is announced
+
 _LOWER, _UPPER, _FREE = 0, 1, 2
 _TAU = 1e-12
 

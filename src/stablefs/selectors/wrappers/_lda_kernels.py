@@ -46,6 +46,10 @@ import numpy as np
 from numba import njit, types
 from numba.extending import get_cython_function_address
 
+from stablefs._runtime.compilation import watch_compilation
+
+watch_compilation()  # first-use compilation is announced
+
 #: the name under which SciPy's double ``ndtr`` is known to the compiled code
 _NDTR_SYMBOL = "stablefs_scipy_special_ndtr"
 

@@ -43,7 +43,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from stablefs._runtime.compilation import watch_compilation
 from stablefs.selectors._smo import _smo
+
+watch_compilation()  # first-use compilation is announced
 
 
 @njit(cache=True, nogil=True)
