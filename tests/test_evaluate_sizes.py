@@ -82,3 +82,39 @@ def test_user_classifiers_get_the_raw_columns_beside_the_built_in_ones():
 def test_no_sizes_no_work():
     Xtr, ytr, Xte, yte, order = _parts(1, 2, 8)
     assert evaluate_sizes(Xtr, ytr, Xte, yte, order, [], ["svm"]) == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([-1.5, 0.0, 0.25, 2.0, 3.0, np.inf, np.nan]) | st.floats(
+    -5, 5, allow_nan=False), min_size=1, max_size=40))
+def test_mid_ranks_equal_scipy(values):
+    """The AUC's ranks (ties at their mean rank) are scipy's ``rankdata``, bit for bit."""
+    from scipy.stats import rankdata
+
+    from stablefs.evaluation.classifiers import _mid_ranks
+
+    values = np.array(values, dtype=np.float64)
+    assert np.array_equal(_mid_ranks(values), rankdata(values), equal_nan=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 30), p=st.integers(1, 12),
+       constant=st.booleans(), spread=st.sampled_from([1e-17, 1e-9, 1.0, 1e6]))
+def test_the_minmax_scaling_is_minmaxscalers(seed, n, p, constant, spread):
+    """The classifiers' min-max scaling gives MinMaxScaler's bits on both parts (constant and
+    nearly constant features, negative zeros included)."""
+    from sklearn.preprocessing import MinMaxScaler
+
+    from stablefs.evaluation.classifiers import _minmax
+
+    rng = np.random.default_rng(seed)
+    X_train = rng.normal(size=(n, p)) * spread
+    X_test = rng.normal(size=(5, p)) * spread
+    if constant:
+        X_train[:, 0] = -0.0
+    scaler = MinMaxScaler().fit(X_train)
+    mine = _minmax(X_train, X_test)
+    theirs = scaler.transform(X_train), scaler.transform(X_test)
+    for a, b in zip(mine, theirs):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert np.array_equal(a, b) and np.array_equal(np.signbit(a), np.signbit(b))

@@ -84,3 +84,4 @@ def test_the_evaluation_is_the_same_without_the_direct_calls(monkeypatch):
     assert evaluate_sizes(X[:30], y[:30], X[30:], y[30:], order, [1, 5, 20],
                           ["svm", "1nn"]) == direct
     assert evaluate_subset(X[:30, :5], y[:30], X[30:, :5], y[30:], ["svm"]) == one
+
