@@ -85,3 +85,18 @@ def test_the_evaluation_is_the_same_without_the_direct_calls(monkeypatch):
                           ["svm", "1nn"]) == direct
     assert evaluate_subset(X[:30, :5], y[:30], X[30:, :5], y[30:], ["svm"]) == one
 
+
+
+def test_libsvm_prints_nothing_in_a_fresh_process():
+    """libsvm's progress lines go to stdout unless its verbosity is set, as SVC sets it: a
+    fresh process (no SVC fitted before) prints nothing."""
+    import subprocess
+    import sys
+
+    script = ("import numpy as np\n"
+              "from stablefs.evaluation._linear_svm import fit_predict\n"
+              "X = np.random.default_rng(0).random((30, 4))\n"
+              "assert fit_predict(X, np.arange(30) % 2, X) is not None\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True)
+    assert run.stdout == ""

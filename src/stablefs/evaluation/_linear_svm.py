@@ -82,6 +82,7 @@ def fit_predict(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray
         T = np.ascontiguousarray(X_test, dtype=np.float64)
         variance = X.var()  # SVC's gamma="scale" (a linear kernel does not read it)
         gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+        libsvm.set_verbosity_wrap(0)  # libsvm prints its progress to stdout unless told not
         support, vectors, n_support, dual, intercept, prob_a, prob_b, status, _ = libsvm.fit(
             X, np.asarray(codes, dtype=np.float64, order="C"), svm_type=0,
             sample_weight=np.empty(0), class_weight=np.ones(classes.size), kernel="linear",
