@@ -56,6 +56,12 @@ def fit_predict(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray
         the one-vs-rest decision function) and ``classes_``. ``None`` when the direct call
         cannot be made (see the module's docstring): use ``SVC``.
 
+    References
+    ----------
+    .. [1] C.-C. Chang and C.-J. Lin, "LIBSVM: a library for support vector machines", ACM
+       Transactions on Intelligent Systems and Technology 2(3), 27:1-27:27, 2011 (the C-SVC
+       dual, its one-vs-one multi-class scheme and decision values).
+
     Examples
     --------
     >>> import numpy as np
