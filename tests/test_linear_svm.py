@@ -67,6 +67,8 @@ def test_the_same_bits_as_svc_on_any_small_problem(seed, classes, n, p):
 def test_one_class_is_left_to_svc():
     X = np.random.default_rng(0).random((6, 3))
     assert fit_predict(X, np.zeros(6), X) is None
+    assert fit_predict(X, np.array([1, "a", 2, "b", 1, "a"], dtype=object), X) is None
+    assert _linear_svm._available  # a refused call does not turn the direct path off
     with pytest.raises(ValueError, match="greater than one"):
         SVC(kernel="linear").fit(X, np.zeros(6))
 

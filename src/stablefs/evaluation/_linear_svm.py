@@ -74,9 +74,15 @@ def fit_predict(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray
     global _available, _PARAMETERS
     if not _available:
         return None
-    classes, codes = np.unique(np.asarray(y_train), return_inverse=True)
-    if classes.size < 2 or np.asarray(y_train).ndim != 1:
+    y_train = np.asarray(y_train)
+    if y_train.ndim != 1:
         return None  # SVC refuses it, with its own message
+    try:
+        classes, codes = np.unique(y_train, return_inverse=True)
+    except TypeError:  # labels that do not sort (mixed types): SVC's message
+        return None
+    if classes.size < 2:
+        return None
     try:
         from sklearn.svm import _libsvm as libsvm
         from sklearn.utils.multiclass import _ovr_decision_function
