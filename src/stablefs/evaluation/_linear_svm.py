@@ -15,6 +15,8 @@ and the caller uses ``SVC``.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = ["fit_predict"]
@@ -23,6 +25,7 @@ __all__ = ["fit_predict"]
 _available = True
 
 
+@functools.lru_cache(maxsize=1)
 def _parameters() -> dict:
     """The libsvm parameters of ``SVC(kernel="linear", C=1.0)``, read from an instance."""
     from sklearn.svm import SVC
@@ -32,9 +35,6 @@ def _parameters() -> dict:
             "degree": int(svc.degree), "shrinking": bool(svc.shrinking), "tol": float(svc.tol),
             "cache_size": float(svc.cache_size), "coef0": float(svc.coef0),
             "max_iter": int(svc.max_iter)}
-
-
-_PARAMETERS: dict | None = None
 
 
 def fit_predict(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray
@@ -71,7 +71,7 @@ def fit_predict(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray
     >>> pred.tolist(), classes.tolist()
     (['a', 'b'], ['a', 'b'])
     """
-    global _available, _PARAMETERS
+    global _available
     if not _available:
         return None
     y_train = np.asarray(y_train)
@@ -87,9 +87,7 @@ def fit_predict(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray
         from sklearn.svm import _libsvm as libsvm
         from sklearn.utils.multiclass import _ovr_decision_function
 
-        if _PARAMETERS is None:
-            _PARAMETERS = _parameters()
-        p = _PARAMETERS
+        p = _parameters()
         X = np.ascontiguousarray(X_train, dtype=np.float64)
         T = np.ascontiguousarray(X_test, dtype=np.float64)
         variance = X.var()  # SVC's gamma="scale" (a linear kernel does not read it)

@@ -23,6 +23,7 @@ import numpy as np
 
 from stablefs._errors import StablefsError
 from stablefs._runtime.threads import limit_threads
+from stablefs.evaluation._linear_svm import fit_predict as linear_svm
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -395,8 +396,6 @@ def _evaluate(X_train, X_test, y_train, y_test, classifiers: dict, *, scaled) ->
     or made here (``None``); the raw parts (``X_train``, ``X_test``) are needed only for
     that, and for a user's classifier."""
     from sklearn import config_context
-
-    from stablefs.evaluation._linear_svm import fit_predict as linear_svm
 
     out = {}
     # One thread: the problems are tiny (tens of features), and scikit-learn's threaded

@@ -148,6 +148,12 @@ FACE_CELLS_MAX = 2**15
 
 
 @njit(cache=True, nogil=True)
+def _face_limit(n, face_max):  # pragma: no cover - compiled
+    # the largest face (coordinates) solved exactly with n samples
+    return min(face_max, FACE_CELLS_MAX // n)
+
+
+@njit(cache=True, nogil=True)
 def _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t, curv,
            curv_b):  # pragma: no cover
     # one sweep of coordinate descent on the quadratic model of the loss (X, xb, U, t updated;
@@ -161,6 +167,7 @@ def _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t, curv,
     n = Zt.shape[1]
     K = X.shape[1]
     largest = 0.0
+    ones = np.ones(n)  # an intercept's column
     for k in range(K):
         g = gb[k]
         if curv_b[k] < 0.0:
@@ -175,7 +182,7 @@ def _sweep(Zt, cols, floored, G, gb, SP, Pk, binary, l1, l2, X, xb, U, t, curv,
         d = -g / curv_b[k]
         xb[k] += d
         largest = max(largest, abs(g))
-        _move(U[k], t, Pk[k], d, np.ones(n), binary)
+        _move(U[k], t, Pk[k], d, ones, binary)
     for c in range(cols.size):
         z = Zt[cols[c]]
         for k in range(K):
@@ -292,11 +299,11 @@ def _face_minimiser(Zt, cols, G, gb, W, SP, Pk, binary, l1, l2, X, xb,
     n = Zt.shape[1]
     K = W.shape[1]
     nb = 1 if binary else K - 1
-    rows = np.empty(m * K + nb, dtype=np.int64)
-    cls = np.empty(m * K + nb, dtype=np.int64)
-    f = _face(X, nb, rows, cls)
-    if f > face_max or f * n > FACE_CELLS_MAX:
+    f = nb + np.count_nonzero(X)
+    if f > _face_limit(n, face_max):
         return False
+    rows = np.empty(f, dtype=np.int64)
+    cls = np.empty(f, dtype=np.int64)
     root = np.sqrt(SP)
     root_p = np.sqrt(Pk)
     if not binary:  # the same point of the model, with the last intercept's step zero
@@ -544,15 +551,6 @@ def _nonzero_rows(W, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _count_nonzero(W):  # pragma: no cover - compiled
-    count = 0
-    for v in W.ravel():
-        if v != 0.0:
-            count += 1
-    return count
-
-
-@njit(cache=True, nogil=True)
 def _kth_largest(values, k):  # pragma: no cover - compiled
     # the k-th largest of values (k >= 1), by quickselect on a copy (middle pivots)
     v = values.copy()
@@ -655,7 +653,7 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
         previous = max(previous, score[j])
     chosen = np.zeros(p, dtype=np.bool_)
     nb = 1 if binary else K - 1
-    exact = min(face_max, FACE_CELLS_MAX // n)  # the largest face solved exactly
+    exact = _face_limit(n, face_max)
     total = 0
     for q in range(l1s.size):
         l1 = l1s[q]
@@ -688,7 +686,7 @@ def path(Zt, Y, s, binary, l1s, l2s, stops, W, b, max_iter, grow,
             # past the exact face solve, coordinate descent does the work whatever the
             # working set's size: take every violator at once (as glmnet does); before it,
             # double the working set, so that a face stays small enough to solve exactly
-            if _count_nonzero(Wc) + nb > exact:
+            if nb + np.count_nonzero(Wc) > exact:
                 _strongest(score, chosen, bound, p)
             else:
                 _strongest(score, chosen, bound, max(grow, cols.size))

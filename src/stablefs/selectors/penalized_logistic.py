@@ -116,7 +116,8 @@ def penalized_logistic(X, y, *, C=1.0, l1_ratio=1.0, sample_weight=None, tol=1e-
         coefficients are then on the standardised scale.
     working_set : int, optional
         Features added to the working set at a time (default 10; at least as many as it
-        already holds).
+        already holds; every violating feature at once when the solution has outgrown the
+        exact face solve, :func:`stablefs.selectors._logistic_kernels.path`).
     init : tuple (W, b), optional
         A warm start (a neighbouring solution along a path); its nonzero features join the
         working set. The solution does not depend on it, only the cost.
