@@ -46,29 +46,10 @@ def numpy_fits(X, y, selector, sets, grid):
     """Selected sets of the NumPy FISTA reference at every C of ``grid`` on each half-sample
     (standardised, every feature, each penalty from zero)."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from logistic_helpers import reference_fista
+    from logistic_helpers import reference_selected
 
-    classes = np.unique(y)
-    chosen = []
-    for index in sets:
-        m = index.size
-        s = np.full(m, 1.0 / m)
-        part = X[index]
-        sd = part.std(0)
-        Z = (part - part.mean(0)) / np.where(sd > 0, sd, np.inf)
-        binary = classes.size == 2
-        Y = (y[index][:, None] == (classes[1:] if binary else classes)[None, :]).astype(float)
-        norm = np.linalg.norm(np.column_stack([Z * np.sqrt(s)[:, None], np.sqrt(s)]), 2) ** 2
-        step = 1.0 / ((0.25 if binary else 0.5) * norm)
-        rows = []
-        for C in grid:
-            lam = 1.0 / (C * m)
-            W, _, _ = reference_fista(Z, Y, s, binary, lam, 0.0, lam, np.zeros((X.shape[1],
-                                      Y.shape[1])), np.zeros(Y.shape[1]), selector.tol,
-                                      selector.max_iter, step)
-            rows.append(np.any(W != 0, axis=1))
-        chosen.append(rows)
-    return np.array(chosen)
+    return np.array([reference_selected(X, y, index, grid, selector.tol, selector.max_iter)
+                     for index in sets])
 
 
 def bench(name: str, pairs: int, peer_pairs: int) -> None:

@@ -43,3 +43,33 @@ def reference_fista(Z, Y, s, binary, l1, l2, lam, W, b, tol, max_iter, step):
         if n_iter % 10 == 0 and reference_kkt(Z, Y, s, binary, l1, l2, W, b) <= tol * lam:
             break
     return W, b, n_iter
+
+
+def reference_step(Z, s, binary, l2=0.0):
+    """FISTA's step, 1 / the smooth part's Lipschitz constant (the weighted design with its
+    intercept column; 1/4 for two classes, 1/2 for more, plus the ridge term)."""
+    norm = np.linalg.norm(np.column_stack([Z * np.sqrt(s)[:, None], np.sqrt(s)]), 2) ** 2
+    return 1.0 / ((0.25 if binary else 0.5) * norm + l2)
+
+
+def reference_selected(X, y, index, Cs, tol, max_iter):
+    """The features the NumPy FISTA selects (nonzero coefficients) at every C of ``Cs`` on the
+    rows ``index`` (standardised there, equal weights, lasso, every feature, each penalty from
+    zero): stability selection's fits before issue 36, as a bool array (len(Cs), p)."""
+    classes = np.unique(y)
+    binary = classes.size == 2
+    m = index.size
+    s = np.full(m, 1.0 / m)
+    part = X[index]
+    sd = part.std(0)
+    Z = (part - part.mean(0)) / np.where(sd > 0, sd, np.inf)
+    Y = (y[index][:, None] == (classes[1:] if binary else classes)[None, :]).astype(float)
+    step = reference_step(Z, s, binary)
+    chosen = []
+    for C in Cs:
+        lam = 1.0 / (C * m)
+        W, _, _ = reference_fista(Z, Y, s, binary, lam, 0.0, lam,
+                                  np.zeros((X.shape[1], Y.shape[1])), np.zeros(Y.shape[1]),
+                                  tol, max_iter, step)
+        chosen.append(np.any(W != 0, axis=1))
+    return np.array(chosen)

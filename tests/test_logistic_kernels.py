@@ -9,7 +9,12 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.special import logsumexp
 
-from logistic_helpers import reference_fista, reference_gradient, reference_kkt
+from logistic_helpers import (
+    reference_fista,
+    reference_gradient,
+    reference_kkt,
+    reference_step,
+)
 from stablefs.selectors import penalized_logistic as pl
 from stablefs.selectors._logistic_kernels import _fitted, _worst_violation, path
 
@@ -47,12 +52,6 @@ def test_loss_gradient_and_kkt_equal_the_numpy_reference(classes):
         reference_kkt(Z, Y, s, binary, 0.01, 0.002, W, b), rel=1e-12)
 
 
-def _lipschitz(Z, s, binary, l2):
-    """The smooth part's Lipschitz constant, for the reference FISTA's step."""
-    norm = np.linalg.norm(np.column_stack([Z * np.sqrt(s)[:, None], np.sqrt(s)]), 2) ** 2
-    return (0.25 if binary else 0.5) * norm + l2
-
-
 @pytest.mark.parametrize("classes, l1_ratio", [(2, 1.0), (3, 1.0), (4, 0.5), (5, 1.0)])
 def test_path_reaches_the_numpy_fista_optimum(classes, l1_ratio):
     """The proximal Newton path and the NumPy FISTA loop (run to a tight tolerance from zero
@@ -69,7 +68,7 @@ def test_path_reaches_the_numpy_fista_optimum(classes, l1_ratio):
                                               1e-9 * lams, W, b0.copy(), 500, 3)
     assert n_iter < 40 * lams.size
     for q, lam in enumerate(lams):
-        step = 1.0 / _lipschitz(Z, s, binary, l2s[q])
+        step = reference_step(Z, s, binary, l2s[q])
         rW, rb, _ = reference_fista(Z, Y, s, binary, l1s[q], l2s[q], lam,
                                     np.zeros_like(W), np.zeros(K), 1e-10, 200000, step)
         assert np.array_equal(selected[q], np.any(rW != 0, axis=1))

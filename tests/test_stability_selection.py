@@ -139,7 +139,7 @@ def test_multiclass_probabilities_equal_the_numpy_solver_within_monte_carlo_erro
     threads) against the NumPy FISTA loop on every feature, each penalty from zero, on a
     small 4-class set: every selection probability within 3 binomial standard errors of the
     reference's (plus one fit), most of them equal."""
-    from logistic_helpers import reference_fista
+    from logistic_helpers import reference_selected
     from stablefs.stabilizers import stability_selection as ss
 
     rng = np.random.default_rng(11)
@@ -150,18 +150,7 @@ def test_multiclass_probabilities_equal_the_numpy_solver_within_monte_carlo_erro
     new = StabilitySelection(L1Logistic(), n_subsamples=8, random_state=4).fit(X, y)
 
     def numpy_fit(selector, X, y, index, weights, Cs):
-        m = index.size
-        s = np.full(m, 1.0 / m)
-        Z = (X[index] - X[index].mean(0)) / X[index].std(0)
-        Y = (y[index][:, None] == np.arange(4)).astype(float)
-        L = 0.5 * np.linalg.norm(np.column_stack([Z * np.sqrt(s)[:, None], np.sqrt(s)]), 2) ** 2
-        chosen = []
-        for C in Cs:
-            lam = 1.0 / (C * m)
-            W, _, _ = reference_fista(Z, Y, s, False, lam, 0.0, lam, np.zeros((p, 4)),
-                                      np.zeros(4), selector.tol, 20000, 1.0 / L)
-            chosen.append(np.any(W != 0, axis=1))
-        return np.array(chosen), np.arange(1, p + 1)
+        return reference_selected(X, y, index, Cs, selector.tol, 20000), np.arange(1, p + 1)
 
     monkeypatch.setattr(ss, "_fit_penalized", numpy_fit)
     old = StabilitySelection(L1Logistic(), n_subsamples=8, n_jobs=1, random_state=4).fit(X, y)
