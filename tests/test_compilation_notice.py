@@ -93,3 +93,20 @@ def test_a_cached_kernel_is_loaded_without_a_notice(tmp_path):
     runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                            env=env, check=True).stdout.strip() for _ in range(2)]
     assert runs == ["1", "0"]
+
+
+def test_the_first_worker_announces_only_for_a_command_that_is_not_quiet():
+    """``--n-jobs 2`` compiles in the workers (the pilot runs there): the command's first
+    worker prints the line when this process announces and is not quiet."""
+    logger = logging.getLogger("stablefs")
+    level = logger.level
+    try:
+        logger.setLevel(logging.WARNING)
+        assert not compilation.announced_in_workers()  # the Python API: INFO records only
+        with compilation.announce_compilation(print):
+            assert compilation.announced_in_workers()
+            logger.setLevel(logging.ERROR)  # -q
+            assert not compilation.announced_in_workers()
+    finally:
+        logger.setLevel(level)
+    assert compilation.announce_to(None) is None  # the block restored the previous say

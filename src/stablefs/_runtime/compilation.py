@@ -7,7 +7,9 @@ which a command would otherwise print nothing. Each kernel module calls
 one of stablefs's functions (not when it loads one from its cache), the kernel family is named
 once per process: to the function given to :func:`announce_compilation` (the command line
 prints it), or else as an INFO record of the ``stablefs`` logger (the Python API stays quiet
-unless logging is configured). Importing this module does not import Numba.
+unless logging is configured). A command's first worker process prints its own compilations
+(:func:`announced_in_workers`, :func:`announce_to`): with ``--n-jobs 2`` the pilot fits, and so
+the first compile, run there. Importing this module does not import Numba.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 
-__all__ = ["announce_compilation", "compilation_message", "watch_compilation"]
+__all__ = ["announce_compilation", "announce_to", "announced_in_workers",
+           "compilation_message", "watch_compilation"]
 
 #: what each kernel module compiles, in the user's words
 _FAMILIES = {
@@ -89,15 +92,30 @@ def watch_compilation() -> None:
     event.register("numba:compile", _Listener())
 
 
+def announce_to(say: Callable[[str], None] | None) -> Callable[[str], None] | None:
+    """From now on, announce first-use compilations by calling ``say(line)`` (``None``: the
+    INFO record); returns the previous ``say``."""
+    global _say
+    with _lock:
+        previous, _say = _say, say
+    return previous
+
+
 @contextlib.contextmanager
 def announce_compilation(say: Callable[[str], None]) -> Iterator[None]:
     """Within the block, first-use compilations are announced by calling ``say(line)``
     (instead of the INFO record)."""
-    global _say
-    with _lock:
-        previous, _say = _say, say
+    previous = announce_to(say)
     try:
         yield
     finally:
-        with _lock:
-            _say = previous
+        announce_to(previous)
+
+
+def announced_in_workers() -> bool:
+    """Whether this command's first worker process should print its own first-use
+    compilations: this process announces them (:func:`announce_compilation`, the command
+    line) and the ``stablefs`` logger shows warnings (not ``-q``)."""
+    with _lock:
+        say = _say
+    return say is not None and logging.getLogger("stablefs").isEnabledFor(logging.WARNING)

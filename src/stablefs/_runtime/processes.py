@@ -91,14 +91,20 @@ def exit_with_parent(parent_pid: int | None, *, interval: float = PARENT_POLL_SE
     threading.Thread(target=watch, name="stablefs-parent-watch", daemon=True).start()
 
 
-def worker_setup(parent_pid: int | None) -> None:
+def worker_setup(parent_pid: int | None, *, announce: bool = False) -> None:
     """In a worker process of ``parent_pid``: :func:`exit_with_parent`, and warnings as one
-    ``stablefs: warning: ...`` line on stderr. Does nothing in the parent itself (``n_jobs=1``
-    runs tasks in-process, where the command line already prints warnings that way) nor in a
-    process whose parent is another one (a remote Dask worker)."""
+    ``stablefs: warning: ...`` line on stderr; with ``announce``, Numba's first-use
+    compilations too (``stablefs: compiling ...``, :mod:`stablefs._runtime.compilation`). Does
+    nothing in the parent itself (``n_jobs=1`` runs tasks in-process, where the command line
+    already prints warnings that way) nor in a process whose parent is another one (a remote
+    Dask worker)."""
     exit_with_parent(parent_pid)
     if not _is_worker_of(parent_pid):
         return
+    if announce:
+        from stablefs._runtime.compilation import announce_to
+
+        announce_to(lambda line: print(f"stablefs: {line}", file=sys.stderr, flush=True))
     if getattr(warnings.showwarning, "_stablefs", False):
         return
 

@@ -224,13 +224,13 @@ def _time_task(name: str, template, X, y, res, *, seed: int, prep, sizes, classi
 
 @worker_task
 def worker_pilot(X, y, methods, resamples, *, seed: int, prep, sizes, classifiers,
-                 parent=None) -> dict[str, PilotTime]:
+                 parent=None, announce: bool = False) -> dict[str, PilotTime]:
     """:func:`pilot_times` as a worker's first task (:func:`start_workers`): the worker is
-    set up (:func:`~stablefs._runtime.processes.worker_setup`) and its methods warmed up by
-    the pilot itself."""
+    set up (:func:`~stablefs._runtime.processes.worker_setup`; with ``announce`` it prints
+    its first-use compilations) and its methods warmed up by the pilot itself."""
     from stablefs._runtime.processes import worker_setup
 
-    worker_setup(parent)
+    worker_setup(parent, announce=announce)
     return pilot_times(X, y, methods, resamples, seed=seed, prep=prep, sizes=sizes,
                        classifiers=classifiers)
 
@@ -289,6 +289,7 @@ def start_workers(X, y, methods, resamples, *, workers: int, backend: str, sched
 
     import joblib
 
+    from stablefs._runtime.compilation import announced_in_workers
     from stablefs.evaluation.runner import WARM_UP_FEATURES, warm_worker
     from stablefs.evaluation.runner import start_workers as start
 
@@ -296,14 +297,21 @@ def start_workers(X, y, methods, resamples, *, workers: int, backend: str, sched
         return None
     res = next((r for r in resamples if len(r.test)), resamples[0])
     part = np.ascontiguousarray(np.asarray(X)[res.train][:, :WARM_UP_FEATURES])
-    warm = joblib.delayed(warm_worker)(methods, part, np.asarray(y)[res.train], seed=seed,
-                                       resample=res.index, sizes=sizes,
-                                       classifiers=classifiers, parent=os.getpid())
-    tasks = [warm] * workers
+
+    def warm(announce: bool = False):
+        return joblib.delayed(warm_worker)(methods, part, np.asarray(y)[res.train], seed=seed,
+                                           resample=res.index, sizes=sizes,
+                                           classifiers=classifiers, parent=os.getpid(),
+                                           announce=announce)
+
+    # the first task's worker prints what it compiles on first use (the pilot's fits compile
+    # there, not here); the others stay silent, so the command says it once
+    announce = announced_in_workers()
+    tasks = [warm(announce)] + [warm() for _ in range(workers - 1)]
     if pilot:
         tasks[0] = joblib.delayed(worker_pilot)(X, y, methods, resamples, seed=seed, prep=prep,
                                                 sizes=sizes, classifiers=classifiers,
-                                                parent=os.getpid())
+                                                parent=os.getpid(), announce=announce)
         if protocol is not None:
             tasks[1] = joblib.delayed(worker_null_pilot)(
                 X, y, methods, protocol, seed=seed, prep=prep, sizes=sizes,

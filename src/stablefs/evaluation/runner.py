@@ -547,12 +547,13 @@ def _in_worker(func, item, parent):
 
 @worker_task
 def warm_worker(methods, X_train, y_train, *, seed: int, resample: int, sizes, classifiers,
-                parent=None) -> None:
+                parent=None, announce: bool = False) -> None:
     """A worker's first task (:func:`start_workers`): :func:`~stablefs._runtime.processes.
     worker_setup` and :func:`warm_up` of every method on ``X_train`` (the first
     :data:`WARM_UP_FEATURES` features are enough), so that the first fit of each method in
-    this process is timed without its one-off costs. Results do not depend on it."""
-    worker_setup(parent)
+    this process is timed without its one-off costs. Results do not depend on it. With
+    ``announce`` this worker prints its first-use compilations (one worker per command)."""
+    worker_setup(parent, announce=announce)
     clfs = check_classifiers(classifiers)
     for name, template in _method_templates(methods).items():
         warm_up(name, build_selector(template, task_seed(seed, resample, name), sizes),
