@@ -67,6 +67,23 @@ def test_compare_from_a_file_adds_only_pandas_before_its_first_line(tmp_path):
     assert heavy == ["pandas"]
 
 
+def test_a_rerun_reads_the_finished_run_back_without_scipy_stats(tmp_path):
+    """The same command again reuses the finished run and prints its summary: that needs
+    neither scikit-learn nor ``scipy.stats`` (whose import alone took a second, for the t
+    quantile of the intervals: ``scipy.special.stdtrit`` gives it, tests/test_quantiles.py)."""
+    args = ["compare", "synthetic:han2012?n_samples=40", "-m", "relieff", "-k", "5",
+            "--repeats", "3", "--permutations", "0", "--nested", "0", "--no-report",
+            "--out", str(tmp_path / "run")]
+    code = ("import sys; from stablefs.cli._app import main; code = main({args!r}); "
+            "print(code, [m for m in ('scipy.stats', 'sklearn') if m in sys.modules])")
+    runs = [subprocess.run([sys.executable, "-c", code.format(args=args)], capture_output=True,
+                           text=True, timeout=300) for _ in range(2)]
+    first, again = (run.stdout.strip().splitlines()[-1] for run in runs)
+    assert first.startswith("0 "), runs[0].stderr
+    assert "holds this finished run" in runs[1].stderr
+    assert again == "0 []", runs[1].stderr
+
+
 @pytest.mark.parametrize("package", ["stablefs.evaluation", "stablefs.stability"])
 def test_lazy_namespace_holds_every_public_name(package):
     pkg = importlib.import_module(package)
