@@ -46,6 +46,25 @@ def test_same_command_twice_reuses_the_finished_run(tmp_path, capsys):
     assert snapshot(out) == before  # every file identical
 
 
+def test_a_finished_run_is_read_back_without_planning_its_stages(tmp_path, capsys,
+                                                                 monkeypatch):
+    """Drawing every permutation's resamples (the stages' dry run) is for a run that will
+    fit: a rerun that reads the finished run back skips it (a third of its time)."""
+    import stablefs.comparison._compare as compare_mod
+
+    data = write_toy(tmp_path / "toy.csv")
+    args = ["compare", str(data), *FAST, "--permutations", "20", "--out", str(tmp_path / "run")]
+    planned = []
+    orig = compare_mod.plan_stages
+    monkeypatch.setattr(compare_mod, "plan_stages",
+                        lambda *a, **k: planned.append(1) or orig(*a, **k))
+    assert run(args, capsys)[0] == 0
+    assert planned == [1]
+    code, _, err = run(args, capsys)
+    assert code == 0 and "nothing refitted" in err
+    assert planned == [1]
+
+
 def test_other_configuration_is_refused_then_forced(tmp_path, capsys):
     data = write_toy(tmp_path / "toy.csv")
     out = tmp_path / "run"

@@ -110,11 +110,12 @@ def prepare(data=DEFAULT_DATA, options: CompareOptions | None = None, *, out=Non
     config = _configuration(options, ds, sizes)
     out_dir = Path(out) if out is not None else (default_out(ds.name) if default_folder
                                                  else None)
-    plan = Plan(options, ds, sizes, config, out_dir, command=command,
-                stages=plan_stages(options, ds.X, ds.y, resamples))
+    plan = Plan(options, ds, sizes, config, out_dir, command=command)
     if out_dir is not None:
         plan.folder = RunFolder(out_dir, config, force=force)
         plan.state = plan.folder.check() or "new"
+    if not plan.reusable:  # a finished run is read back: no stage will run
+        plan.stages = plan_stages(options, ds.X, ds.y, resamples)
     return plan
 
 
