@@ -20,7 +20,6 @@ checks them before any work (``_fit_context``), and a bad value raises
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,10 +41,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 
-@functools.cache
-def _param_names(cls: type, init) -> tuple[str, ...]:
-    """scikit-learn's parameter names of ``cls`` (constructor ``init``), computed once."""
-    return tuple(BaseEstimator._get_param_names.__func__(cls))  # type: ignore[attr-defined]
+#: scikit-learn's parameter names by (class, constructor), each read once from the signature
+_PARAM_NAMES: dict[tuple[type, object], tuple[str, ...]] = {}
 
 
 class BaseSelector(SelectorMixin, BaseEstimator):
@@ -145,7 +142,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         for every copy of a selector (an ensemble clones its member for each of 20 members),
         and reading the signature each time was 6 % of a permutation unit of the README's
         command."""
-        return list(_param_names(cls, cls.__init__))
+        key = (cls, cls.__init__)
+        names = _PARAM_NAMES.get(key)
+        if names is None:  # scikit-learn's own reading (it refuses *args)
+            names = _PARAM_NAMES[key] = tuple(
+                BaseEstimator._get_param_names.__func__(cls))  # type: ignore[attr-defined]
+        return list(names)
 
     # -- public API -----------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
