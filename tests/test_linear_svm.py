@@ -88,7 +88,6 @@ def test_the_evaluation_is_the_same_without_the_direct_calls(monkeypatch):
     assert evaluate_subset(X[:30, :5], y[:30], X[30:, :5], y[30:], ["svm"]) == one
 
 
-
 def test_libsvm_prints_nothing_in_a_fresh_process():
     """libsvm's progress lines go to stdout unless its verbosity is set, as SVC sets it: a
     fresh process (no SVC fitted before) prints nothing."""

@@ -297,9 +297,10 @@ def start_workers(X, y, methods, resamples, *, workers: int, backend: str, sched
         return None
     res = next((r for r in resamples if len(r.test)), resamples[0])
     part = np.ascontiguousarray(np.asarray(X)[res.train][:, :WARM_UP_FEATURES])
+    y_part = np.asarray(y)[res.train]
 
     def warm(announce: bool = False):
-        return joblib.delayed(warm_worker)(methods, part, np.asarray(y)[res.train], seed=seed,
+        return joblib.delayed(warm_worker)(methods, part, y_part, seed=seed,
                                            resample=res.index, sizes=sizes,
                                            classifiers=classifiers, parent=os.getpid(),
                                            announce=announce)
