@@ -148,9 +148,9 @@ def test_no_copy_when_every_weight_is_positive():
 @pytest.mark.parametrize("neighbor_weighting", ["none", "distance"])
 def test_peak_memory_is_under_three_times_x(neighbor_weighting, monkeypatch):
     # blocks as small relative to X as the default blocks are at 200 x 50,000
-    import stablefs.selectors._margin_weights as margin
+    import stablefs.selectors._relief_kernels as kernels
 
-    monkeypatch.setattr(margin, "BLOCK_ELEMENTS", 2**12)
+    monkeypatch.setattr(kernels, "MARGIN_BLOCK", 2**12 // 40)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 10_000))
     y = np.arange(40) % 2

@@ -25,8 +25,6 @@ from stablefs._errors import StablefsError
 from stablefs._validation import check_classes
 from stablefs.selectors._constraints import plain
 from stablefs.selectors._neighbors import (
-    BLOCK_ELEMENTS,
-    _abs_diff_sums_t,
     minmax_scale,
     pairwise_distances,
 )
@@ -57,8 +55,11 @@ def margin_vectors(
     with ``v_l = 1`` (eq. 4.2) or ``v_l = W(l)``, the instance weights of the previous round
     (eq. 4.7). With more than two classes the misses are all samples of every other class.
 
-    Computed per feature by sorting and prefix sums (``sum_l v_l |a - b_l|`` for all ``a`` at
-    once), O(n log n p) time and memory bounded by feature blocks; no scaling is applied here.
+    Computed per feature by one sort and prefix sums (``sum_l v_l |a - b_l|`` for all ``a`` at
+    once, over all samples and over each class) in the compiled kernel
+    :func:`stablefs.selectors._relief_kernels.margin_abs_diff_sums`: O(n log n p) time, memory
+    the output, the same bits for any number of threads and on any host; no scaling is
+    applied here.
 
     Parameters
     ----------
@@ -94,22 +95,12 @@ def margin_vectors(
     >>> margin_vectors(X, y).round(2).tolist()
     [[1.75, 1.4], [1.35, 1.5], [1.65, 1.1], [2.55, 2.2], [2.15, 2.5], [2.85, 1.9], [-2.3, -2.2]]
     """
+    from stablefs.selectors._relief_kernels import margin_abs_diff_sums
+
     X = np.asarray(X, dtype=np.float64)
     _, codes = np.unique(np.asarray(y), return_inverse=True)
-    n, p = X.shape
-    v = np.ones(n) if neighbor_weights is None else np.asarray(neighbor_weights, float)
-    members = [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)]
-    out = np.empty((n, p))
-    width = max(1, BLOCK_ELEMENTS // max(n, 1))
-    for start in range(0, p, width):
-        # features x samples block; |a - b| is shift-invariant and centring limits cancellation
-        XT = np.array(X[:, start : start + width].T, order="C")
-        XT -= XT.mean(axis=1, keepdims=True)
-        block = _abs_diff_sums_t(XT, v)  # all others
-        for idx in members:  # misses - hits = (all - own) - own
-            block[:, idx] -= 2.0 * _abs_diff_sums_t(np.ascontiguousarray(XT[:, idx]), v[idx])
-        out[:, start : start + width] = block.T
-    return out
+    v = np.ones(X.shape[0]) if neighbor_weights is None else np.asarray(neighbor_weights, float)
+    return margin_abs_diff_sums(X, codes, v)
 
 
 def neighbor_distance_weights(

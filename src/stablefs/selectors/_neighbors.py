@@ -12,9 +12,10 @@ O(n^2 p) parts without a Python loop over features and with bounded memory:
   others: :func:`scipy.spatial.distance.pdist`), never an ``n x n x p`` array;
 - :func:`nearest_in_class` -- K nearest neighbours of every instance inside one class, ties by
   lower sample index;
-- :func:`weighted_pair_abs_diff` -- ``sum_t c_t |X[a_t] - X[b_t]|`` per feature (a compiled kernel);
-- :func:`class_abs_diff_sums` -- ``sum_l v_l |x_ij - x_lj|`` over all / same-class ``l`` for every
-  ``i`` and ``j`` by sorting and prefix sums, O(n log n p).
+- :func:`weighted_pair_abs_diff` -- ``sum_t c_t |X[a_t] - X[b_t]|`` per feature (a compiled kernel).
+
+The margin vectors' sums over all hits and misses (Han 2012, eq. 4.2) are a compiled kernel
+too: :func:`stablefs.selectors._relief_kernels.margin_abs_diff_sums`.
 """
 
 from __future__ import annotations
@@ -144,72 +145,6 @@ def weighted_pair_abs_diff(
     from stablefs.selectors._relief_kernels import pair_abs_diff_sums
 
     return pair_abs_diff_sums(X, a, b, coef, *(scale or (None, None)))
-
-
-def _prefix_abs_sums(xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
-    """For row-sorted values ``xs`` with weights ``ws``: ``sum_l ws_l |xs_r - xs_l|`` per entry r.
-
-    With exclusive prefix sums ``L_W = sum_{l<r} w_l`` and ``L_WB = sum_{l<r} w_l b_l`` along
-    each row and totals ``T_W``, ``T_WB``, the sum is ``a (2 L_W - T_W) + T_WB - 2 L_WB`` for
-    ``a = xs_r`` (the term of ``r`` itself cancels, and tied values contribute 0 on either
-    side, so the order among ties does not matter).
-    """
-    wb = ws * xs
-    cw = np.cumsum(ws, axis=1)
-    cwb = np.cumsum(wb, axis=1)
-    tw = cw[:, -1:].copy()
-    twb = cwb[:, -1:].copy()
-    cw -= ws  # exclusive prefix sums
-    cwb -= wb
-    cw *= 2.0
-    cw -= tw
-    cw *= xs
-    cwb *= -2.0
-    cwb += twb
-    cw += cwb
-    return cw
-
-
-def _abs_diff_sums_t(XT: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``S[j, i] = sum_l v_l |XT[j, i] - XT[j, l]|`` for a features x samples matrix ``XT``."""
-    order = np.argsort(XT, axis=1)
-    xs = np.take_along_axis(XT, order, axis=1)
-    sums = _prefix_abs_sums(xs, v[order])
-    out = np.empty_like(XT)
-    np.put_along_axis(out, order, sums, axis=1)
-    return out
-
-
-def class_abs_diff_sums(
-    X: np.ndarray, codes: np.ndarray, v: np.ndarray, *, block: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted sums of absolute differences to all instances and to same-class instances.
-
-    Returns ``(S_all, S_own)`` of shape ``X.shape`` with
-    ``S_all[i, j] = sum_l v_l |x_ij - x_lj|`` and
-    ``S_own[i, j] = sum_{l: codes_l = codes_i} v_l |x_ij - x_lj|`` (the ``l = i`` term is 0).
-
-    Per feature, the values are sorted once and the sums read off prefix sums
-    (:func:`_prefix_abs_sums`): O(n log n) per feature instead of O(n^2), on the transposed
-    (features x samples) data so that sorts and cumulative sums run along contiguous memory,
-    in blocks of at most :data:`BLOCK_ELEMENTS` elements. Centre the columns first if the
-    values are large: the prefix-sum identity is exact in real arithmetic but subtracts sums
-    of size ``n max|x|``.
-    """
-    n, p = X.shape
-    v = np.asarray(v, dtype=np.float64)
-    members = [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)] if n else []
-    s_all = np.empty((p, n))
-    s_own = np.empty((p, n))
-    block = block or BLOCK_ELEMENTS
-    width = max(1, block // max(n, 1))
-    for start in range(0, p, width):
-        stop = min(p, start + width)
-        XT = np.ascontiguousarray(X[:, start:stop].T)
-        s_all[start:stop] = _abs_diff_sums_t(XT, v)
-        for idx in members:
-            s_own[start:stop, idx] = _abs_diff_sums_t(np.ascontiguousarray(XT[:, idx]), v[idx])
-    return np.ascontiguousarray(s_all.T), np.ascontiguousarray(s_own.T)
 
 
 def positive_weight_subset(
