@@ -76,8 +76,8 @@ def test_equals_definition_and_numpy_formulation(ties, classes):
 
 
 def test_hand_computed_case():
-    # one feature, samples 0, 1 (class 0) and 3 (class 1), unit weights:
-    # sample 0: miss |0 - 3| - hit |0 - 1| = 2; sample 1: 2 - 1 = 1; sample 2: 3 + 2 = 5
+    # one feature with values 0, 1 (class 0) and 3 (class 1), unit weights: the sample at 0
+    # has miss |0 - 3| and hit |0 - 1|: 2; at 1: 2 - 1 = 1; at 3: misses 3 + 2, no hit: 5
     X = np.array([[0.0], [1.0], [3.0]])
     got = margin_abs_diff_sums(X, np.array([0, 0, 1]), np.ones(3))
     assert_array_equal(got, [[2.0], [1.0], [5.0]])
