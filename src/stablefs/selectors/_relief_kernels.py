@@ -581,9 +581,10 @@ def margin_abs_diff_sums(X: np.ndarray, codes: np.ndarray, v: np.ndarray, *,
     Per feature the column is centred (``|a - b|`` does not change, and the prefix sums below
     then cancel less), sorted once, and the sums over all samples and over each sample's own
     class are read off exclusive prefix sums in the sorted order: O(n log n) per feature, one
-    sort and one compiled pass for every class at once. Equal values are taken in index order whatever order the sort gave
-    them, so the result is bit for bit the same on every host (NumPy's sort is SIMD-dispatched
-    and does not fix the order of ties), for any block size and number of threads.
+    sort and one compiled pass for every class at once. Equal values are taken in index order
+    whatever order the sort gave them, so the result is bit for bit the same on every host
+    (NumPy's sort is SIMD-dispatched and does not fix the order of ties), for any block size
+    and number of threads.
 
     Parameters
     ----------
