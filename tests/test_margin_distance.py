@@ -150,7 +150,7 @@ def test_peak_memory_is_under_three_times_x(neighbor_weighting, monkeypatch):
     # blocks as small relative to X as the default blocks are at 200 x 50,000
     import stablefs.selectors._relief_kernels as kernels
 
-    monkeypatch.setattr(kernels, "MARGIN_BLOCK", 2**12 // 40)
+    monkeypatch.setattr(kernels, "SUM_BLOCK", 16)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 10_000))
     y = np.arange(40) % 2

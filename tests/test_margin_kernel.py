@@ -92,12 +92,12 @@ def test_same_bits_for_any_threads_and_block(seed, n, p, classes, ties):
     assert_allclose(one, definition(X, codes, v), rtol=1e-11, atol=1e-11)
     for threads in (2, 3):
         assert_array_equal(margin_abs_diff_sums(X, codes, v, threads=threads), one)
-    saved = kernels.MARGIN_BLOCK
+    saved = kernels.SUM_BLOCK
     try:
-        kernels.MARGIN_BLOCK = 3
+        kernels.SUM_BLOCK = 3
         assert_array_equal(margin_abs_diff_sums(X, codes, v, threads=2), one)
     finally:
-        kernels.MARGIN_BLOCK = saved
+        kernels.SUM_BLOCK = saved
 
 
 @settings(max_examples=60, deadline=None)

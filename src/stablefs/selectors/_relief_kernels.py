@@ -486,13 +486,6 @@ def weighted_distances_to(X: np.ndarray, i: int, weights: np.ndarray, out: np.nd
     return out
 
 
-#: most features per task of :func:`margin_abs_diff_sums`, and the bytes of a task's
-#: transposed copy (``features x n`` float64; its sort order is as large): temporaries stay
-#: in cache and bounded whatever the number of samples
-MARGIN_BLOCK = 512
-MARGIN_BLOCK_BYTES = 2**21
-
-
 @njit(cache=True, nogil=True)
 def _margin_block(XT, order, codes, n_classes, v, base, out):  # pragma: no cover - compiled
     # For feature base + j (row j of XT, its argsort order[j]): centre the column, put equal
@@ -564,12 +557,13 @@ def _margin_block(XT, order, codes, n_classes, v, base, out):  # pragma: no cove
             lwb[c] += wa
 
 
-def _margin_task(X, codes, n_classes, v, start, stop, out):
-    """Features ``start..stop - 1`` of :func:`margin_abs_diff_sums`: their transposed copy,
-    sorted by NumPy (which releases the GIL), then the compiled pass."""
-    XT = np.array(X[:, start:stop].T, order="C")
-    order = np.argsort(XT, axis=1)
-    _margin_block(XT, order, codes, n_classes, v, start, out)
+def _margin_task(X, codes, n_classes, v, start, stop, block, out):
+    """Features ``start..stop - 1`` of :func:`margin_abs_diff_sums`, ``block`` at a time: the
+    block's transposed copy, sorted by NumPy (which releases the GIL), then the compiled
+    pass."""
+    for base in range(start, stop, block):
+        XT = np.array(X[:, base:min(stop, base + block)].T, order="C")
+        _margin_block(XT, np.argsort(XT, axis=1), codes, n_classes, v, base, out)
 
 
 def margin_abs_diff_sums(X: np.ndarray, codes: np.ndarray, v: np.ndarray, *,
@@ -608,8 +602,6 @@ def margin_abs_diff_sums(X: np.ndarray, codes: np.ndarray, v: np.ndarray, *,
         return out
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     v = np.ascontiguousarray(v, dtype=np.float64)
-    threads = _threads_for(n * max(1.0, np.log2(n)) * p * 4, threads)
-    width = max(1, min(MARGIN_BLOCK, MARGIN_BLOCK_BYTES // (8 * n)))
-    run_tasks(_margin_task, [(X, codes, int(codes.max()) + 1, v, a, min(p, a + width), out)
-                             for a in range(0, p, width)], threads)
+    _run_by_feature_blocks(_margin_task, X, n * max(1.0, np.log2(n)) * p * 4, threads,
+                           (codes, int(codes.max()) + 1, v), out)
     return out
